@@ -1,0 +1,40 @@
+"""The `pi-tools` command: one typer app, one module per stage.
+
+Stage modules import only typer at load time; library code is imported inside each command so that
+`pi-tools --help` does not pay for polars, jinja2 or httpx.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from pi_tools.cli.context import context_command
+from pi_tools.cli.convert import convert_command
+from pi_tools.cli.ls import ls_command
+from pi_tools.cli.transform import transform_command
+from pi_tools.cli.tree import tree_command
+
+app = typer.Typer(
+    name="pi-tools",
+    help=(
+        "Audit, transform and replay Pi coding-agent sessions: rebuild the context Pi 0.85 builds, convert it, "
+        "and see exactly what each provider would receive.\n\n"
+        "Stages read session files or the JSON Lines documents of the stage before them:\n\n"
+        "  pi-tools context s.jsonl | pi-tools convert | pi-tools payload --api anthropic-messages\n\n"
+        "Exit codes: 0 success, 1 findings or failed checks, 2 bad usage or unreadable input."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+app.command("context")(context_command)
+app.command("convert")(convert_command)
+app.command("transform")(transform_command)
+app.command("tree")(tree_command)
+app.command("ls")(ls_command)
+
+
+def main() -> None:
+    app()

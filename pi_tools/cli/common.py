@@ -1,0 +1,46 @@
+"""Plumbing shared by the stage commands: stdin, stdout documents, stderr messages, exit codes.
+
+Kept free of heavy imports so that `pi-tools --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_BAD_INPUT = 2
+
+
+def report(message: str) -> None:
+    """One line on stderr, prefixed with the program name."""
+    sys.stderr.write(f"pi-tools: {message}\n")
+    sys.stderr.flush()
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
+    report(message)
+    raise SystemExit(code)
+
+
+def stdin_reader() -> Callable[[], bytes] | None:
+    """A reader for stdin when something is piped in; None on a terminal (never wait for typing)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return None
+    return lambda: sys.stdin.buffer.read()
+
+
+def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: bool = True) -> None:
+    """Run a document-producing stage over files or stdin and exit with the stage's status."""
+    from pi_tools.docs import DocumentWriter
+    from pi_tools.stages import iter_inputs, run_stage
+
+    reader = stdin_reader()
+    if need_input and not files and reader is None:
+        fail("no input: name session files or pipe documents into stdin (see --help)")
+    writer = DocumentWriter()
+    status = run_stage(iter_inputs(files, reader), build, writer.write, report)
+    writer.flush()
+    raise SystemExit(status)

@@ -1,0 +1,25 @@
+"""`pi-tools context`: session files -> context documents."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from pi_tools.cli.common import run_documents
+
+
+def context_command(
+    files: Annotated[list[str] | None, typer.Argument(help="Session files (.jsonl); stdin when omitted.")] = None,
+    leaf: Annotated[str | None, typer.Option("--leaf", help="Build the context for this entry id instead of the session's own leaf.")] = None,
+) -> None:
+    """Rebuild the context Pi 0.85 would give its agent: one `context` document per session.
+
+    The document holds the session header, leafId, thinkingLevel, model, the AgentMessage[] (after compaction,
+    for the active branch) and diagnostics for everything Pi silently skipped or repairs.
+
+    Example: pi-tools context ~/.pi/agent/sessions/--home-me-proj--/*.jsonl | jq .model
+    """
+    from pi_tools.stages import as_context
+
+    run_documents(files or [], lambda item: as_context(item, leaf))

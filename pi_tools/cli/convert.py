@@ -1,0 +1,22 @@
+"""`pi-tools convert`: context documents (or session files) -> llm documents."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from pi_tools.cli.common import run_documents
+
+
+def convert_command(
+    files: Annotated[list[str] | None, typer.Argument(help="Session files; stdin (context documents or a session) when omitted.")] = None,
+    leaf: Annotated[str | None, typer.Option("--leaf", help="For session files: the entry id to build the context from.")] = None,
+) -> None:
+    """Apply Pi's convertToLlm: custom roles become user text or are dropped; one `llm` document per session.
+
+    Example: pi-tools context s.jsonl | pi-tools convert | jq '.messages | length'
+    """
+    from pi_tools.stages import as_llm
+
+    run_documents(files or [], lambda item: as_llm(item, leaf))

@@ -1,0 +1,84 @@
+"""`pi-tools tree`: a readable tree of a session's branches."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from pi_tools.cli.common import fail
+
+
+def render_tree(tree: Any, width: int = 100) -> list[str]:
+    """Lines of the entry tree: branch points indent, linear runs stay flat; marks labels and the leaf."""
+    from pi_tools.messages.jsvalues import UNDEFINED
+    from pi_tools.session.preview import entry_preview, shorten
+
+    children = tree.children()
+    header = tree.header or {}
+    lines = [
+        f"session {header.get('id')}  cwd={header.get('cwd', '')}"
+        + (f"  name={tree.name!r}" if tree.name else "")
+        + f"  entries={len(tree.entries)}"
+    ]
+    leaf = tree.leaf_id
+    active = {id(e) for e in tree.path(leaf if leaf is not UNDEFINED else UNDEFINED)}
+    # Explicit stack of (entry, prefix for this line, prefix for its children); no recursion.
+    stack: list[tuple[Any, str, str]] = [
+        (root, "", "") for root in reversed(children.get(None, []))
+    ]
+    roots = children.get(None, [])
+    if len(roots) > 1:
+        stack = []
+        for index, root in reversed(list(enumerate(roots))):
+            last = index == len(roots) - 1
+            stack.append((root, "└─ " if last else "├─ ", "   " if last else "│  "))
+    while stack:
+        entry, prefix, child_prefix = stack.pop()
+        entry_id = entry.get("id")
+        marks = []
+        label = tree.labels.get(entry_id) if isinstance(entry_id, str) else None
+        if label:
+            marks.append(f"[label: {label}]")
+        if entry_id == leaf and isinstance(leaf, str):
+            marks.append("◀ leaf")
+        elif id(entry) in active:
+            marks.append("•")
+        text = shorten(entry_preview(entry), max(20, width - len(prefix) - 12))
+        lines.append(f"{prefix}{entry_id} {text}" + (("  " + " ".join(marks)) if marks else ""))
+        kids = children.get(entry_id, []) if isinstance(entry_id, str) else []
+        kids = [k for k in kids if k is not entry]
+        if len(kids) == 1:
+            stack.append((kids[0], child_prefix, child_prefix))
+        else:
+            for index, kid in reversed(list(enumerate(kids))):
+                last = index == len(kids) - 1
+                stack.append((kid, child_prefix + ("└─ " if last else "├─ "), child_prefix + ("   " if last else "│  ")))
+    for diag in tree.diagnostics:
+        lines.append(f"! line {diag.get('line')}: {diag.get('code')}: {diag.get('message')}")
+    return lines
+
+
+def tree_command(
+    file: Annotated[str, typer.Argument(help="A session file (.jsonl).")],
+    width: Annotated[int, typer.Option("--width", help="Maximum line width.")] = 100,
+) -> None:
+    """Show a session's entry tree: ids, roles, short text, labels, the active path (•) and the leaf (◀ leaf).
+
+    Linear runs stay at one indentation; each branch point indents its branches. Diagnostics follow the tree.
+
+    Example: pi-tools tree ~/.pi/agent/sessions/--home-me-proj--/2025-06-01T12-30-05-123Z_0197a1b2.jsonl
+    """
+    from pi_tools.session import SessionReadError, load_session
+
+    try:
+        tree = load_session(file)
+    except SessionReadError as exc:
+        fail(str(exc))
+    out = "\n".join(render_tree(tree, width)) + "\n"
+    try:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise SystemExit(0) from None

@@ -1,0 +1,77 @@
+"""convertToLlm: AgentMessage[] -> Message[], the one place custom roles become (or stop being) model input.
+
+Mirrors pi-coding-agent's `convertToLlm`: order is preserved, nothing is merged, LLM roles pass through as the
+same objects, custom roles go through the role registry, and anything else is dropped.
+"""
+
+from __future__ import annotations
+
+from pi_tools.messages.jsvalues import UNDEFINED, js_to_string, js_truthy
+from pi_tools.messages.roles import RoleRegistry, default_registry
+from pi_tools.messages.types import LLM_ROLES, AgentMessage, Message
+
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
+COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
+BRANCH_SUMMARY_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+)
+BRANCH_SUMMARY_SUFFIX = "</summary>"
+
+
+def bash_execution_to_text(message: AgentMessage) -> str:
+    """The user-text form Pi gives a `!command` execution (bashExecutionToText)."""
+    text = f"Ran `{js_to_string(message.get('command', UNDEFINED))}`\n"
+    output = message.get("output")
+    if js_truthy(output):
+        text += f"```\n{js_to_string(output)}\n```"
+    else:
+        text += "(no output)"
+    exit_code = message.get("exitCode")
+    if js_truthy(message.get("cancelled")):
+        text += "\n\n(command cancelled)"
+    elif exit_code is not None and not _is_js_zero(exit_code):
+        text += f"\n\nCommand exited with code {js_to_string(exit_code)}"
+    if js_truthy(message.get("truncated")) and js_truthy(message.get("fullOutputPath")):
+        text += f"\n\n[Output truncated. Full output: {js_to_string(message['fullOutputPath'])}]"
+    return text
+
+
+def _is_js_zero(value: object) -> bool:
+    """`value === 0` in JavaScript: numbers only, booleans excluded."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0
+
+
+def summary_text(prefix: str, message: AgentMessage, suffix: str) -> str:
+    """Prefix + summary + suffix with JavaScript string concatenation semantics."""
+    return prefix + js_to_string(message.get("summary", UNDEFINED)) + suffix
+
+
+def user_text_message(text: str, message: AgentMessage) -> Message:
+    """A single-text-block user message carrying the source message's timestamp (absent stays absent)."""
+    out: Message = {"role": "user", "content": [{"type": "text", "text": text}]}
+    if "timestamp" in message:
+        out["timestamp"] = message["timestamp"]
+    return out
+
+
+def convert_to_llm(messages: list[AgentMessage], registry: RoleRegistry | None = None) -> list[Message]:
+    """Convert the runtime transcript to provider-facing messages exactly as Pi's convertToLlm does."""
+    roles = registry or default_registry()
+    out: list[Message] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role in LLM_ROLES:
+            out.append(message)
+            continue
+        spec = roles.get(role)
+        if spec is None:
+            continue
+        converted = spec.to_llm(message)
+        if converted is not None:
+            out.append(converted)
+    return out
+

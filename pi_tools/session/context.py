@@ -1,0 +1,144 @@
+"""buildSessionContext: the AgentMessage[] Pi hands its agent for a leaf, with model and thinking level.
+
+Follows pi-coding-agent's session-manager exactly: settings come from the whole path (compaction does not hide
+them), messages from the compaction-aware entry list, and each entry is projected as Pi projects it (summary
+and custom messages get `new Date(entry.timestamp).getTime()` timestamps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_tools.messages.jsvalues import UNDEFINED, js_truthy
+from pi_tools.session.diagnostics import Diagnostic
+from pi_tools.session.jsdate import js_date_ms
+from pi_tools.session.tree import SessionTree
+
+
+class ContextError(Exception):
+    """Pi itself throws while building this context; the message is the text Pi's error carries."""
+
+
+@dataclass
+class SessionContext:
+    messages: list[Any]
+    thinking_level: Any
+    model: dict[str, Any] | None
+    leaf_id: Any
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def _kept(source: dict[str, Any], pairs: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """Copy the keys that exist (JavaScript drops undefined members when serialising)."""
+    return {target: source[key] for target, key in pairs if key in source}
+
+
+def context_settings(path: list[Any]) -> tuple[Any, dict[str, Any] | None]:
+    """Thinking level and model from the whole path (getSessionContextSettings)."""
+    thinking_level: Any = "off"
+    model: dict[str, Any] | None = None
+    for entry in path:
+        if not isinstance(entry, dict):
+            continue
+        entry_type = entry.get("type")
+        if entry_type == "thinking_level_change":
+            thinking_level = entry.get("thinkingLevel")
+        elif entry_type == "model_change":
+            model = _kept(entry, (("provider", "provider"), ("modelId", "modelId")))
+        elif entry_type == "message":
+            message = entry.get("message", UNDEFINED)
+            if message is UNDEFINED or message is None:
+                kind = "undefined" if message is UNDEFINED else "null"
+                raise ContextError(f"Cannot read properties of {kind} (reading 'role')")
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                model = _kept(message, (("provider", "provider"), ("modelId", "model")))
+    return thinking_level, model
+
+
+def context_entries(path: list[Any]) -> list[Any]:
+    """The compaction-aware entry list (buildContextEntries): latest compaction, kept entries, the rest."""
+    compaction_index = -1
+    for index, entry in enumerate(path):
+        if isinstance(entry, dict) and entry.get("type") == "compaction":
+            compaction_index = index
+    if compaction_index < 0:
+        return path
+    compaction = path[compaction_index]
+    # Pi finds the compaction again by id (the first match wins with duplicate or missing ids).
+    compaction_id = _js_id(compaction)
+    compaction_index = next(i for i, entry in enumerate(path) if _js_same(_js_id(entry), compaction_id))
+    first_kept = compaction.get("firstKeptEntryId", UNDEFINED)
+    result: list[Any] = [compaction]
+    found = False
+    for entry in path[:compaction_index]:
+        if not found and _js_same(_js_id(entry), first_kept):
+            found = True
+        if found:
+            result.append(entry)
+    result.extend(path[compaction_index + 1:])
+    return result
+
+
+def _js_id(entry: Any) -> Any:
+    """`entry.id` in JavaScript: undefined for junk values and entries without an id."""
+    return entry.get("id", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
+
+
+def _js_same(a: Any, b: Any) -> bool:
+    """`a === b` for JSON-derived values (undefined equals only undefined; objects never equal)."""
+    if a is UNDEFINED or b is UNDEFINED:
+        return a is b
+    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
+        return False
+    return type(a) is type(b) and a == b or (
+        isinstance(a, (int, float)) and isinstance(b, (int, float))
+        and not isinstance(a, bool) and not isinstance(b, bool) and a == b
+    )
+
+
+def entry_to_messages(entry: Any) -> list[Any]:
+    """Project one entry into context messages (sessionEntryToContextMessages)."""
+    if not isinstance(entry, dict):
+        return []
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        message = entry.get("message")
+        if isinstance(message, dict) and message.get("role") in ("user", "assistant", "toolResult") \
+                and message.get("content") is None:
+            return [{**message, "content": []}]
+        return [message]
+    if entry_type == "custom_message":
+        out: dict[str, Any] = {"role": "custom"}
+        if "customType" in entry:
+            out["customType"] = entry["customType"]
+        content = entry.get("content")
+        out["content"] = [] if content is None else content
+        for key in ("display", "details"):
+            if key in entry:
+                out[key] = entry[key]
+        out["timestamp"] = js_date_ms(entry.get("timestamp"))
+        return [out]
+    if entry_type == "branch_summary" and js_truthy(entry.get("summary")):
+        out = {"role": "branchSummary", "summary": entry["summary"]}
+        if "fromId" in entry:
+            out["fromId"] = entry["fromId"]
+        out["timestamp"] = js_date_ms(entry.get("timestamp"))
+        return [out]
+    if entry_type == "compaction":
+        out = {"role": "compactionSummary", **_kept(entry, (("summary", "summary"), ("tokensBefore", "tokensBefore")))}
+        out["timestamp"] = js_date_ms(entry.get("timestamp"))
+        return [out]
+    return []
+
+
+def build_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED) -> SessionContext:
+    """Context for `leaf_id` (default: the session's own leaf, as Pi reloads it)."""
+    effective_leaf = tree.leaf_id if leaf_id is UNDEFINED else leaf_id
+    diagnostics: list[Diagnostic] = []
+    path = tree.path(effective_leaf, report=diagnostics)
+    thinking_level, model = context_settings(path)
+    messages: list[Any] = []
+    for entry in context_entries(path):
+        messages.extend(entry_to_messages(entry))
+    return SessionContext(messages, thinking_level, model, effective_leaf, diagnostics)

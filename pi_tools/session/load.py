@@ -1,0 +1,31 @@
+"""One call from a path to a SessionTree: read, check the header, migrate in memory, index."""
+
+from __future__ import annotations
+
+from pi_tools.session.diagnostics import diagnostic
+from pi_tools.session.migrations import MigrationError, migrate_to_current, session_version
+from pi_tools.session.reader import RawSession, SessionReadError, paused_gc, read_session_file
+from pi_tools.session.tree import SessionTree, build_tree
+
+
+def tree_from_raw(raw: RawSession) -> SessionTree:
+    """Migrate and index an already parsed file (raises SessionReadError where Pi would throw)."""
+    version = session_version(raw.file_entries) if raw.file_entries else None
+    with paused_gc():
+        try:
+            migrated = migrate_to_current(raw.file_entries)
+        except MigrationError as exc:
+            raise SessionReadError(f"{raw.source}: {exc}") from None
+        if migrated:
+            raw.diagnostics.append(diagnostic(
+                "legacy-version",
+                f"session format version {version} migrated to 3 in memory; Pi would rewrite the file on open",
+                raw.line_numbers[0] if raw.line_numbers else None, "info"))
+        tree = build_tree(raw.source, raw.file_entries, raw.line_numbers, raw.diagnostics)
+    tree.migrated_from = version if migrated else None
+    return tree
+
+
+def load_session(path: str) -> SessionTree:
+    """Load a session file the way `pi --session FILE` does, without ever writing to it."""
+    return tree_from_raw(read_session_file(path))

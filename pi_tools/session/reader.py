@@ -1,0 +1,187 @@
+"""Read a Pi session file exactly as Pi 0.85's loadEntriesFromFile does, and say what it passed over.
+
+Pi decodes the file as UTF-8 (bad bytes become U+FFFD), splits on "\\n" only, JSON.parses every line, drops
+blank, malformed and falsy lines without a word, and keeps every other value (objects, but also `42` or `[]`).
+The first kept value must be a `session` header with a string id or the file is "not a valid pi session".
+pi-tools keeps the same entries and adds a diagnostic, with its line number, for everything Pi dropped or
+would repair. The file is only ever opened for reading.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from pi_tools.session.diagnostics import Diagnostic, diagnostic
+from pi_tools.session.jsonparse import JsonSyntaxError, parse_js_json
+
+APP_NAME = "pi"
+
+# JavaScript's String.prototype.trim() whitespace set (blank-line check), beyond ASCII.
+_JS_WHITESPACE = (
+    " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+class SessionReadError(Exception):
+    """The file cannot be used as a session at all (missing, a directory, unreadable, not a pi session)."""
+
+
+@dataclass
+class RawSession:
+    """Everything loadEntriesFromFile returns, plus where each value came from and what was dropped."""
+
+    source: str
+    file_entries: list[Any]
+    line_numbers: list[int]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    missing_final_newline: bool = False
+    empty_file: bool = False
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Suspend the cyclic GC while building millions of acyclic JSON objects.
+
+    Parsed session JSON holds no reference cycles, yet the collector would otherwise rescan the growing heap
+    again and again; pausing it makes parsing a 100 MB session about three times faster.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _js_falsy(value: Any) -> bool:
+    """JSON values Pi drops after parsing: null, false, 0, "" (arrays and objects are truthy)."""
+    if value is None or value is False or value == "":
+        return True
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value == 0 or (isinstance(value, float) and math.isnan(value))
+    return False
+
+
+def _describe_failure(text: str, error: JsonSyntaxError, is_last: bool) -> tuple[str, str]:
+    """Classify a line JSON.parse rejects: (code, human message)."""
+    if is_last:
+        return "torn-final-line", f"torn final line (no newline at end of file, not valid JSON: {error})"
+    if "\x00" in text:
+        return "nul-byte", "line contains NUL bytes; not valid JSON"
+    if text.lstrip(_JS_WHITESPACE) != text.lstrip(" \t\r") and text.startswith("\ufeff"):
+        return "bom", "line starts with a UTF-8 byte-order mark, which JSON.parse rejects"
+    stripped = text.strip(" \t\r")
+    if stripped[:1] in "{[" and "after JSON" in str(error):
+        return "concatenated-objects", (
+            f"two JSON values on one line (the second starts at column {error.column}); Pi skips the whole line"
+        )
+    return "invalid-json", f"invalid JSON at column {error.column}: {error}"
+
+
+def parse_session_bytes(data: bytes, source: str) -> RawSession:
+    """Parse a whole session file's bytes into Pi's file entries, recording diagnostics."""
+    lines = data.split(b"\n")
+    trailing = lines.pop()  # text after the last "\n" ("" when the file ends with a newline)
+    entries: list[Any] = []
+    line_numbers: list[int] = []
+    diagnostics: list[Diagnostic] = []
+    loads = orjson.loads
+    append_entry = entries.append
+    append_line = line_numbers.append
+    with paused_gc():
+        for index, line in enumerate(lines):
+            try:
+                value = loads(line)
+            except orjson.JSONDecodeError:
+                value = _slow_parse(line, index + 1, False, diagnostics)
+                if value is _SKIP:
+                    continue
+            if type(value) is not dict:
+                if _js_falsy(value):
+                    diagnostics.append(diagnostic(
+                        "falsy-value", f"line holds the JSON value {line.strip().decode('utf-8', 'replace')[:20]}, which Pi drops",
+                        index + 1, "info"))
+                    continue
+                diagnostics.append(diagnostic(
+                    "non-object", "line holds a JSON value that is not an object; Pi keeps it as an entry without id",
+                    index + 1, "warning"))
+            append_entry(value)
+            append_line(index + 1)
+        if trailing:
+            value = _slow_parse(trailing, len(lines) + 1, True, diagnostics)
+            if value is not _SKIP:
+                if _js_falsy(value):
+                    pass
+                else:
+                    append_entry(value)
+                    append_line(len(lines) + 1)
+    result = RawSession(source, entries, line_numbers, diagnostics, missing_final_newline=bool(trailing))
+    if trailing:
+        diagnostics.append(diagnostic(
+            "missing-final-newline",
+            "file does not end with a newline; Pi would append one when it opens the file (pi-tools does not write)",
+            len(lines) + 1, "info"))
+    return result
+
+
+_SKIP: Any = object()
+
+
+def _slow_parse(line: bytes, line_number: int, is_last: bool, diagnostics: list[Diagnostic]) -> Any:
+    """Parse a line orjson refused, with JSON.parse semantics; _SKIP when Pi would drop it."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = line.decode("utf-8", "replace")
+        diagnostics.append(diagnostic(
+            "invalid-utf8", f"invalid UTF-8 at byte {exc.start + 1}; decoded with U+FFFD as Pi does", line_number))
+    if not text.strip(_JS_WHITESPACE):
+        return _SKIP  # blank line: Pi skips it silently and so do we
+    try:
+        value = parse_js_json(text)
+    except JsonSyntaxError as error:
+        code, message = _describe_failure(text, error, is_last and not line.endswith(b"\r"))
+        diagnostics.append(diagnostic(code, message + "; Pi skips this line", line_number, "error"))
+        return _SKIP
+    if _js_falsy(value):
+        return _SKIP
+    return value
+
+
+def read_session_file(path: str) -> RawSession:
+    """Read and parse a session file; raise SessionReadError for files that cannot be sessions at all."""
+    if os.path.isdir(path):
+        raise SessionReadError(f"{path}: is a directory, not a session file")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        raise SessionReadError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise SessionReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return validate_header(parse_session_bytes(data, path), len(data))
+
+
+def validate_header(raw: RawSession, size: int) -> RawSession:
+    """Apply Pi's header rule: the first kept value must be a `session` header with a string id."""
+    if not raw.file_entries:
+        if size == 0:
+            raw.empty_file = True
+            raw.diagnostics.append(diagnostic(
+                "empty-file", "empty file; Pi would start a new session in it", None, "info"))
+            return raw
+        raise SessionReadError(f"Session file is not a valid {APP_NAME} session: {raw.source}")
+    header = raw.file_entries[0]
+    if not isinstance(header, dict) or header.get("type") != "session" or not isinstance(header.get("id"), str):
+        raise SessionReadError(f"Session file is not a valid {APP_NAME} session: {raw.source}")
+    return raw

@@ -1,0 +1,135 @@
+"""The functions behind every stage, usable from Python without the CLI.
+
+Each stage turns inputs (session files, or documents from an earlier stage) into documents of its own kind.
+Inputs that cannot be processed become `error` documents and the others go on, so one damaged file in a
+batch never hides the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pi_tools.docs import DocumentError, error_document, iter_documents, looks_like_session
+from pi_tools.messages import convert_to_llm
+from pi_tools.messages.jsvalues import UNDEFINED
+from pi_tools.session import (
+    ContextError,
+    SessionReadError,
+    SessionTree,
+    build_session_context,
+    load_session,
+    parse_session_bytes,
+    tree_from_raw,
+)
+from pi_tools.session.reader import validate_header
+
+Document = dict[str, Any]
+
+
+@dataclass
+class StageInput:
+    """One unit of work: a loaded session, a document from stdin, or an input that already failed."""
+
+    source: str
+    tree: SessionTree | None = None
+    document: Document | None = None
+    error: str | None = None
+
+
+def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None) -> Iterator[StageInput]:
+    """Session files named on the command line, else stdin (a raw session file or stage documents)."""
+    names = list(files)
+    if names:
+        for name in names:
+            try:
+                yield StageInput(name, tree=load_session(name))
+            except SessionReadError as exc:
+                yield StageInput(name, error=str(exc))
+        return
+    if stdin_data is None:
+        return
+    data = stdin_data()
+    if looks_like_session(data):
+        try:
+            raw = validate_header(parse_session_bytes(data, "<stdin>"), len(data))
+            yield StageInput("<stdin>", tree=tree_from_raw(raw))
+        except SessionReadError as exc:
+            yield StageInput("<stdin>", error=str(exc))
+        return
+    try:
+        for document in iter_documents(data):
+            source = document.get("source", "<stdin>") if isinstance(document, dict) else "<stdin>"
+            yield StageInput(str(source), document=document)
+    except DocumentError as exc:
+        yield StageInput("<stdin>", error=str(exc))
+
+
+def _json_leaf(leaf: Any) -> Any:
+    return None if leaf is UNDEFINED else leaf
+
+
+def context_document(tree: SessionTree, leaf: str | None = None) -> Document:
+    """The `context` document for a session: Pi's buildSessionContext for its leaf (or `leaf`)."""
+    if leaf is not None and leaf not in tree.by_id:
+        raise ContextError(f"Entry {leaf} not found")
+    context = build_session_context(tree, UNDEFINED if leaf is None else leaf)
+    return {
+        "kind": "context",
+        "source": tree.source,
+        "header": tree.header,
+        "leafId": _json_leaf(context.leaf_id),
+        "thinkingLevel": context.thinking_level,
+        "model": context.model,
+        "messages": context.messages,
+        "diagnostics": [*tree.diagnostics, *context.diagnostics],
+    }
+
+
+def llm_document(context_doc: Document) -> Document:
+    """The `llm` document: the same session with messages passed through convertToLlm."""
+    return {**context_doc, "kind": "llm", "messages": convert_to_llm(context_doc.get("messages") or [])}
+
+
+def as_context(item: StageInput, leaf: str | None = None) -> Document:
+    """A context document from any input (raises ContextError/DocumentError with a clear message)."""
+    if item.error is not None:
+        raise DocumentError(item.error)
+    if item.tree is not None:
+        return context_document(item.tree, leaf)
+    document = item.document
+    if not isinstance(document, dict) or document.get("kind") != "context":
+        kind = document.get("kind") if isinstance(document, dict) else type(document).__name__
+        raise DocumentError(f"{item.source}: expected a context document or a session file, got {kind!r}")
+    return document
+
+
+def as_llm(item: StageInput, leaf: str | None = None) -> Document:
+    """An llm document from a session, a context document, or an llm document (passed through)."""
+    if item.document is not None and isinstance(item.document, dict) and item.document.get("kind") == "llm":
+        return item.document
+    return llm_document(as_context(item, leaf))
+
+
+def run_stage(items: Iterable[StageInput], build: Callable[[StageInput], Document | list[Document]],
+              emit: Callable[[Document], None], report: Callable[[str], None]) -> int:
+    """Drive one stage: build documents for every input, turn failures into error documents; exit code."""
+    status = 0
+    for item in items:
+        try:
+            result = build(item)
+        except (SessionReadError, ContextError, DocumentError) as exc:
+            message = str(exc)
+            if not message.startswith(item.source) and item.source not in message:
+                message = f"{item.source}: {message}"
+            emit(error_document(item.source, str(exc)))
+            report(message)
+            status = 2
+            continue
+        for document in result if isinstance(result, list) else [result]:
+            emit(document)
+            if document.get("kind") == "error":
+                report(f"{document.get('source')}: {document.get('error')}")
+                status = 2
+    return status

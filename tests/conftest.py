@@ -1,0 +1,45 @@
+"""Shared fixtures: how tests run the real CLI (a subprocess, exactly as users and CI run it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    def documents(self) -> list[Any]:
+        return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+
+
+def run_cli(*args: str, stdin: bytes | None = None, cwd: Path | None = None, env: dict[str, str] | None = None,
+            timeout: float = 120) -> CliResult:
+    """Run `python -m pi_tools ARGS` and capture everything (stdin closed unless given)."""
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pi_tools", *args],
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        cwd=cwd or ROOT,
+        env=full_env,
+        timeout=timeout,
+    )
+    return CliResult(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
+
+
+@pytest.fixture
+def cli() -> Any:
+    return run_cli
