@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from golden import CASES, case_names, expected
 from pi_tools.docs import dumps_document
 from pi_tools.messages import convert_to_llm
 from pi_tools.session import SessionReadError, build_session_context, load_session
+
+from golden import CASES, case_names, expected
 
 NAMES = case_names()
 

@@ -11,9 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_tools.messages.jsvalues import UNDEFINED, js_truthy
-from pi_tools.session.diagnostics import Diagnostic
+from pi_tools.session.diagnostics import Diagnostic, diagnostic
 from pi_tools.session.jsdate import js_date_ms
-from pi_tools.session.tree import SessionTree
+from pi_tools.session.tree import PathCycleError, SessionTree
+
+# Pi appends the entries after a compaction with one spread call; V8 overflows its stack above roughly this
+# many arguments (measured with the reference's Node 22: 125k works, 130k fails; stack depth varies, so warn early).
+PI_SPREAD_LIMIT = 120_000
 
 
 class ContextError(Exception):
@@ -136,9 +140,24 @@ def build_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED) -> Sessio
     """Context for `leaf_id` (default: the session's own leaf, as Pi reloads it)."""
     effective_leaf = tree.leaf_id if leaf_id is UNDEFINED else leaf_id
     diagnostics: list[Diagnostic] = []
-    path = tree.path(effective_leaf, report=diagnostics)
+    try:
+        path = tree.path(effective_leaf)
+    except PathCycleError as exc:
+        raise ContextError(str(exc)) from None
     thinking_level, model = context_settings(path)
+    selected = context_entries(path)
+    if len(selected) != len(path):
+        after = len(path) - 1 - next(
+            i for i in range(len(path) - 1, -1, -1)
+            if isinstance(path[i], dict) and path[i].get("type") == "compaction"
+        )
+        if after > PI_SPREAD_LIMIT:
+            diagnostics.append(diagnostic(
+                "pi-cannot-load",
+                f"{after} entries follow the latest compaction on this path; Pi 0.85 overflows its stack past "
+                f"about {PI_SPREAD_LIMIT} (Maximum call stack size exceeded) and cannot open this session",
+                tree.line_of(path[-after - 1]), "warning"))
     messages: list[Any] = []
-    for entry in context_entries(path):
+    for entry in selected:
         messages.extend(entry_to_messages(entry))
     return SessionContext(messages, thinking_level, model, effective_leaf, diagnostics)

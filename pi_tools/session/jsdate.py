@@ -12,7 +12,7 @@ import calendar
 import math
 import re
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_tz
 from typing import Any
 
@@ -58,7 +58,7 @@ def _parse_iso(text: str) -> float | None:
     if hour > 24 or (hour == 24 and (minute or second or millis)):
         return None
     days = _days_from_civil(year, month, day)
-    ms = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
+    ms = float(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis)
     if zone is None and hour_s is not None:
         # Date-time without offset: local time.
         if 1 <= year <= 9999 and hour < 24:
@@ -111,7 +111,7 @@ def _parse_legacy(text: str) -> float | None:
         except ValueError:
             continue
         if zone_utc:
-            return (naive.replace(tzinfo=timezone.utc) - datetime(1970, 1, 1, tzinfo=timezone.utc)) / timedelta(
+            return (naive.replace(tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)) / timedelta(
                 milliseconds=1
             )
         return time.mktime(naive.timetuple()) * 1000.0

@@ -177,9 +177,7 @@ def validate_header(raw: RawSession, size: int) -> RawSession:
     if not raw.file_entries:
         if size == 0:
             raw.empty_file = True
-            raw.diagnostics.append(diagnostic(
-                "empty-file", "empty file; Pi would start a new session in it", None, "info"))
-            return raw
+            raise SessionReadError(f"empty session file: {raw.source} (Pi would start a new session in it)")
         raise SessionReadError(f"Session file is not a valid {APP_NAME} session: {raw.source}")
     header = raw.file_entries[0]
     if not isinstance(header, dict) or header.get("type") != "session" or not isinstance(header.get("id"), str):

@@ -2,7 +2,7 @@
 
 Mirrors SessionManager._buildIndex and buildSessionPath, including their quirks (a junk value as the last
 line leaves the leaf undefined; duplicate ids let the later entry win; a dangling parent silently ends a path).
-Where Pi would loop forever (a parent cycle) pi-tools stops and reports it.
+Where Pi would loop until it crashes (a parent cycle) pi-tools stops at once with an error.
 """
 
 from __future__ import annotations
@@ -12,13 +12,40 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_tools.messages.jsvalues import UNDEFINED, js_truthy
+from pi_tools.messages.roles import default_registry
 from pi_tools.session.diagnostics import Diagnostic, diagnostic
 
 ENTRY_TYPES = frozenset({
     "message", "thinking_level_change", "model_change", "compaction", "branch_summary", "custom",
     "custom_message", "label", "session_info",
 })
+_NUMBER = (int, float)
+_TEXT_OR_BLOCKS = (str, list)
+# Fields Pi reads from each entry type / message role, with the JSON types it expects. A missing or mistyped
+# field is reported (Pi reads it anyway and may produce "undefined" text or wrong settings).
+ENTRY_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "thinking_level_change": {"thinkingLevel": (str,)},
+    "model_change": {"provider": (str,), "modelId": (str,)},
+    "compaction": {"summary": (str,), "firstKeptEntryId": (str,), "tokensBefore": _NUMBER},
+    "branch_summary": {"fromId": (str,), "summary": (str,)},
+    "custom": {"customType": (str,)},
+    "custom_message": {"customType": (str,), "content": _TEXT_OR_BLOCKS, "display": (bool,)},
+    "label": {"targetId": (str,)},
+}
+MESSAGE_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "user": {"content": _TEXT_OR_BLOCKS, "timestamp": _NUMBER},
+    "assistant": {"content": (list,), "api": (str,), "provider": (str,), "model": (str,), "stopReason": (str,),
+                  "timestamp": _NUMBER},
+    "toolResult": {"toolCallId": (str,), "toolName": (str,), "content": (list,), "isError": (bool,),
+                   "timestamp": _NUMBER},
+    "bashExecution": {"command": (str,), "output": (str,), "timestamp": _NUMBER},
+    "custom": {"customType": (str,), "content": _TEXT_OR_BLOCKS, "timestamp": _NUMBER},
+}
 _PI_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})")
+
+
+class PathCycleError(Exception):
+    """The walk from a leaf to the root meets an entry twice (Pi grows its array until it crashes)."""
 
 
 @dataclass
@@ -63,8 +90,8 @@ class SessionTree:
             result.setdefault(parent, []).append(entry)
         return result
 
-    def path(self, leaf_id: Any = UNDEFINED, report: list[Diagnostic] | None = None) -> list[Any]:
-        """Root-to-leaf entries (buildSessionPath); a cycle stops the walk and is reported."""
+    def path(self, leaf_id: Any = UNDEFINED) -> list[Any]:
+        """Root-to-leaf entries (buildSessionPath); a parent cycle raises PathCycleError instead of hanging."""
         if leaf_id is None:
             return []
         leaf = self.by_id.get(leaf_id) if js_truthy(leaf_id) and _hashable(leaf_id) else None
@@ -77,14 +104,11 @@ class SessionTree:
         current: Any = leaf
         while current is not None:
             if id(current) in seen:
-                if report is not None:
-                    entry_id = current.get("id") if isinstance(current, dict) else None
-                    report.append(diagnostic(
-                        "parent-cycle",
-                        f"entry {entry_id} is its own ancestor (parentId cycle); Pi would loop forever here, "
-                        "pi-tools stops the path at the repeat",
-                        self.line_of(current), "error", entry_id))
-                break
+                entry_id = current.get("id") if isinstance(current, dict) else None
+                raise PathCycleError(
+                    f"parentId cycle through entry {entry_id} (line {self.line_of(current)}) on the path to the "
+                    "leaf; Pi 0.85 fails here too (it loops until 'Invalid array length')"
+                )
             seen.add(id(current))
             walked.append(current)
             parent = current.get("parentId") if isinstance(current, dict) else None
@@ -109,6 +133,7 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
     leaf_id: Any = None
     seen_ids: set[Any] = set()
     timestamp_match = _PI_TIMESTAMP.fullmatch
+    known_roles = default_registry()
     for position, entry in enumerate(file_entries):
         line = line_numbers[position]
         if position == 0 and entry is header:
@@ -134,7 +159,7 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
             seen_ids.add(entry_id)
             by_id[entry_id] = entry
         leaf_id = entry_id
-        _check_entry(entry, entry_type, entry_id, line, diagnostics, timestamp_match)
+        _check_entry(entry, entry_type, entry_id, line, diagnostics, timestamp_match, known_roles)
         if entry_type == "label":
             target = entry.get("targetId")
             if _hashable(target):
@@ -151,7 +176,7 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
 
 
 def _check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: int,
-                 diagnostics: list[Diagnostic], timestamp_match: Any) -> None:
+                 diagnostics: list[Diagnostic], timestamp_match: Any, known_roles: Any) -> None:
     """Cheap per-entry checks whose failures change or threaten what Pi builds."""
     if entry_type not in ENTRY_TYPES:
         diagnostics.append(diagnostic(
@@ -165,17 +190,60 @@ def _check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: in
         diagnostics.append(diagnostic(
             "bad-parent-id", f"parentId is {_describe(parent)}, not a string or null", line, "error",
             _id_or_none(entry_id)))
-    stamp = entry.get("timestamp")
-    if not (isinstance(stamp, str) and timestamp_match(stamp)):
-        diagnostics.append(diagnostic(
-            "bad-timestamp", f"entry timestamp {_describe(stamp)} is not an ISO-8601 date-time",
-            line, "warning", _id_or_none(entry_id)))
+    stamp = entry.get("timestamp", UNDEFINED)
+    if not (isinstance(stamp, str) and timestamp_match(stamp) and _plausible_date(stamp)):
+        problem = _timestamp_problem(stamp)
+        if problem:
+            diagnostics.append(diagnostic("bad-timestamp", problem, line, "warning", _id_or_none(entry_id)))
     if entry_type == "message":
         message = entry.get("message", UNDEFINED)
         if not isinstance(message, dict):
             diagnostics.append(diagnostic(
                 "bad-message", f"message entry holds {_describe(message)} instead of a message object",
                 line, "error", _id_or_none(entry_id)))
+            return
+        role = message.get("role")
+        fields = MESSAGE_FIELDS.get(role) if isinstance(role, str) else None
+        if fields is None:
+            if role not in known_roles:
+                diagnostics.append(diagnostic(
+                    "unknown-role", f"unknown message role {role!r}; Pi's convertToLlm drops it",
+                    line, "warning", _id_or_none(entry_id)))
+            return
+        _check_fields(message, fields, f"{role} message", line, entry_id, diagnostics)
+    elif entry_type in ENTRY_FIELDS:
+        _check_fields(entry, ENTRY_FIELDS[entry_type], f"{entry_type} entry", line, entry_id, diagnostics)
+
+
+def _plausible_date(stamp: str) -> bool:
+    """Field ranges of an ISO timestamp that already has the right shape (2025-13-45 has it, but is no date)."""
+    return "01" <= stamp[5:7] <= "12" and "01" <= stamp[8:10] <= "31" and stamp[11:13] <= "24" \
+        and stamp[14:16] <= "59" and stamp[17:19] <= "59"
+
+
+def _timestamp_problem(stamp: Any) -> str | None:
+    """Why an entry timestamp is suspect, or None; derived messages get `new Date(timestamp)` from it."""
+    from pi_tools.session.jsdate import js_date_ms
+
+    if stamp is UNDEFINED:
+        return "entry has no timestamp; messages derived from it get a null timestamp"
+    if js_date_ms(stamp) is None:
+        return f"entry timestamp {_describe(stamp)} cannot be parsed; messages derived from it get a null timestamp"
+    if isinstance(stamp, str):
+        return f"entry timestamp {stamp!r} is not ISO-8601; JavaScript still parses it (with its own rules)"
+    return f"entry timestamp is {_describe(stamp)}, not an ISO-8601 string"
+
+
+def _check_fields(obj: dict[str, Any], fields: dict[str, tuple[type, ...]], what: str, line: int,
+                  entry_id: Any, diagnostics: list[Diagnostic]) -> None:
+    for name, types in fields.items():
+        value = obj.get(name, UNDEFINED)
+        if value is UNDEFINED:
+            diagnostics.append(diagnostic(
+                "missing-field", f"{what} has no {name!r}", line, "warning", _id_or_none(entry_id)))
+        elif not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            diagnostics.append(diagnostic(
+                "bad-field", f"{what}: {name!r} is {_describe(value)}", line, "warning", _id_or_none(entry_id)))
 
 
 def _check_parents(tree: SessionTree) -> None:

@@ -50,10 +50,19 @@ def available_transforms() -> dict[str, TransformSpec]:
         if isinstance(obj, TransformSpec):
             specs[obj.name] = obj
         elif callable(obj):
-            specs[ep.name] = TransformSpec(ep.name, lambda _value, fn=obj: fn, f"plugin {ep.value}")
+            specs[ep.name] = TransformSpec(ep.name, _constant_factory(obj), f"plugin {ep.value}")
         else:
             raise TransformError(f"entry point {ep.name} ({ep.value}) is not a transform")
     return specs
+
+
+def _constant_factory(function: Transform) -> Callable[[Any], Transform]:
+    """A factory for a plain-function plugin, which takes no option value."""
+
+    def factory(_value: Any) -> Transform:
+        return function
+
+    return factory
 
 
 def load_plugin(reference: str) -> Transform:
