@@ -133,3 +133,80 @@ def run_stage(items: Iterable[StageInput], build: Callable[[StageInput], Documen
                 report(f"{document.get('source')}: {document.get('error')}")
                 status = 2
     return status
+
+
+# Placeholder credential handed to encoders that insist on a key (as Pi's would); never sent, never printed:
+# wire requests show credentials as <redacted>.
+OFFLINE_API_KEY = "pi-tools-offline-placeholder"
+
+
+@dataclass
+class PayloadRequest:
+    """What `pi-tools payload` builds: the API, an optional model override and the Context/option inputs."""
+
+    api: str
+    model: str | None = None
+    system_prompt: str | None = None
+    tools: list[dict[str, Any]] | None = None
+    reasoning: str | None = None
+    session_id: str | None = None
+    wire: bool = False
+
+
+def resolve_model(request: PayloadRequest, document: Document) -> Any:
+    """The catalog model to build for: --model, else the session's current model (which must speak the API)."""
+    from pi_tools.providers.catalog import find_model, get_model
+    from pi_tools.providers.errors import UnknownModelError
+
+    try:
+        if request.model:
+            model = find_model(request.model)
+        else:
+            current = document.get("model")
+            if not isinstance(current, dict) or not current.get("provider") or not current.get("modelId"):
+                raise DocumentError(f"{document.get('source')}: the session has no model; pass --model PROVIDER/ID")
+            model = get_model(str(current["provider"]), str(current["modelId"]))
+    except UnknownModelError as exc:
+        raise DocumentError(f"{document.get('source')}: {exc.args[0] if exc.args else exc}") from None
+    if model.get("api") != request.api and not (request.api == "google-vertex" and model.get("api") == "google-vertex"):
+        raise DocumentError(
+            f"{document.get('source')}: model {model['provider']}/{model['id']} speaks {model.get('api')}, not "
+            f"{request.api}; pass --model with a {request.api} model"
+        )
+    return model
+
+
+def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
+    """The exact request body Pi 0.85 would build for this session (and, with `wire`, the HTTP request)."""
+    from pi_tools.providers import registry
+    from pi_tools.providers.errors import PayloadError
+    from pi_tools.providers.options import clamp_thinking_level
+
+    model = resolve_model(request, llm_doc)
+    header = llm_doc.get("header") or {}
+    session_id = request.session_id if request.session_id is not None else header.get("id")
+    requested = request.reasoning if request.reasoning is not None else llm_doc.get("thinkingLevel")
+    options: dict[str, Any] = {"apiKey": OFFLINE_API_KEY}
+    if isinstance(session_id, str):
+        options["sessionId"] = session_id
+    if isinstance(requested, str) and requested != "off":
+        level = clamp_thinking_level(model, requested)
+        if level != "off":
+            options["reasoning"] = level
+    context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": llm_doc.get("messages") or []}
+    if request.tools:
+        context["tools"] = request.tools
+    source = llm_doc.get("source", "<stdin>")
+    reference = f"{model['provider']}/{model['id']}"
+    try:
+        payload = registry.build_payload(request.api, model, context, options)
+    except PayloadError as exc:
+        return {"kind": "error", "source": source, "api": request.api, "model": reference, "error": str(exc)}
+    document: Document = {"kind": "payload", "source": source, "api": request.api, "model": reference,
+                          "payload": payload}
+    if request.wire:
+        try:
+            document["wire"] = registry.build_wire(request.api, model, payload, options)
+        except PayloadError as exc:
+            document["wire"] = {"error": str(exc)}
+    return document

@@ -11,6 +11,8 @@ import typer
 from pi_tools.cli.context import context_command
 from pi_tools.cli.convert import convert_command
 from pi_tools.cli.ls import ls_command
+from pi_tools.cli.models import models_command
+from pi_tools.cli.payload import payload_command
 from pi_tools.cli.transform import transform_command
 from pi_tools.cli.tree import tree_command
 
@@ -34,6 +36,8 @@ app.command("convert")(convert_command)
 app.command("transform")(transform_command)
 app.command("tree")(tree_command)
 app.command("ls")(ls_command)
+app.command("payload")(payload_command)
+app.command("models")(models_command)
 
 
 def main() -> None:

@@ -1,0 +1,49 @@
+"""`pi-tools models`: the pi-ai 0.85.1 model catalog."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from pi_tools.cli.common import fail
+
+
+def models_command(
+    api: Annotated[str | None, typer.Option("--api", help="Only models of this API.")] = None,
+    provider: Annotated[str | None, typer.Option("--provider", help="Only models of this provider.")] = None,
+    output_format: Annotated[str, typer.Option("--format", help="table or json (one model per line).")] = "table",
+) -> None:
+    """List the model catalog (provider/id, API, reasoning, input, context window, max tokens, $/Mtok).
+
+    Example: pi-tools models --api anthropic-messages --format json | jq -r '.provider + "/" + .id'
+    """
+    from pi_tools.providers.catalog import all_models
+
+    if output_format not in ("table", "json"):
+        fail(f"--format must be table or json, not {output_format!r}")
+    models = [
+        m for m in all_models()
+        if (api is None or m.get("api") == api) and (provider is None or m.get("provider") == provider)
+    ]
+    if not models:
+        fail("no model matches" + (f" --api {api}" if api else "") + (f" --provider {provider}" if provider else ""), 1)
+    if output_format == "json":
+        from pi_tools.docs import DocumentWriter
+
+        writer = DocumentWriter()
+        for model in models:
+            writer.write(model)
+        writer.flush()
+        return
+    rows = [("MODEL", "API", "REASONING", "INPUT", "CONTEXT", "MAX OUT", "$IN/M", "$OUT/M")]
+    for m in models:
+        cost = m.get("cost") or {}
+        rows.append((
+            f"{m['provider']}/{m['id']}", str(m.get("api")), "yes" if m.get("reasoning") else "no",
+            ",".join(m.get("input") or []), str(m.get("contextWindow")), str(m.get("maxTokens")),
+            f"{cost.get('input', 0):g}", f"{cost.get('output', 0):g}",
+        ))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    sys.stdout.write("\n".join("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows) + "\n")

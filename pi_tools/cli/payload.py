@@ -1,0 +1,55 @@
+"""`pi-tools payload`: the exact request body (and HTTP request) Pi 0.85 would send for a session."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from pi_tools.cli.common import fail, run_documents
+
+
+def _load_tools(path: str) -> list[dict[str, Any]]:
+    from pi_tools.session.jsonparse import JsonSyntaxError, loads_line
+
+    try:
+        with open(path, "rb") as handle:
+            value = loads_line(handle.read())
+    except OSError as exc:
+        fail(f"--tools {path}: cannot read: {exc.strerror or exc}")
+    except (JsonSyntaxError, UnicodeDecodeError) as exc:
+        fail(f"--tools {path}: not JSON: {exc}")
+    if not isinstance(value, list) or not all(
+        isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("parameters"), dict) for t in value
+    ):
+        fail(f"--tools {path}: expected a JSON array of {{name, description, parameters}} objects")
+    return value
+
+
+def payload_command(
+    files: Annotated[list[str] | None, typer.Argument(help="Session files; stdin (context/llm documents or a session) when omitted.")] = None,
+    api: Annotated[str, typer.Option("--api", help="anthropic-messages, openai-completions, openai-responses, google-generative-ai, google-vertex, mistral-conversations or bedrock-converse-stream.")] = ...,  # type: ignore[assignment]
+    model: Annotated[str | None, typer.Option("--model", metavar="PROVIDER/ID", help="Catalog model (default: the session's current model).")] = None,
+    system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt to send (default: none).")] = None,
+    tools: Annotated[str | None, typer.Option("--tools", metavar="FILE", help="JSON array of {name, description, parameters}.")] = None,
+    reasoning: Annotated[str | None, typer.Option("--reasoning", metavar="LEVEL", help="Thinking level (default: the session's), clamped to the model as Pi does.")] = None,
+    session_id: Annotated[str | None, typer.Option("--session-id", metavar="ID", help="Prompt-cache session id (default: the session header's id).")] = None,
+    wire: Annotated[bool, typer.Option("--wire", help="Also give the HTTP request the SDK would send (credentials redacted).")] = False,
+    leaf: Annotated[str | None, typer.Option("--leaf", help="For session files: the entry id to build the context from.")] = None,
+) -> None:
+    """Build, offline and without an API key, the request body Pi 0.85 would send: one `payload` document per session.
+
+    Where Pi itself fails to build a payload, the failure is reported as an `error` document with Pi's message.
+
+    Example: pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 --wire s.jsonl | jq .wire.headers
+    """
+    from pi_tools.providers.registry import supported_apis
+    from pi_tools.stages import PayloadRequest, as_llm, payload_document
+
+    if api not in supported_apis():
+        fail(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
+    request = PayloadRequest(
+        api=api, model=model, system_prompt=system_prompt, tools=_load_tools(tools) if tools else None,
+        reasoning=reasoning, session_id=session_id, wire=wire,
+    )
+    run_documents(files or [], lambda item: payload_document(as_llm(item, leaf), request))

@@ -1,0 +1,46 @@
+"""pi-ai's short deterministic string hash, used to derive stable tool-call ids.
+
+Ids derived from it end up in request payloads, so the port must agree bit for bit with the JavaScript version,
+which hashes UTF-16 code units and does 32-bit wrapping arithmetic.
+"""
+
+from __future__ import annotations
+
+import sys
+
+_MASK32 = 0xFFFFFFFF
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+# Native byte order, so the 16-bit view below reads code units without swapping.
+_UTF16_NATIVE = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"
+
+
+def _imul(a: int, b: int) -> int:
+    """32-bit wrapping product, kept unsigned (the low 32 bits are what the later xors and shifts use)."""
+    return (a * b) & _MASK32
+
+
+def _base36(n: int) -> str:
+    if n == 0:
+        return "0"
+    digits: list[str] = []
+    while n:
+        n, rem = divmod(n, 36)
+        digits.append(_BASE36[rem])
+    return "".join(reversed(digits))
+
+
+def utf16_code_units(s: str) -> memoryview:
+    """The string as JavaScript sees it: a sequence of 16-bit code units (lone surrogates included)."""
+    return memoryview(s.encode(_UTF16_NATIVE, "surrogatepass")).cast("H")
+
+
+def short_hash(s: str) -> str:
+    """Hash ``s`` exactly like pi-ai's ``shortHash`` (two 32-bit lanes, printed in base 36)."""
+    h1 = 0xDEADBEEF
+    h2 = 0x41C6CE57
+    for unit in utf16_code_units(s):
+        h1 = _imul(h1 ^ unit, 2654435761)
+        h2 = _imul(h2 ^ unit, 1597334677)
+    h1 = _imul(h1 ^ (h1 >> 16), 2246822507) ^ _imul(h2 ^ (h2 >> 13), 3266489909)
+    h2 = _imul(h2 ^ (h2 >> 16), 2246822507) ^ _imul(h1 ^ (h1 >> 13), 3266489909)
+    return _base36(h2 & _MASK32) + _base36(h1 & _MASK32)

@@ -1,0 +1,900 @@
+"""Chat Completions request body, exactly as pi-ai's ``streamSimple`` hands it to ``onPayload``.
+
+The body depends on the host's compat profile (``compat.py``): role of the system prompt, max-tokens field,
+reasoning knobs, replay of reasoning text, Anthropic-style cache markers behind OpenRouter. Key order matters
+(it is the wire order), so every dict is built in the reference's insertion order, and keys the reference
+leaves ``undefined`` are simply not written.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+from ..catalog import Model
+from ..errors import PayloadError
+from ..hashing import short_hash
+from ..jsonjs import js_length, js_number_str, js_stringify, sanitize_surrogates
+from ..options import (
+    build_base_options,
+    clamp_thinking_budget_to_answer_room,
+    clamp_thinking_level,
+    resolve_cache_retention,
+    thinking_budget_for_level,
+)
+from ..transform_messages import transform_messages
+from .compat import resolve_compat
+
+# Characters String.prototype.trim() removes; Python's str.strip() disagrees on U+FEFF and U+001C..U+001F.
+_JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_REPLAY_FIELDS = ("reasoning", "reasoning_content", "reasoning_text")
+_TOOL_RESULT_BRIDGE = "I have processed the tool results."
+_TOOL_IMAGES_INTRO = "Attached image(s) from tool result:"
+_PROMPT_CACHE_KEY_MAX = 64
+_MISSING: Any = object()
+_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def _js_truthy(value: Any) -> bool:
+    """JavaScript truthiness: unlike Python, empty arrays and objects are true."""
+    if isinstance(value, (list, dict)):
+        return True
+    if isinstance(value, float) and value != value:
+        return False
+    return bool(value)
+
+
+def _is_blank(text: str) -> bool:
+    return not text.strip(_JS_WHITESPACE)
+
+
+def _js_text(value: Any) -> str:
+    """How a value prints inside a JS template literal (a missing image field really becomes "undefined")."""
+    if value is _MISSING:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number_str(value)
+    return str(value)
+
+
+def _data_url(block: dict[str, Any]) -> str:
+    return f"data:{_js_text(block.get('mimeType', _MISSING))};base64,{_js_text(block.get('data', _MISSING))}"
+
+
+def _js_prefix(text: str, units: int) -> str:
+    """``text.slice(0, units)`` in UTF-16 code units (it may split a surrogate pair, as JS does)."""
+    if text.isascii():
+        return text[:units]
+    return text.encode("utf-16-le", "surrogatepass")[: units * 2].decode("utf-16-le", "surrogatepass")
+
+
+def _id_char_replacement(match: re.Match[str]) -> str:
+    # JS replaces per UTF-16 code unit, so a character outside the BMP becomes two underscores.
+    return "__" if ord(match.group(0)) > 0xFFFF else "_"
+
+
+def _sanitized_id_part(text: str) -> str:
+    return _ID_UNSAFE.sub(_id_char_replacement, text)
+
+
+def normalize_tool_call_id(
+    tool_call_id: str, model: Model, source_assistant: dict[str, Any] | None = None
+) -> str:
+    """Fit a foreign tool-call id into Chat Completions' limits (40 chars for OpenAI).
+
+    Responses-style ids ``call|item`` keep both halves so parallel calls sharing a call id stay distinct; when
+    the combination is too long a short hash of the whole id keeps it unique.
+    """
+    del source_assistant
+    if "|" in tool_call_id:
+        call_part, _, item_part = tool_call_id.partition("|")
+        call_id = _sanitized_id_part(call_part)
+        item_id = _sanitized_id_part(item_part)
+        combined = f"{call_id}_{item_id}" if item_id else call_id
+        if len(combined) <= 40:
+            return combined
+        digest = short_hash(tool_call_id)[:8]
+        return f"{call_id[: max(1, 40 - len(digest) - 1)]}_{digest}"
+    if model.get("provider") == "openai" and js_length(tool_call_id) > 40:
+        return _js_prefix(tool_call_id, 40)
+    return tool_call_id
+
+
+# --- tools and constrained sampling --------------------------------------------------------------------------
+
+_STRICT_UNSUPPORTED_KEYS = (
+    "$ref",
+    "$defs",
+    "definitions",
+    "allOf",
+    "oneOf",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "propertyNames",
+    "contains",
+    "prefixItems",
+    "not",
+    "if",
+    "then",
+    "else",
+)
+
+
+class _UnsupportedStrictSchema(Exception):
+    """A tool schema outside the subset providers accept for strict (constrained) sampling."""
+
+
+def _is_structured_schema(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    types = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
+    return "object" in types or "array" in types or "properties" in schema or "items" in schema
+
+
+def _schema_allows_null(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if ("const" in schema and schema["const"] is None) or (
+        isinstance(schema.get("enum"), list) and None in schema["enum"]
+    ):
+        return True
+    variants = schema.get("anyOf")
+    return isinstance(variants, list) and any(_schema_allows_null(variant) for variant in variants)
+
+
+def _make_node_strict(schema: Any) -> None:
+    """Rewrite one schema node in place: every property required, optional ones made nullable, no extras."""
+    if not isinstance(schema, dict):
+        raise _UnsupportedStrictSchema("boolean schemas are unsupported")
+    for key in _STRICT_UNSUPPORTED_KEYS:
+        if key in schema:
+            raise _UnsupportedStrictSchema(f"{key} schemas are unsupported")
+    if "anyOf" in schema:
+        variants = schema["anyOf"]
+        if not isinstance(variants, list) or not variants:
+            raise _UnsupportedStrictSchema("anyOf must contain at least one schema")
+        for variant in variants:
+            if _is_structured_schema(variant):
+                raise _UnsupportedStrictSchema("object and array unions are unsupported")
+            _make_node_strict(variant)
+    if "items" in schema:
+        if isinstance(schema["items"], list):
+            raise _UnsupportedStrictSchema("tuple schemas are unsupported")
+        _make_node_strict(schema["items"])
+    is_object = schema.get("type") == "object"
+    if "properties" in schema and not is_object:
+        raise _UnsupportedStrictSchema("properties require type object")
+    if not is_object:
+        return
+    if "additionalProperties" in schema and schema["additionalProperties"] is not False:
+        raise _UnsupportedStrictSchema("schema-valued or true additionalProperties is unsupported")
+    if "properties" in schema and not isinstance(schema["properties"], dict):
+        raise _UnsupportedStrictSchema("object properties must be a schema map")
+    required_value = schema.get("required", _MISSING)
+    if required_value is not _MISSING and (
+        not isinstance(required_value, list) or any(not isinstance(key, str) for key in required_value)
+    ):
+        raise _UnsupportedStrictSchema("object required must be a string array")
+    properties = schema.get("properties") or {}
+    names = list(properties)
+    required = set(required_value) if isinstance(required_value, list) else set()
+    if any(key not in properties for key in required):
+        raise _UnsupportedStrictSchema("required contains an unknown property")
+    for key in names:
+        prop = properties[key]
+        _make_node_strict(prop)
+        if key not in required and not _schema_allows_null(prop):
+            properties[key] = {"anyOf": [prop, {"type": "null"}]}
+    schema["required"] = names
+    schema["additionalProperties"] = False
+
+
+def make_strict_schema(schema: Any) -> dict[str, Any]:
+    """A strict-mode copy of a tool's parameter schema (the original is left untouched)."""
+    cloned = copy.deepcopy(schema)
+    if not isinstance(cloned, dict):
+        raise _UnsupportedStrictSchema("root schema must have type object")
+    _make_node_strict(cloned)
+    if cloned.get("type") != "object":
+        raise _UnsupportedStrictSchema("root schema must have type object")
+    return cloned
+
+
+def _strict_sampling(tool: dict[str, Any], supports_strict: bool) -> bool | None:
+    """``True`` when a json_schema-constrained tool converts cleanly; raises when the tool demands it."""
+    config = tool.get("constrainedSampling")
+    if not isinstance(config, dict) or config.get("type") != "json_schema":
+        return None
+    name = tool.get("name")
+    if supports_strict:
+        try:
+            make_strict_schema(tool.get("parameters"))
+            return True
+        except _UnsupportedStrictSchema as error:
+            if config.get("strict") != "require":
+                return None
+            raise PayloadError(
+                f'Tool "{name}" requires JSON-schema constrained sampling, but {error}.'
+            ) from error
+    if config.get("strict") == "require":
+        raise PayloadError(
+            f'Tool "{name}" requires JSON-schema constrained sampling, but strict tools are unsupported.'
+        )
+    return None
+
+
+def _grammar_input_property(tool: dict[str, Any]) -> str:
+    schema = tool.get("parameters") or {}
+    if schema.get("type") != "object":
+        raise ValueError("grammar constrained sampling requires an object parameter schema")
+    required = schema.get("required")
+    if not isinstance(required, list) or len(required) != 1 or not isinstance(required[0], str):
+        raise ValueError("grammar constrained sampling requires exactly one required string property")
+    prop_name = required[0]
+    prop = (schema.get("properties") or {}).get(prop_name)
+    if not prop:
+        raise ValueError(f"grammar constrained sampling requires a properties entry for {prop_name}")
+    if not isinstance(prop, dict) or prop.get("type") != "string":
+        raise ValueError(f"grammar constrained sampling property {prop_name} must have type string")
+    return prop_name
+
+
+def _grammar_sampling(tool: dict[str, Any], supports_grammar: bool) -> tuple[str, str, str] | None:
+    """(syntax, definition, input property) for a grammar tool the host can run as an OpenAI custom tool."""
+    config = tool.get("constrainedSampling")
+    if not isinstance(config, dict) or config.get("type") != "grammar" or not supports_grammar:
+        return None
+    name = tool.get("name")
+    variants = config.get("variants")
+    if not isinstance(variants, dict):
+        raise PayloadError("Cannot read properties of undefined (reading 'openai_lark')")
+    lark = variants.get("openai_lark")
+    regex = variants.get("openai_regex")
+    has_lark = isinstance(lark, str) and not _is_blank(lark)
+    has_regex = isinstance(regex, str) and not _is_blank(regex)
+    if not has_lark and not has_regex:
+        raise PayloadError(
+            f'Tool "{name}" cannot use grammar constrained sampling: no supported grammar variant was provided.'
+        )
+    try:
+        input_property = _grammar_input_property(tool)
+    except ValueError as error:
+        raise PayloadError(f'Tool "{name}" cannot use grammar constrained sampling: {error}.') from error
+    if has_lark:
+        return "lark", str(lark), input_property
+    return "regex", str(regex), input_property
+
+
+def grammar_input_properties(tools: list[dict[str, Any]] | None, supports_grammar: bool) -> dict[str, str]:
+    """Tool name -> the single string argument a grammar tool's raw input is carried in."""
+    properties: dict[str, str] = {}
+    for tool in tools or []:
+        grammar = _grammar_sampling(tool, supports_grammar)
+        if grammar is not None:
+            properties[tool["name"]] = grammar[2]
+    return properties
+
+
+def grammar_tool_input(tool_name: str, arguments: dict[str, Any], input_property: str) -> str:
+    value = arguments.get(input_property) if isinstance(arguments, dict) else None
+    if not isinstance(value, str):
+        raise PayloadError(
+            f'Grammar tool call "{tool_name}" requires argument "{input_property}" to be a string.'
+        )
+    return value
+
+
+def _copy_present(source: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {key: source[key] for key in keys if key in source}
+
+
+def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[dict[str, Any]]:
+    """Tool definitions; ``strict`` is written whenever the host accepts the field at all."""
+    converted: list[dict[str, Any]] = []
+    supports_strict = compat["supportsStrictMode"] is not False
+    for tool in tools:
+        grammar = _grammar_sampling(tool, bool(compat["supportsOpenAIGrammarTools"]))
+        if grammar is not None:
+            custom = _copy_present(tool, ("name", "description"))
+            custom["format"] = {
+                "type": "grammar",
+                "grammar": {"syntax": grammar[0], "definition": grammar[1]},
+            }
+            converted.append({"type": "custom", "custom": custom})
+            continue
+        strict = _strict_sampling(tool, supports_strict)
+        function = _copy_present(tool, ("name", "description"))
+        parameters = make_strict_schema(tool.get("parameters")) if strict is True else tool.get("parameters")
+        if parameters is not None or "parameters" in tool:
+            function["parameters"] = parameters
+        if supports_strict:
+            function["strict"] = bool(strict)
+        converted.append({"type": "function", "function": function})
+    return converted
+
+
+# --- reasoning_details replay --------------------------------------------------------------------------------
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _parse_json(text: str) -> Any:
+    """``JSON.parse`` or ``_MISSING`` when it would throw (NaN/Infinity literals are not JSON there)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return _MISSING
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_reasoning_detail(detail: Any) -> bool:
+    if not isinstance(detail, dict):
+        return False
+    if "id" in detail and not (detail["id"] is None or isinstance(detail["id"], str)):
+        return False
+    if "format" in detail and not isinstance(detail["format"], str):
+        return False
+    if "index" in detail and not _is_number(detail["index"]):
+        return False
+    kind = detail.get("type")
+    if kind == "reasoning.summary":
+        return isinstance(detail.get("summary"), str)
+    if kind == "reasoning.encrypted":
+        return isinstance(detail.get("data"), str)
+    if kind == "reasoning.text":
+        signature = detail.get("signature")
+        return isinstance(detail.get("text"), str) and (signature is None or isinstance(signature, str))
+    return False
+
+
+def _signed_reasoning_details(signature: Any) -> list[Any] | None:
+    """A thinking signature that is a JSON array of OpenRouter reasoning details, replayed as-is."""
+    if not isinstance(signature, str) or not signature:
+        return None
+    parsed = _parse_json(signature)
+    if isinstance(parsed, list) and parsed and all(_is_reasoning_detail(item) for item in parsed):
+        return parsed
+    return None
+
+
+def _legacy_encrypted_detail(signature: Any) -> dict[str, Any] | None:
+    """Older sessions stored one encrypted detail per tool call in ``thoughtSignature``."""
+    if not isinstance(signature, str) or not signature:
+        return None
+    parsed = _parse_json(signature)
+    if (
+        _is_reasoning_detail(parsed)
+        and parsed["type"] == "reasoning.encrypted"
+        and isinstance(parsed.get("id"), str)
+        and parsed["id"]
+        and parsed["data"]
+    ):
+        return dict(parsed)
+    return None
+
+
+# --- messages ------------------------------------------------------------------------------------------------
+
+
+def _user_message(message: dict[str, Any]) -> dict[str, Any] | None:
+    content = message.get("content")
+    if isinstance(content, str):
+        return {"role": "user", "content": sanitize_surrogates(content)}
+    parts: list[dict[str, Any]] = []
+    for item in content or []:
+        if item.get("type") == "text":
+            parts.append({"type": "text", "text": sanitize_surrogates(item["text"])})
+        else:
+            parts.append({"type": "image_url", "image_url": {"url": _data_url(item)}})
+    if not parts:
+        return None
+    return {"role": "user", "content": parts}
+
+
+def _tool_call_entry(block: dict[str, Any], grammar_properties: dict[str, str]) -> dict[str, Any]:
+    name = block.get("name")
+    input_property = grammar_properties.get(name) if isinstance(name, str) else None
+    if input_property is not None:
+        custom_input = grammar_tool_input(name or "", block.get("arguments") or {}, input_property)
+        return {
+            "id": block.get("id"),
+            "type": "custom",
+            "custom": {"name": name, "input": sanitize_surrogates(custom_input)},
+        }
+    function: dict[str, Any] = {"name": name}
+    if "arguments" in block:
+        function["arguments"] = js_stringify(block["arguments"])
+    return {"id": block.get("id"), "type": "function", "function": function}
+
+
+def _assistant_message(
+    message: dict[str, Any], model: Model, compat: dict[str, Any], grammar_properties: dict[str, str]
+) -> dict[str, Any] | None:
+    """One assistant turn, or ``None`` when it carries neither text nor tool calls (aborted, empty)."""
+    converted: dict[str, Any] = {
+        "role": "assistant",
+        "content": "" if compat["requiresAssistantAfterToolResult"] else None,
+    }
+    blocks = message.get("content") or []
+    text_parts = [
+        {"type": "text", "text": sanitize_surrogates(block["text"])}
+        for block in blocks
+        if block.get("type") == "text" and not _is_blank(block["text"])
+    ]
+    text = "".join(part["text"] for part in text_parts)
+    thinking_blocks = [block for block in blocks if block.get("type") == "thinking"]
+    tool_calls = [block for block in blocks if block.get("type") == "toolCall"]
+
+    preserved_details: list[Any] | None = None
+    for block in thinking_blocks:
+        preserved_details = _signed_reasoning_details(block.get("thinkingSignature"))
+        if preserved_details is not None:
+            break
+    if preserved_details is None:
+        legacy = [_legacy_encrypted_detail(call.get("thoughtSignature")) for call in tool_calls]
+        legacy_details = [detail for detail in legacy if detail is not None]
+        preserved_details = legacy_details or None
+
+    thinking_with_text = [block for block in thinking_blocks if not _is_blank(block["thinking"])]
+    if thinking_with_text:
+        if compat["requiresThinkingAsText"]:
+            joined = "\n\n".join(sanitize_surrogates(block["thinking"]) for block in thinking_with_text)
+            converted["content"] = [{"type": "text", "text": joined}, *text_parts]
+        else:
+            if text:
+                converted["content"] = text
+            if preserved_details is None:
+                field = thinking_with_text[0].get("thinkingSignature")
+                if model.get("provider") == "opencode-go" and field == "reasoning":
+                    field = "reasoning_content"
+                if field and field in _REPLAY_FIELDS:
+                    converted[field] = "\n".join(block["thinking"] for block in thinking_with_text)
+    elif text:
+        converted["content"] = text
+
+    if tool_calls:
+        converted["tool_calls"] = [_tool_call_entry(call, grammar_properties) for call in tool_calls]
+    if preserved_details is not None:
+        converted["reasoning_details"] = preserved_details
+    if (
+        compat["requiresReasoningContentOnAssistantMessages"]
+        and model.get("reasoning")
+        and "reasoning_content" not in converted
+    ):
+        converted["reasoning_content"] = ""
+    content = converted["content"]
+    if not content and not converted.get("tool_calls"):
+        return None
+    return converted
+
+
+def _tool_result_message(message: dict[str, Any], compat: dict[str, Any]) -> dict[str, Any]:
+    blocks = message.get("content") or []
+    text = "\n".join(block["text"] for block in blocks if block.get("type") == "text")
+    has_images = any(block.get("type") == "image" for block in blocks)
+    body = text if text else "(see attached image)" if has_images else "(no tool output)"
+    converted: dict[str, Any] = {
+        "role": "tool",
+        "content": sanitize_surrogates(body),
+        "tool_call_id": message.get("toolCallId"),
+    }
+    if compat["requiresToolResultName"] and message.get("toolName"):
+        converted["name"] = message["toolName"]
+    return converted
+
+
+def _tools_by_name(tools: list[dict[str, Any]] | None, names: list[str]) -> list[dict[str, Any]]:
+    by_name = {tool["name"]: tool for tool in tools or []}
+    return [by_name[name] for name in names if name in by_name]
+
+
+def convert_messages(
+    model: Model, context: dict[str, Any], compat: dict[str, Any], grammar_properties: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The ``messages`` array: system prompt, then the transformed transcript in Chat Completions shapes."""
+    converted: list[dict[str, Any]] = []
+    transcript = transform_messages(context.get("messages") or [], model, normalize_tool_call_id)
+    system_prompt = context.get("systemPrompt")
+    if system_prompt:
+        system_role = "developer" if model.get("reasoning") and compat["supportsDeveloperRole"] else "system"
+        converted.append({"role": system_role, "content": sanitize_surrogates(system_prompt)})
+
+    bridge_after_tools = bool(compat["requiresAssistantAfterToolResult"])
+    accepts_images = "image" in (model.get("input") or [])
+    last_role: Any = None
+    index = 0
+    count = len(transcript)
+    while index < count:
+        message = transcript[index]
+        role = message.get("role")
+        if bridge_after_tools and last_role == "toolResult" and role == "user":
+            converted.append({"role": "assistant", "content": _TOOL_RESULT_BRIDGE})
+        if role == "user":
+            user = _user_message(message)
+            index += 1
+            if user is None:
+                continue
+            converted.append(user)
+        elif role == "assistant":
+            assistant = _assistant_message(message, model, compat, grammar_properties)
+            index += 1
+            if assistant is None:
+                continue
+            converted.append(assistant)
+        elif role == "toolResult":
+            image_parts: list[dict[str, Any]] = []
+            deferred_names: dict[str, None] = {}
+            while index < count and transcript[index].get("role") == "toolResult":
+                result = transcript[index]
+                converted.append(_tool_result_message(result, compat))
+                if compat["deferredToolsMode"] == "kimi":
+                    for name in result.get("addedToolNames") or []:
+                        deferred_names[name] = None
+                if accepts_images:
+                    image_parts.extend(
+                        {"type": "image_url", "image_url": {"url": _data_url(block)}}
+                        for block in result.get("content") or []
+                        if block.get("type") == "image"
+                    )
+                index += 1
+            if image_parts:
+                if bridge_after_tools:
+                    converted.append({"role": "assistant", "content": _TOOL_RESULT_BRIDGE})
+                converted.append(
+                    {"role": "user", "content": [{"type": "text", "text": _TOOL_IMAGES_INTRO}, *image_parts]}
+                )
+                last_role = "user"
+            else:
+                last_role = "toolResult"
+            if deferred_names:
+                deferred_tools = _tools_by_name(context.get("tools"), list(deferred_names))
+                if deferred_tools:
+                    converted.append({"role": "system", "tools": convert_tools(deferred_tools, compat)})
+            continue
+        else:
+            index += 1
+        last_role = role
+    return converted
+
+
+# --- Anthropic-style cache markers (OpenRouter anthropic/* models) -------------------------------------------
+
+
+def _mark_text_content(message: dict[str, Any], marker: dict[str, Any]) -> bool:
+    content = message.get("content")
+    if isinstance(content, str):
+        if not content:
+            return False
+        message["content"] = [{"type": "text", "text": content, "cache_control": dict(marker)}]
+        return True
+    if not isinstance(content, list):
+        return False
+    for part in reversed(content):
+        if isinstance(part, dict) and part.get("type") == "text":
+            part["cache_control"] = dict(marker)
+            return True
+    return False
+
+
+def _apply_cache_markers(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, marker: dict[str, Any]
+) -> None:
+    """Mark the system prompt, the last tool and the last conversational text, like Anthropic's own API."""
+    for message in messages:
+        if message.get("role") in ("system", "developer"):
+            _mark_text_content(message, marker)
+            break
+    if tools:
+        tools[-1]["cache_control"] = dict(marker)
+    for message in reversed(messages):
+        if message.get("role") in ("user", "assistant", "tool") and _mark_text_content(message, marker):
+            return
+
+
+def _cache_marker(compat: dict[str, Any], retention: str) -> dict[str, Any] | None:
+    if compat["cacheControlFormat"] != "anthropic" or retention == "none":
+        return None
+    if retention == "long" and compat["supportsLongCacheRetention"]:
+        return {"type": "ephemeral", "ttl": "1h"}
+    return {"type": "ephemeral"}
+
+
+# --- reasoning controls --------------------------------------------------------------------------------------
+
+
+def _level_value(model: Model, level: str | None) -> Any:
+    """``model.thinkingLevelMap?.[level]``: ``_MISSING`` when undefined, else the (possibly null) entry."""
+    level_map = model.get("thinkingLevelMap")
+    if not isinstance(level_map, dict) or level is None or level not in level_map:
+        return _MISSING
+    return level_map[level]
+
+
+def _mapped_or(model: Model, level: str | None, fallback: Any) -> Any:
+    """``thinkingLevelMap?.[level] ?? fallback`` (a null entry falls back too)."""
+    value = _level_value(model, level)
+    return fallback if value is _MISSING or value is None else value
+
+
+def _chat_template_value(model: Model, effort: str | None, value: Any, budget: int | None) -> Any:
+    """One configured chat-template value with Pi's ``$var`` placeholders resolved (``_MISSING`` = omit)."""
+    if not isinstance(value, (dict, list)):
+        return value
+    placeholder = value if isinstance(value, dict) else {}
+    if not effort and placeholder.get("omitWhenOff"):
+        return _MISSING
+    variable = placeholder.get("$var")
+    if variable == "thinking.enabled":
+        return bool(effort)
+    if variable == "thinking.budget":
+        return _MISSING if budget is None else budget
+    mapped = _level_value(model, effort) if effort else _level_value(model, "off")
+    if mapped is _MISSING:
+        return _MISSING if effort is None else effort
+    return mapped if isinstance(mapped, str) else _MISSING
+
+
+def _chat_template_values(
+    model: Model, effort: str | None, values: dict[str, Any], budget: int | None
+) -> dict[str, Any] | None:
+    resolved = {}
+    for key, value in (values or {}).items():
+        item = _chat_template_value(model, effort, value, budget)
+        if item is not _MISSING:
+            resolved[key] = item
+    return resolved or None
+
+
+def _thinking_budget(model: Model, request: dict[str, Any], params: dict[str, Any]) -> int | None:
+    """Reasoning budget capped so at least 1024 tokens remain for the answer under the response ceiling."""
+    effort = request.get("reasoningEffort")
+    if not effort or not model.get("reasoning"):
+        return None
+    ceiling: Any = params.get("max_tokens")
+    if ceiling is None:
+        ceiling = params.get("max_completion_tokens")
+    if ceiling is None:
+        ceiling = model.get("maxTokens")
+    budget = clamp_thinking_budget_to_answer_room(
+        thinking_budget_for_level(effort, request.get("thinkingBudgets")), ceiling
+    )
+    return budget if budget > 0 else None
+
+
+def _apply_reasoning(
+    params: dict[str, Any], model: Model, compat: dict[str, Any], effort: str | None, budget: int | None
+) -> None:
+    """Write the host's reasoning switch; each thinking format names and shapes it differently."""
+    reasoning_model = bool(model.get("reasoning"))
+    thinking_format = compat["thinkingFormat"]
+    supports_effort = bool(compat["supportsReasoningEffort"])
+    if thinking_format == "zai" and reasoning_model:
+        params["thinking"] = {"type": "enabled", "clear_thinking": False} if effort else {"type": "disabled"}
+        if effort and supports_effort:
+            mapped = _level_value(model, effort)
+            value = effort if mapped is _MISSING else mapped
+            if isinstance(value, str):
+                params["reasoning_effort"] = value
+    elif thinking_format == "qwen" and reasoning_model:
+        params["enable_thinking"] = bool(effort)
+        if effort and supports_effort:
+            value = _mapped_or(model, effort, effort)
+            if isinstance(value, str):
+                params["reasoning_effort"] = value
+    elif thinking_format == "qwen-chat-template" and reasoning_model:
+        params["chat_template_kwargs"] = {"enable_thinking": bool(effort), "preserve_thinking": True}
+    elif thinking_format == "chat-template" and reasoning_model:
+        kwargs = _chat_template_values(model, effort, compat["chatTemplateKwargs"], budget)
+        if kwargs:
+            params["chat_template_kwargs"] = kwargs
+    elif thinking_format == "baseten" and reasoning_model:
+        args = _chat_template_values(model, effort, compat["chatTemplateArgs"], budget)
+        if args:
+            params["chat_template_args"] = args
+        if supports_effort:
+            mapped = _level_value(model, effort) if effort else _level_value(model, "off")
+            value = effort if mapped is _MISSING else mapped
+            if isinstance(value, str):
+                params["reasoning_effort"] = value
+    elif thinking_format == "deepseek" and reasoning_model:
+        if effort:
+            params["thinking"] = {"type": "enabled"}
+        elif _level_value(model, "off") is not None:
+            params["thinking"] = {"type": "disabled"}
+        if effort and supports_effort:
+            params["reasoning_effort"] = _mapped_or(model, effort, effort)
+    elif thinking_format == "openrouter" and reasoning_model:
+        if effort:
+            params["reasoning"] = {"effort": _mapped_or(model, effort, effort)}
+        elif _level_value(model, "off") is not None:
+            params["reasoning"] = {"effort": _mapped_or(model, "off", "none")}
+    elif thinking_format == "ant-ling" and reasoning_model and effort:
+        value = _level_value(model, effort)
+        if isinstance(value, str):
+            params["reasoning"] = {"effort": value}
+    elif thinking_format == "together" and reasoning_model:
+        params["reasoning"] = {"enabled": bool(effort)}
+        if effort and supports_effort:
+            params["reasoning_effort"] = _mapped_or(model, effort, effort)
+    elif thinking_format == "string-thinking" and reasoning_model:
+        if effort:
+            params["thinking"] = _mapped_or(model, effort, effort)
+        elif _level_value(model, "off") is not None:
+            params["thinking"] = _mapped_or(model, "off", "none")
+    elif effort and reasoning_model and supports_effort:
+        params["reasoning_effort"] = _mapped_or(model, effort, effort)
+    elif not effort and reasoning_model and supports_effort:
+        off_value = _level_value(model, "off")
+        if isinstance(off_value, str):
+            params["reasoning_effort"] = off_value
+
+
+# --- request -------------------------------------------------------------------------------------------------
+
+
+def _has_tool_history(messages: list[dict[str, Any]]) -> bool:
+    for message in messages:
+        role = message.get("role")
+        if role == "toolResult":
+            return True
+        if role == "assistant":
+            content = message.get("content")
+            if content is None:
+                missing = "null" if "content" in message else "undefined"
+                raise PayloadError(f"Cannot read properties of {missing} (reading 'some')")
+            if any(block.get("type") == "toolCall" for block in content):
+                return True
+    return False
+
+
+def _deferred_tool_names(messages: list[dict[str, Any]]) -> set[str]:
+    names: set[str] = set()
+    for message in messages:
+        if message.get("role") == "toolResult":
+            names.update(message.get("addedToolNames") or [])
+    return names
+
+
+def _clamp_cache_key(key: str | None) -> str | None:
+    if key is None:
+        return None
+    return key if len(key) <= _PROMPT_CACHE_KEY_MAX else key[:_PROMPT_CACHE_KEY_MAX]
+
+
+def build_params(
+    model: Model,
+    context: dict[str, Any],
+    request: dict[str, Any],
+    compat: dict[str, Any],
+    retention: str,
+    grammar_properties: dict[str, str],
+) -> dict[str, Any]:
+    """pi-ai ``buildParams`` for already-resolved request options (``maxTokens``, ``reasoningEffort``, ...)."""
+    messages = convert_messages(model, context, compat, grammar_properties)
+    marker = _cache_marker(compat, retention)
+    long_cache = retention == "long" and bool(compat["supportsLongCacheRetention"])
+    base_url = str(model.get("baseUrl", ""))
+    # prompt_cache_key/_retention exist from the start (possibly undefined), which fixes their position even
+    # when sampling params fill them in later.
+    params: dict[str, Any] = {"model": model.get("id"), "messages": messages, "stream": True}
+    cache_key_wanted = ("api.openai.com" in base_url and retention != "none") or long_cache
+    params["prompt_cache_key"] = _clamp_cache_key(request.get("sessionId")) if cache_key_wanted else None
+    params["prompt_cache_retention"] = "24h" if long_cache else None
+    placeholders = {key for key in ("prompt_cache_key", "prompt_cache_retention") if params[key] is None}
+
+    if compat["supportsUsageInStreaming"] is not False:
+        params["stream_options"] = {"include_usage": True}
+    if compat["supportsStore"]:
+        params["store"] = False
+    max_tokens = request.get("maxTokens")
+    if max_tokens:
+        field = "max_tokens" if compat["maxTokensField"] == "max_tokens" else "max_completion_tokens"
+        params[field] = max_tokens
+    if request.get("temperature") is not None:
+        params["temperature"] = request["temperature"]
+
+    history = context.get("messages") or []
+    tools = context.get("tools")
+    deferred = _deferred_tool_names(history) if compat["deferredToolsMode"] == "kimi" else set()
+    active_tools = [tool for tool in tools if tool.get("name") not in deferred] if tools is not None else None
+    if active_tools:
+        params["tools"] = convert_tools(active_tools, compat)
+        if compat["zaiToolStream"]:
+            params["tool_stream"] = True
+    elif _has_tool_history(history):
+        params["tools"] = []
+    if marker is not None:
+        _apply_cache_markers(messages, params.get("tools"), marker)
+    if _js_truthy(request.get("toolChoice")):
+        params["tool_choice"] = request["toolChoice"]
+    if compat.get("vllmPriority") is not None:
+        params["priority"] = compat["vllmPriority"]
+
+    budget_field = compat["thinkingTokenBudgetField"] or (
+        "thinking_token_budget" if compat["supportsThinkingTokenBudget"] else None
+    )
+    budget = _thinking_budget(model, request, params)
+    _apply_reasoning(params, model, compat, request.get("reasoningEffort"), budget)
+    if budget_field and budget is not None:
+        params[budget_field] = budget
+
+    explicit = model.get("compat") or {}
+    if _js_truthy(explicit.get("openRouterRouting")):
+        params["provider"] = explicit["openRouterRouting"]
+    gateway: Any = explicit.get("vercelGatewayRouting")
+    if isinstance(gateway, dict) and (_js_truthy(gateway.get("only")) or _js_truthy(gateway.get("order"))):
+        gateway_options: dict[str, Any] = {}
+        if _js_truthy(gateway.get("only")):
+            gateway_options["only"] = gateway["only"]
+        if _js_truthy(gateway.get("order")):
+            gateway_options["order"] = gateway["order"]
+        params["providerOptions"] = {"gateway": gateway_options}
+    sampling = request.get("samplingParams")
+    if sampling:
+        params.update(sampling)
+        placeholders.difference_update(sampling)
+    for key in placeholders:
+        del params[key]
+    return params
+
+
+def _has_header(headers: dict[str, Any] | None, name: str) -> bool:
+    for key, value in (headers or {}).items():
+        if key.lower() == name and isinstance(value, str) and value.strip(_JS_WHITESPACE):
+            return True
+    return False
+
+
+def require_api_key(model: Model, options: dict[str, Any]) -> None:
+    """Pi refuses to build a request without a key unless an authorization header replaces it."""
+    if options.get("apiKey"):
+        return
+    headers = options.get("headers")
+    if _has_header(headers, "authorization") or _has_header(headers, "cf-aig-authorization"):
+        return
+    raise PayloadError(f"No API key for provider: {model.get('provider')}")
+
+
+def request_options(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """``streamSimple``'s translation of provider-neutral options into this adapter's request options."""
+    require_api_key(model, options)
+    base = build_base_options(model, context, options)
+    reasoning = options.get("reasoning")
+    clamped = clamp_thinking_level(model, reasoning) if reasoning else None
+    return {
+        **base,
+        "toolChoice": options.get("toolChoice"),
+        "reasoningEffort": None if clamped == "off" else clamped,
+        "thinkingBudgets": options.get("thinkingBudgets"),
+    }
+
+
+def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The exact params object Pi passes to ``onPayload`` for this model, context and SimpleStreamOptions."""
+    request = request_options(model, context, options)
+    compat = resolve_compat(model)
+    grammar_properties = grammar_input_properties(
+        context.get("tools"), bool(compat["supportsOpenAIGrammarTools"])
+    )
+    retention = resolve_cache_retention(options)
+    return build_params(model, context, request, compat, retention, grammar_properties)

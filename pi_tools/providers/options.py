@@ -1,0 +1,303 @@
+"""pi-ai's provider-neutral option handling: thinking levels, output-token ceilings, budgets, cache retention.
+
+Every adapter derives ``max_tokens`` from a chars/4 estimate of the whole context and clamps thinking levels to
+what the model supports; the payloads only match Pi when these numbers match exactly, so the estimate follows
+JavaScript semantics (UTF-16 lengths, ``JSON.stringify`` output, ``NaN`` timestamp comparisons).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pi_tools.providers.catalog import Model
+from pi_tools.providers.jsonjs import js_length, js_stringify
+
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+"""Every level pi-ai knows, weakest first; clamping walks this order."""
+
+DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+MIN_ANSWER_TOKENS = 1024
+CONTEXT_SAFETY_TOKENS = 4096
+CHARS_PER_TOKEN = 4
+ESTIMATED_IMAGE_CHARS = 4800
+
+# Options a provider-neutral call forwards to the API-specific stream options, in pi-ai's order.
+_FORWARDED_OPTIONS = (
+    "signal",
+    "telemetryContext",
+    "apiKey",
+    "fetch",
+    "transport",
+    "cacheRetention",
+    "sessionId",
+    "headers",
+    "onPayload",
+    "onResponse",
+    "timeoutMs",
+    "websocketConnectTimeoutMs",
+    "maxRetries",
+    "maxRetryDelayMs",
+    "metadata",
+    "env",
+)
+
+
+# --- thinking levels -------------------------------------------------------------------------------------------
+
+
+def supported_thinking_levels(model: Model) -> list[str]:
+    """Levels the model accepts: a level mapped to ``null`` is unsupported; xhigh/max need an explicit mapping."""
+    if not model.get("reasoning"):
+        return ["off"]
+    level_map = model.get("thinkingLevelMap") or {}
+    supported: list[str] = []
+    for level in THINKING_LEVELS:
+        if level in level_map and level_map[level] is None:
+            continue
+        if level in ("xhigh", "max") and level not in level_map:
+            continue
+        supported.append(level)
+    return supported
+
+
+def clamp_thinking_level(model: Model, level: str) -> str:
+    """The requested level if supported, else the nearest stronger one, else the nearest weaker one.
+
+    An unknown level name falls back to the weakest supported level, as pi-ai does.
+    """
+    supported = supported_thinking_levels(model)
+    if level in supported:
+        return level
+    if level not in THINKING_LEVELS:
+        return supported[0] if supported else "off"
+    index = THINKING_LEVELS.index(level)
+    for candidate in THINKING_LEVELS[index:]:
+        if candidate in supported:
+            return candidate
+    for candidate in reversed(THINKING_LEVELS[:index]):
+        if candidate in supported:
+            return candidate
+    return supported[0] if supported else "off"
+
+
+def clamp_reasoning(level: str | None) -> str | None:
+    """Budget-style APIs have no xhigh/max: both spend the ``high`` budget."""
+    return "high" if level in ("xhigh", "max") else level
+
+
+def thinking_budget_for_level(level: str, custom_budgets: Mapping[str, int] | None = None) -> int:
+    """Thinking-token budget for a level, with user overrides laid over pi-ai's defaults."""
+    budgets = {**DEFAULT_THINKING_BUDGETS, **(custom_budgets or {})}
+    key = clamp_reasoning(level)
+    return budgets[key] if key is not None else 0
+
+
+def clamp_thinking_budget_to_answer_room(budget: int, ceiling: int) -> int:
+    """Keep at least ``MIN_ANSWER_TOKENS`` of a shared response ceiling for the answer itself."""
+    return min(budget, max(0, ceiling - MIN_ANSWER_TOKENS))
+
+
+def adjust_max_tokens_for_thinking(
+    base_max_tokens: int | None,
+    model_max_tokens: int,
+    level: str,
+    custom_budgets: Mapping[str, int] | None = None,
+) -> tuple[int, int]:
+    """(maxTokens, thinkingBudget) when thinking shares the output ceiling; ``None`` base means "model cap"."""
+    budget = thinking_budget_for_level(level, custom_budgets)
+    if base_max_tokens is None:
+        max_tokens = model_max_tokens
+    else:
+        max_tokens = min(base_max_tokens + budget, model_max_tokens)
+    if max_tokens <= budget:
+        budget = clamp_thinking_budget_to_answer_room(budget, max_tokens)
+    return max_tokens, budget
+
+
+# --- context size estimate -------------------------------------------------------------------------------------
+
+
+def _ceil_tokens(chars: int) -> int:
+    return -(-chars // CHARS_PER_TOKEN)
+
+
+def _js_number(value: Any) -> float:
+    """JS ``Number(value)`` for what can sit in a timestamp slot; ``None`` stands for the NaN JSON wrote as null."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return 0.0
+        try:
+            return float(text)
+        except ValueError:
+            return math.nan
+    return math.nan
+
+
+def _text_and_image_chars(content: Any) -> int:
+    if isinstance(content, str):
+        return js_length(content)
+    chars = 0
+    for block in content or ():
+        if block.get("type") == "text":
+            chars += js_length(block.get("text") or "")
+        else:
+            chars += ESTIMATED_IMAGE_CHARS
+    return chars
+
+
+def estimate_message_tokens(message: Mapping[str, Any]) -> int:
+    """chars/4 of what a message sends: text and thinking, tool names plus JSON arguments, 4800 chars per image."""
+    role = message.get("role")
+    content = message.get("content")
+    if role in ("user", "toolResult"):
+        return _ceil_tokens(_text_and_image_chars(content))
+    chars = 0
+    for block in content or ():
+        kind = block.get("type")
+        if kind == "text":
+            chars += js_length(block.get("text") or "")
+        elif kind == "thinking":
+            chars += js_length(block.get("thinking") or "")
+        else:
+            arguments = block.get("arguments")
+            # JSON.stringify(undefined) yields undefined, which pi-ai prints as the word "undefined".
+            serialized = js_stringify(arguments) if "arguments" in block else "undefined"
+            chars += js_length(block.get("name") or "") + js_length(serialized)
+    return _ceil_tokens(chars)
+
+
+def usage_context_tokens(usage: Mapping[str, Any] | None) -> int:
+    """Context size a provider reported: ``totalTokens``, or the sum of its parts when that is 0/missing."""
+    if not usage:
+        return 0
+    total = usage.get("totalTokens")
+    if isinstance(total, int | float) and total and not math.isnan(total):
+        return int(total)
+    parts = [usage.get(key) for key in ("input", "output", "cacheRead", "cacheWrite")]
+    numbers = [part for part in parts if isinstance(part, int | float)]
+    if any(math.isnan(part) for part in numbers):
+        return 0  # a NaN sum never counts as reported usage
+    return int(sum(numbers))
+
+
+def last_usage_index(messages: Sequence[Mapping[str, Any]]) -> int | None:
+    """Index of the newest assistant whose reported usage still describes the prefix before it.
+
+    An assistant older than some earlier message (e.g. a compaction summary inserted later) does not qualify; a
+    NaN timestamp anywhere poisons the running maximum, so no later assistant qualifies, exactly as in JS.
+    """
+    latest_prefix = -math.inf
+    found: int | None = None
+    for index, message in enumerate(messages):
+        timestamp = _js_number(message.get("timestamp"))
+        if message.get("role") == "assistant":
+            applies = timestamp >= latest_prefix  # any NaN operand makes this False
+            if (
+                applies
+                and message.get("stopReason") not in ("aborted", "error")
+                and usage_context_tokens(message.get("usage")) > 0
+            ):
+                found = index
+        # Math.max propagates NaN, Python's max() would not.
+        if math.isnan(timestamp) or math.isnan(latest_prefix):
+            latest_prefix = math.nan
+        else:
+            latest_prefix = max(latest_prefix, timestamp)
+    return found
+
+
+def estimate_tools_tokens(tools: Iterable[Any] | None) -> int:
+    """chars/4 of the tool list as ``JSON.stringify`` would write it (0 for none)."""
+    tool_list = list(tools or ())
+    if not tool_list:
+        return 0
+    return _ceil_tokens(js_length(js_stringify(tool_list)))
+
+
+def estimate_context_tokens(context: Mapping[str, Any]) -> int:
+    """pi-ai's context-size estimate: last trustworthy reported usage plus chars/4 of everything after it.
+
+    Without usage, everything is estimated: all messages, the system prompt and the tool list.
+    """
+    messages: Sequence[Mapping[str, Any]] = context.get("messages") or []
+    tools = context.get("tools")
+    anchor = last_usage_index(messages)
+    if anchor is not None:
+        tokens = usage_context_tokens(messages[anchor].get("usage"))
+        added_names: set[str] = set()
+        for message in messages[anchor + 1 :]:
+            tokens += estimate_message_tokens(message)
+            if message.get("role") == "toolResult":
+                added_names.update(message.get("addedToolNames") or ())
+        if tools and added_names:
+            tokens += estimate_tools_tokens(tool for tool in tools if tool.get("name") in added_names)
+        return tokens
+    tokens = sum(estimate_message_tokens(message) for message in messages)
+    system_prompt = context.get("systemPrompt")
+    if system_prompt:
+        tokens += _ceil_tokens(js_length(system_prompt))
+    return tokens + estimate_tools_tokens(tools)
+
+
+def clamp_max_tokens_to_context(model: Model, context: Mapping[str, Any], max_tokens: int) -> int:
+    """Shrink the output ceiling so estimated input + output + a 4096-token margin fits the context window."""
+    context_window = model.get("contextWindow") or 0
+    if context_window <= 0:
+        return max(1, max_tokens)
+    available = context_window - estimate_context_tokens(context) - CONTEXT_SAFETY_TOKENS
+    return min(max_tokens, max(1, available))
+
+
+# --- base options ----------------------------------------------------------------------------------------------
+
+
+def build_base_options(
+    model: Model,
+    context: Mapping[str, Any],
+    options: Mapping[str, Any] | None = None,
+    api_key: str | None = None,
+) -> dict[str, Any]:
+    """The API-specific stream options every ``streamSimple`` starts from.
+
+    Only the keys pi-ai forwards are kept (absent/None ones dropped); ``maxTokens`` is always present, clamped to
+    the context window. Level, budgets and tool choice stay in the caller's ``options`` for the adapter to read.
+    """
+    opts = options or {}
+    base: dict[str, Any] = {}
+    if opts.get("temperature") is not None:
+        base["temperature"] = opts["temperature"]
+    model_sampling = model.get("samplingParams")
+    option_sampling = opts.get("samplingParams")
+    if model_sampling or option_sampling:
+        base["samplingParams"] = {**(model_sampling or {}), **(option_sampling or {})}
+    requested = opts.get("maxTokens")
+    base["maxTokens"] = clamp_max_tokens_to_context(
+        model, context, requested if requested is not None else model["maxTokens"]
+    )
+    for key in _FORWARDED_OPTIONS:
+        value = (api_key or opts.get("apiKey")) if key == "apiKey" else opts.get(key)
+        if value is not None:
+            base[key] = value
+    return base
+
+
+def resolve_cache_retention(options: Mapping[str, Any] | None = None) -> str:
+    """Explicit ``cacheRetention`` wins; else ``"long"`` when ``PI_CACHE_RETENTION=long``; else ``"short"``.
+
+    The variable is looked up in the options' ``env`` overrides first, then the process environment.
+    """
+    opts = options or {}
+    explicit = opts.get("cacheRetention")
+    if explicit:
+        return str(explicit)
+    env = opts.get("env") or {}
+    value = env.get("PI_CACHE_RETENTION") or os.environ.get("PI_CACHE_RETENTION")
+    return "long" if value == "long" else "short"

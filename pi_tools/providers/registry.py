@@ -1,0 +1,59 @@
+"""Maps pi-ai API names to the subpackages that build their payloads, HTTP requests and stream decoders.
+
+API modules pull in sizeable code (schemas, SDK-shaped request builders); importing them only when an API is
+actually used keeps tools that touch a single provider, and the CLI start-up, fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+from pi_tools.providers.catalog import Model
+
+API_MODULES: dict[str, str] = {
+    "anthropic-messages": "anthropic_messages",
+    "openai-completions": "openai_completions",
+    "openai-responses": "openai_responses",
+    "google-generative-ai": "google_generative_ai",
+    # Vertex speaks the same generateContent dialect; only the endpoint and auth differ.
+    "google-vertex": "google_generative_ai",
+    "mistral-conversations": "mistral_conversations",
+    "bedrock-converse-stream": "bedrock_converse_stream",
+}
+
+
+def supported_apis() -> list[str]:
+    """API names this toolchain can build requests for."""
+    return list(API_MODULES)
+
+
+def _api_module(api: str, part: str) -> ModuleType:
+    package = API_MODULES.get(api)
+    if package is None:
+        known = ", ".join(API_MODULES)
+        raise ValueError(f"unsupported API {api!r}; supported APIs: {known}")
+    return importlib.import_module(f"pi_tools.providers.{package}.{part}")
+
+
+def build_payload(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The params object Pi hands to ``onPayload`` for this API."""
+    payload: dict[str, Any] = _api_module(api, "payload").build_payload(model, context, options)
+    return payload
+
+
+def build_wire(api: str, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The HTTP request (method, url, headers, body) the vendor SDK would send for ``payload``."""
+    wire: dict[str, Any] = _api_module(api, "wire").build_wire(model, payload, options)
+    return wire
+
+
+def stream_decoder(api: str) -> ModuleType:
+    """The module that turns this API's streamed response into pi-ai events and a settled message."""
+    return _api_module(api, "stream")
+
+
+def normalize_tool_call_id_for(api: str) -> Any:
+    """The API's cross-model tool-call id normaliser, or ``None`` when it keeps ids as they are."""
+    return getattr(_api_module(api, "payload"), "normalize_tool_call_id", None)

@@ -1,0 +1,174 @@
+"""pi-ai's cross-provider normalisation of a transcript, run by every adapter before it converts messages.
+
+Replaying a conversation to a different model is only valid once foreign thinking, signatures and tool-call ids
+are made acceptable to the target, failed turns are removed and unanswered tool calls get a result; the exact
+shape of that rewrite (including synthetic results and their placement) is visible in every payload.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pi_tools.providers.catalog import Model
+from pi_tools.providers.jsonjs import js_is_blank
+
+Message = dict[str, Any]
+ToolCallIdNormalizer = Callable[[str, Model, Message], str]
+
+USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
+TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
+MISSING_RESULT_TEXT = "No result provided"
+
+
+def _current_time_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _replace_images(content: Sequence[Any], placeholder: str) -> list[Any]:
+    """One placeholder text per run of images; an image right after an identical placeholder adds nothing."""
+    result: list[Any] = []
+    previous_was_placeholder = False
+    for block in content:
+        if block.get("type") == "image":
+            if not previous_was_placeholder:
+                result.append({"type": "text", "text": placeholder})
+            previous_was_placeholder = True
+            continue
+        result.append(block)
+        previous_was_placeholder = block.get("text") == placeholder
+    return result
+
+
+def _prepare(message: Message, text_only: bool) -> Message:
+    """Give null content an empty list and, for text-only models, swap images for placeholders."""
+    content = message.get("content")
+    if content is None:
+        message = {**message, "content": []}
+        content = message["content"]
+    if text_only:
+        role = message.get("role")
+        if role == "user" and isinstance(content, list):
+            return {**message, "content": _replace_images(content, USER_IMAGE_PLACEHOLDER)}
+        if role == "toolResult" and isinstance(content, list):
+            return {**message, "content": _replace_images(content, TOOL_IMAGE_PLACEHOLDER)}
+    return message
+
+
+def _is_same_model(message: Mapping[str, Any], model: Model) -> bool:
+    return (
+        message.get("provider") == model.get("provider")
+        and message.get("api") == model.get("api")
+        and message.get("model") == model.get("id")
+    )
+
+
+def _rewrite_assistant(
+    message: Message,
+    model: Model,
+    normalize_tool_call_id: ToolCallIdNormalizer | None,
+    id_map: dict[str, str],
+) -> Message:
+    same_model = _is_same_model(message, model)
+    blocks: list[Any] = []
+    for block in message["content"]:
+        kind = block.get("type")
+        if kind == "thinking":
+            if block.get("redacted"):
+                if same_model:
+                    blocks.append(block)
+                continue
+            if same_model and block.get("thinkingSignature"):
+                blocks.append(block)
+                continue
+            thinking = block.get("thinking")
+            if not thinking or js_is_blank(thinking):
+                continue
+            blocks.append(block if same_model else {"type": "text", "text": thinking})
+        elif kind == "text":
+            blocks.append(block if same_model else {"type": "text", "text": block.get("text")})
+        elif kind == "toolCall":
+            call = block
+            if not same_model and block.get("thoughtSignature"):
+                call = {key: value for key, value in block.items() if key != "thoughtSignature"}
+            if not same_model and normalize_tool_call_id is not None:
+                original_id = block.get("id")
+                new_id = normalize_tool_call_id(original_id, model, message)
+                if new_id != original_id:
+                    id_map[original_id] = new_id
+                    call = {**call, "id": new_id}
+            blocks.append(call)
+        else:
+            blocks.append(block)
+    return {**message, "content": blocks}
+
+
+def _synthetic_result(call: Mapping[str, Any], now_ms: Callable[[], int]) -> Message:
+    return {
+        "role": "toolResult",
+        "toolCallId": call.get("id"),
+        "toolName": call.get("name"),
+        "content": [{"type": "text", "text": MISSING_RESULT_TEXT}],
+        "isError": True,
+        "timestamp": now_ms(),
+    }
+
+
+def transform_messages(
+    messages: Sequence[Message],
+    model: Model,
+    normalize_tool_call_id: ToolCallIdNormalizer | None = None,
+    *,
+    now_ms: Callable[[], int] | None = None,
+) -> list[Message]:
+    """Rewrite ``messages`` for ``model`` as pi-ai's ``transformMessages`` does; the input is never mutated.
+
+    ``normalize_tool_call_id(id, model, source_assistant)`` is applied to tool calls from other models only;
+    ``now_ms`` stamps synthetic tool results (defaults to the wall clock, injectable for reproducible output).
+    """
+    clock = now_ms or _current_time_ms
+    text_only = "image" not in (model.get("input") or ())
+    id_map: dict[str, str] = {}
+
+    # One pass does both of pi-ai's passes: rewriting a message only depends on earlier messages.
+    result: list[Message] = []
+    pending_calls: list[Mapping[str, Any]] = []
+    answered_ids: set[Any] = set()
+
+    def flush() -> None:
+        nonlocal pending_calls, answered_ids
+        if not pending_calls:
+            return
+        for call in pending_calls:
+            if call.get("id") not in answered_ids:
+                result.append(_synthetic_result(call, clock))
+        pending_calls = []
+        answered_ids = set()
+
+    for original in messages:
+        message = _prepare(original, text_only)
+        role = message.get("role")
+        if role == "assistant":
+            message = _rewrite_assistant(message, model, normalize_tool_call_id, id_map)
+            flush()
+            if message.get("stopReason") in ("error", "aborted"):
+                continue
+            calls = [block for block in message["content"] if block.get("type") == "toolCall"]
+            if calls:
+                pending_calls = calls
+                answered_ids = set()
+            result.append(message)
+        elif role == "toolResult":
+            mapped = id_map.get(message.get("toolCallId"))  # type: ignore[arg-type]
+            if mapped and mapped != message.get("toolCallId"):
+                message = {**message, "toolCallId": mapped}
+            answered_ids.add(message.get("toolCallId"))
+            result.append(message)
+        elif role == "user":
+            flush()
+            result.append(message)
+        else:
+            result.append(message)
+    flush()
+    return result

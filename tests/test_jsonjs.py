@@ -1,0 +1,130 @@
+"""JavaScript string/JSON semantics and pi-ai's shortHash, checked against values Node produced.
+
+Expected values below were computed once with Node 20 on the reference install (``JSON.stringify`` after
+``JSON.parse`` of the same text; ``shortHash`` from pi-ai/dist/utils/hash.js, and ``s.length``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from pi_tools.providers.hashing import short_hash
+from pi_tools.providers.jsonjs import js_length, js_number_str, js_stringify, sanitize_surrogates
+
+LONG_RESPONSES_ID = "call_" + "Z9" * 230 + "|fc_" + "q" * 200
+
+# (input, shortHash(input), input.length) from Node.
+NODE_SHORT_HASH: list[tuple[str, str, int]] = [
+    ("", "k4n83c7h0j2b", 0),
+    ("a", "m8735310ae7sx", 1),
+    ("hello", "1h6qa0qrowduu", 5),
+    ("toolu_01ABCdef", "11th46g8nu9yr", 14),
+    ("call_abc123|fc_0123456789abcdef0123456789abcdef", "1w1u7h2ee7zdr", 47),
+    ("héllo wörld", "1slrdvn1t61j5h", 11),
+    ("😀", "13wj7r7usi372", 2),
+    ("\ud800x", "pzq1oh1il0kcn", 2),
+    ("x\udfff", "e5ox153o6ske", 2),
+    ("日本語のテキスト", "19vzchtchqpzh", 8),
+    ("a" * 1000, "kli8eammh8ym", 1000),
+    (LONG_RESPONSES_ID, "12qmyts1c0bdp6", 669),
+    ("toolcall:0", "1nlso9v7di2pi", 10),
+    ("toolcall:17:3", "1jn090o1amvsw4", 13),
+]
+
+# (JSON text, JSON.stringify(JSON.parse(text))) from Node.
+NODE_STRINGIFY: list[tuple[str, str]] = [
+    (
+        '{"a":60.0,"b":1e21,"c":1e-7,"d":-0.0,"e":12345678901234567890,"f":"\\ud83d lone",'
+        '"g":"héllo \\ud83d\\ude00","h":[1.5e16,0.1,-1e-7,100,1e300,123.456,1e-6,2.5e-7,9007199254740993],'
+        '"2":"index","10":true,"01":"not index","":null}',
+        '{"2":"index","10":true,"a":60,"b":1e+21,"c":1e-7,"d":0,"e":12345678901234567000,"f":"\\ud83d lone",'
+        '"g":"héllo 😀","h":[15000000000000000,0.1,-1e-7,100,1e+300,123.456,0.000001,2.5e-7,9007199254740992],'
+        '"01":"not index","":null}',
+    ),
+    (
+        '"\\u0001\\u001f\\b\\f\\n\\r\\t\\"\\\\/\\u2028\\u2029\\u007f\\u0080"',
+        '"\\u0001\\u001f\\b\\f\\n\\r\\t\\"\\\\/\u2028\u2029\x7f\x80"',
+    ),
+    (
+        '[[],{},[{}],{"a":[]},-5,0.5,1E+2,4294967294,{"4294967295":1,"4294967294":2,"b":3,"0":4}]',
+        '[[],{},[{}],{"a":[]},-5,0.5,100,4294967294,{"0":4,"4294967294":2,"4294967295":1,"b":3}]',
+    ),
+    (
+        '{"path":"src/main.py","offset":1,"limit":200,"nested":{"x":[1,2,{"y":"z"}]}}',
+        '{"path":"src/main.py","offset":1,"limit":200,"nested":{"x":[1,2,{"y":"z"}]}}',
+    ),
+    ('"\\udc00\\ud800"', '"\\udc00\\ud800"'),
+    ('"\\ud83d\\ude00\\ud83d"', '"😀\\ud83d"'),
+    ("1e400", "null"),
+    ("-1e-400", "0"),
+    ("5e-324", "5e-324"),
+    ("1.7976931348623157e308", "1.7976931348623157e+308"),
+    ("0.000001", "0.000001"),
+    ("1e-7", "1e-7"),
+    ("123e18", "123000000000000000000"),
+    ("123e19", "1.23e+21"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected_hash", "_length"), NODE_SHORT_HASH)
+def test_short_hash_matches_node(text: str, expected_hash: str, _length: int) -> None:
+    assert short_hash(text) == expected_hash
+
+
+@pytest.mark.parametrize(("text", "_hash", "expected_length"), NODE_SHORT_HASH)
+def test_js_length_counts_utf16_code_units(text: str, _hash: str, expected_length: int) -> None:
+    assert js_length(text) == expected_length
+
+
+@pytest.mark.parametrize(("source", "expected"), NODE_STRINGIFY)
+def test_js_stringify_matches_node(source: str, expected: str) -> None:
+    # The stdlib parser keeps lone surrogates, as JSON.parse does.
+    assert js_stringify(json.loads(source)) == expected
+
+
+def test_js_stringify_of_python_values() -> None:
+    value: dict[str, Any] = {"t": True, "f": False, "n": None, "tuple": (1, 2.0), "nan": float("nan")}
+    assert js_stringify(value) == '{"t":true,"f":false,"n":null,"tuple":[1,2],"nan":null}'
+    # Two surrogate code points in a row form one character in JS, so they are written raw.
+    assert js_stringify("\ud83d\ude00") == '"😀"'
+    with pytest.raises(TypeError):
+        js_stringify({"x": object()})
+
+
+@pytest.mark.parametrize(
+    ("number", "expected"),
+    [
+        (60.0, "60"),
+        (-0.0, "0"),
+        (1e21, "1e+21"),
+        (1e-7, "1e-7"),
+        (-1.5e-7, "-1.5e-7"),
+        (2**60, "1152921504606847000"),
+        (2**53, "9007199254740992"),
+        (-(2**53) - 2, "-9007199254740994"),
+        (float("inf"), "null"),
+        (0.1 + 0.2, "0.30000000000000004"),
+        (True, "true"),
+    ],
+)
+def test_js_number_str(number: float, expected: str) -> None:
+    assert js_number_str(number) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain", "plain"),
+        ("Hello 🙈 World", "Hello 🙈 World"),
+        ("Text \ud83d here", "Text  here"),
+        ("\udc00start", "start"),
+        ("end\ud800", "end"),
+        ("\ud83d\ude00", "😀"),
+        ("a\udc00\ud800b", "ab"),
+    ],
+)
+def test_sanitize_surrogates(text: str, expected: str) -> None:
+    assert sanitize_surrogates(text) == expected
