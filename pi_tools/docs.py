@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import IO, Any
 
 import orjson
@@ -58,6 +59,64 @@ def dumps_document(document: Any) -> bytes:
     return text.encode("ascii") + b"\n"
 
 
+class LazyMessages:
+    """A document's `messages` produced on demand: iterated once per use, never held whole.
+
+    A context built from a lazily loaded session is written (or converted) message by message; anything that
+    needs the whole list calls `list()` on it.
+    """
+
+    def __init__(self, produce: Callable[[], Iterator[Any]]) -> None:
+        self._produce = produce
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._produce()
+
+    def map(self, function: Callable[[Any], Any]) -> LazyMessages:
+        """A new lazy sequence with `function` applied (None results dropped), still produced on demand."""
+
+        def produce() -> Iterator[Any]:
+            for message in self._produce():
+                result = function(message)
+                if result is not None:
+                    yield result
+
+        return LazyMessages(produce)
+
+
+def materialized(messages: Any) -> list[Any]:
+    """A real list of messages from a document's `messages` (lazy or not)."""
+    return messages if isinstance(messages, list) else list(messages or [])
+
+
+_LIST_MARKER = "\x00pi-tools-streamed-list\x00"
+_LIST_MARKER_JSON = orjson.dumps(_LIST_MARKER)
+_STREAM_THRESHOLD = 4096
+_CHUNK = 2048
+
+
+def iter_document_bytes(document: Any) -> Iterator[bytes]:
+    """Serialise a document in pieces: a huge `messages`/`payload.messages` list is written chunk by chunk, so
+    a 100 MB session never exists a second time as one giant bytes object."""
+    messages = document.get("messages") if isinstance(document, dict) else None
+    lazy = isinstance(messages, LazyMessages)
+    if not lazy and (not isinstance(messages, list) or len(messages) < _STREAM_THRESHOLD):
+        yield dumps_document(document)
+        return
+    prefix, _, suffix = dumps_document({**document, "messages": _LIST_MARKER}).partition(_LIST_MARKER_JSON)
+    yield prefix + b"["
+    first = True
+    iterator = iter(messages)  # type: ignore[arg-type]
+    while True:
+        chunk_items = list(islice(iterator, _CHUNK))
+        if not chunk_items:
+            break
+        chunk = dumps_document(chunk_items)[1:-2]  # strip "[" and "]\n"
+        yield chunk if first else b"," + chunk
+        first = False
+    yield b"]" + suffix
+
+
 class DocumentWriter:
     """Buffered JSON Lines writer for stdout (or any binary stream)."""
 
@@ -68,11 +127,11 @@ class DocumentWriter:
         self._limit = buffer_size
 
     def write(self, document: Any) -> None:
-        data = dumps_document(document)
-        self._pending.append(data)
-        self._size += len(data)
-        if self._size >= self._limit:
-            self.flush()
+        for data in iter_document_bytes(document):
+            self._pending.append(data)
+            self._size += len(data)
+            if self._size >= self._limit:
+                self.flush()
 
     def flush(self) -> None:
         if self._pending:

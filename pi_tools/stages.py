@@ -11,18 +11,25 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pi_tools.docs import DocumentError, error_document, iter_documents, looks_like_session
-from pi_tools.messages import convert_to_llm
+from pi_tools.docs import (
+    DocumentError,
+    LazyMessages,
+    error_document,
+    iter_documents,
+    looks_like_session,
+    materialized,
+)
+from pi_tools.messages import convert_to_llm, default_registry
 from pi_tools.messages.jsvalues import UNDEFINED
 from pi_tools.session import (
     ContextError,
     SessionReadError,
     SessionTree,
-    build_session_context,
     load_session,
     parse_session_bytes,
     tree_from_raw,
 )
+from pi_tools.session.context import iter_context_messages, plan_session_context
 from pi_tools.session.reader import validate_header
 
 Document = dict[str, Any]
@@ -38,13 +45,17 @@ class StageInput:
     error: str | None = None
 
 
-def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None) -> Iterator[StageInput]:
-    """Session files named on the command line, else stdin (a raw session file or stage documents)."""
+def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None,
+                lazy: bool = True) -> Iterator[StageInput]:
+    """Session files named on the command line, else stdin (a raw session file or stage documents).
+
+    Sessions load lazily by default: the context stages only ever need the entries of one context.
+    """
     names = list(files)
     if names:
         for name in names:
             try:
-                yield StageInput(name, tree=load_session(name))
+                yield StageInput(name, tree=load_session(name, lazy))
             except SessionReadError as exc:
                 yield StageInput(name, error=str(exc))
         return
@@ -53,7 +64,7 @@ def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None) ->
     data = stdin_data()
     if looks_like_session(data):
         try:
-            raw = validate_header(parse_session_bytes(data, "<stdin>"), len(data))
+            raw = validate_header(parse_session_bytes(data, "<stdin>", lazy), len(data))
             yield StageInput("<stdin>", tree=tree_from_raw(raw))
         except SessionReadError as exc:
             yield StageInput("<stdin>", error=str(exc))
@@ -71,25 +82,45 @@ def _json_leaf(leaf: Any) -> Any:
 
 
 def context_document(tree: SessionTree, leaf: str | None = None) -> Document:
-    """The `context` document for a session: Pi's buildSessionContext for its leaf (or `leaf`)."""
+    """The `context` document for a session: Pi's buildSessionContext for its leaf (or `leaf`).
+
+    For a lazily loaded session the messages are a LazyMessages sequence: parsed entry by entry while the
+    document is written, so a 100 MB session is never held whole.
+    """
     if leaf is not None and leaf not in tree.by_id:
         raise ContextError(f"Entry {leaf} not found")
-    context = build_session_context(tree, UNDEFINED if leaf is None else leaf)
+    plan = plan_session_context(tree, UNDEFINED if leaf is None else leaf)
+    messages: Any
+    if tree.data is not None:
+        messages = LazyMessages(lambda: iter_context_messages(tree, plan.entries))
+    else:
+        messages = list(iter_context_messages(tree, plan.entries))
     return {
         "kind": "context",
         "source": tree.source,
         "header": tree.header,
-        "leafId": _json_leaf(context.leaf_id),
-        "thinkingLevel": context.thinking_level,
-        "model": context.model,
-        "messages": context.messages,
-        "diagnostics": [*tree.diagnostics, *context.diagnostics],
+        "leafId": _json_leaf(plan.leaf_id),
+        "thinkingLevel": plan.thinking_level,
+        "model": plan.model,
+        "messages": messages,
+        "diagnostics": [*tree.diagnostics, *plan.diagnostics],
     }
 
 
 def llm_document(context_doc: Document) -> Document:
-    """The `llm` document: the same session with messages passed through convertToLlm."""
-    return {**context_doc, "kind": "llm", "messages": convert_to_llm(context_doc.get("messages") or [])}
+    """The `llm` document: the same session with messages passed through convertToLlm (lazily if they are)."""
+    messages = context_doc.get("messages")
+    if isinstance(messages, LazyMessages):
+        registry = default_registry()
+        converted: Any = messages.map(lambda message: _convert_one(message, registry))
+    else:
+        converted = convert_to_llm(messages or [])
+    return {**context_doc, "kind": "llm", "messages": converted}
+
+
+def _convert_one(message: Any, registry: Any) -> Any:
+    result = convert_to_llm([message], registry)
+    return result[0] if result else None
 
 
 def as_context(item: StageInput, leaf: str | None = None) -> Document:
@@ -193,7 +224,7 @@ def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
         level = clamp_thinking_level(model, requested)
         if level != "off":
             options["reasoning"] = level
-    context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": llm_doc.get("messages") or []}
+    context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": materialized(llm_doc.get("messages"))}
     if request.tools:
         context["tools"] = request.tools
     source = llm_doc.get("source", "<stdin>")

@@ -52,8 +52,10 @@ def transform_command(
     pipeline = [checked(name, step) for name, step in steps]
 
     def build(item: Any) -> dict[str, Any]:
+        from pi_tools.docs import materialized
+
         document = as_context(item, leaf)
-        messages = document.get("messages") or []
+        messages = materialized(document.get("messages"))
         for step in pipeline:
             try:
                 messages = step(messages)

@@ -7,6 +7,7 @@ and custom messages get `new Date(entry.timestamp).getTime()` timestamps).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,17 +72,25 @@ def context_entries(path: list[Any]) -> list[Any]:
     compaction = path[compaction_index]
     # Pi finds the compaction again by id (the first match wins with duplicate or missing ids).
     compaction_id = _js_id(compaction)
-    compaction_index = next(i for i, entry in enumerate(path) if _js_same(_js_id(entry), compaction_id))
+    if type(compaction_id) is str:
+        compaction_index = next(
+            i for i, entry in enumerate(path)
+            if type(entry) is dict and entry.get("id") == compaction_id and type(entry.get("id")) is str
+        )
+    else:
+        compaction_index = next(i for i, entry in enumerate(path) if _js_same(_js_id(entry), compaction_id))
     first_kept = compaction.get("firstKeptEntryId", UNDEFINED)
-    result: list[Any] = [compaction]
-    found = False
-    for entry in path[:compaction_index]:
-        if not found and _js_same(_js_id(entry), first_kept):
-            found = True
-        if found:
-            result.append(entry)
-    result.extend(path[compaction_index + 1:])
-    return result
+    start = compaction_index
+    for index in range(compaction_index):
+        entry = path[index]
+        if type(first_kept) is str and type(entry) is dict:
+            if entry.get("id") == first_kept and type(entry.get("id")) is str:
+                start = index
+                break
+        elif _js_same(_js_id(entry), first_kept):
+            start = index
+            break
+    return [compaction, *path[start:compaction_index], *path[compaction_index + 1:]]
 
 
 def _js_id(entry: Any) -> Any:
@@ -136,8 +145,23 @@ def entry_to_messages(entry: Any) -> list[Any]:
     return []
 
 
-def build_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED) -> SessionContext:
-    """Context for `leaf_id` (default: the session's own leaf, as Pi reloads it)."""
+@dataclass
+class ContextPlan:
+    """Everything about a context except its messages: which entries produce them, and the settings.
+
+    Separating the plan from the messages lets stages stream the messages (parse, convert, write, forget)
+    instead of holding a whole large session in memory.
+    """
+
+    entries: list[Any]
+    thinking_level: Any
+    model: dict[str, Any] | None
+    leaf_id: Any
+    diagnostics: list[Diagnostic]
+
+
+def plan_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED) -> ContextPlan:
+    """Path, settings and compaction-aware entry list for a leaf (default: the session's own leaf)."""
     effective_leaf = tree.leaf_id if leaf_id is UNDEFINED else leaf_id
     diagnostics: list[Diagnostic] = []
     try:
@@ -157,7 +181,18 @@ def build_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED) -> Sessio
                 f"{after} entries follow the latest compaction on this path; Pi 0.85 overflows its stack past "
                 f"about {PI_SPREAD_LIMIT} (Maximum call stack size exceeded) and cannot open this session",
                 tree.line_of(path[-after - 1]), "warning"))
-    messages: list[Any] = []
-    for entry in selected:
-        messages.extend(entry_to_messages(entry))
-    return SessionContext(messages, thinking_level, model, effective_leaf, diagnostics)
+    return ContextPlan(selected, thinking_level, model, effective_leaf, diagnostics)
+
+
+def iter_context_messages(tree: SessionTree, entries: list[Any]) -> Iterator[Any]:
+    """The context messages of planned entries, each entry parsed in full only now (lazy trees)."""
+    materialize = tree.materialize
+    for entry in entries:
+        yield from entry_to_messages(materialize(entry))
+
+
+def build_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED) -> SessionContext:
+    """Context for `leaf_id` (default: the session's own leaf, as Pi reloads it)."""
+    plan = plan_session_context(tree, leaf_id)
+    messages = list(iter_context_messages(tree, plan.entries))
+    return SessionContext(messages, plan.thinking_level, plan.model, plan.leaf_id, plan.diagnostics)

@@ -23,9 +23,15 @@ def tree_from_raw(raw: RawSession) -> SessionTree:
                 raw.line_numbers[0] if raw.line_numbers else None, "info"))
         tree = build_tree(raw.source, raw.file_entries, raw.line_numbers, raw.diagnostics)
     tree.migrated_from = version if migrated else None
+    tree.data = raw.data
     return tree
 
 
-def load_session(path: str) -> SessionTree:
-    """Load a session file the way `pi --session FILE` does, without ever writing to it."""
-    return tree_from_raw(read_session_file(path))
+def load_session(path: str, lazy: bool = False) -> SessionTree:
+    """Load a session file the way `pi --session FILE` does, without ever writing to it.
+
+    `lazy` keeps well-formed message entries as heads parsed on demand (SessionTree.materialize): the context
+    stages use it so that entries outside the context are never fully built. Stages that inspect every entry
+    (audit, tree, usage) load eagerly.
+    """
+    return tree_from_raw(read_session_file(path, lazy))

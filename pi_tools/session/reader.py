@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from pi_tools.session.diagnostics import Diagnostic, diagnostic
+from pi_tools.session.heads import message_head
 from pi_tools.session.jsonparse import JsonSyntaxError, parse_js_json
 
 APP_NAME = "pi"
@@ -45,6 +46,7 @@ class RawSession:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     missing_final_newline: bool = False
     empty_file: bool = False
+    data: bytes | None = None  # kept by lazy parsing, for heads parsed on demand
 
 
 @contextmanager
@@ -88,50 +90,70 @@ def _describe_failure(text: str, error: JsonSyntaxError, is_last: bool) -> tuple
     return "invalid-json", f"invalid JSON at column {error.column}: {error}"
 
 
-def parse_session_bytes(data: bytes, source: str) -> RawSession:
-    """Parse a whole session file's bytes into Pi's file entries, recording diagnostics."""
-    lines = data.split(b"\n")
-    trailing = lines.pop()  # text after the last "\n" ("" when the file ends with a newline)
+def parse_session_bytes(data: bytes, source: str, lazy: bool = False) -> RawSession:
+    """Parse a whole session file's bytes into Pi's file entries, recording diagnostics.
+
+    With `lazy`, well-formed message lines become small heads (see heads.py) that keep a reference into `data`
+    and are parsed fully only when needed; everything else is parsed as usual.
+    """
     entries: list[Any] = []
     line_numbers: list[int] = []
     diagnostics: list[Diagnostic] = []
     loads = orjson.loads
     append_entry = entries.append
     append_line = line_numbers.append
+    view = memoryview(data)
+    size = len(data)
+    find = data.find
+    head_of = message_head if lazy else None
+    start = 0
+    number = 0
     with paused_gc():
-        for index, line in enumerate(lines):
-            try:
-                value = loads(line)
-            except orjson.JSONDecodeError:
-                value = _slow_parse(line, index + 1, False, diagnostics)
-                if value is _SKIP:
+        while start < size:
+            end = find(b"\n", start)
+            is_last = end < 0
+            if is_last:
+                end = size
+            number += 1
+            line = view[start:end]
+            if head_of is not None:
+                head = head_of(line, start, end)
+                if head is not None:
+                    append_entry(head)
+                    append_line(number)
+                    start = end + 1
                     continue
+            if is_last:
+                value = _slow_parse(bytes(line), number, True, diagnostics)
+            else:
+                try:
+                    value = loads(line)
+                except orjson.JSONDecodeError:
+                    value = _slow_parse(bytes(line), number, False, diagnostics)
+            start = end + 1
+            if value is _SKIP:
+                continue
             if type(value) is not dict:
                 if _js_falsy(value):
-                    diagnostics.append(diagnostic(
-                        "falsy-value", f"line holds the JSON value {line.strip().decode('utf-8', 'replace')[:20]}, which Pi drops",
-                        index + 1, "info"))
+                    if not is_last:
+                        diagnostics.append(diagnostic(
+                            "falsy-value",
+                            f"line holds the JSON value {bytes(line).strip().decode('utf-8', 'replace')[:20]}, which Pi drops",
+                            number, "info"))
                     continue
                 diagnostics.append(diagnostic(
                     "non-object", "line holds a JSON value that is not an object; Pi keeps it as an entry without id",
-                    index + 1, "warning"))
+                    number, "warning"))
             append_entry(value)
-            append_line(index + 1)
-        if trailing:
-            value = _slow_parse(trailing, len(lines) + 1, True, diagnostics)
-            if value is not _SKIP:
-                if _js_falsy(value):
-                    pass
-                else:
-                    append_entry(value)
-                    append_line(len(lines) + 1)
-    result = RawSession(source, entries, line_numbers, diagnostics, missing_final_newline=bool(trailing))
+            append_line(number)
+    trailing = size > 0 and not data.endswith(b"\n")
     if trailing:
         diagnostics.append(diagnostic(
             "missing-final-newline",
             "file does not end with a newline; Pi would append one when it opens the file (pi-tools does not write)",
-            len(lines) + 1, "info"))
-    return result
+            number, "info"))
+    return RawSession(source, entries, line_numbers, diagnostics, missing_final_newline=trailing,
+                      data=data if lazy else None)
 
 
 _SKIP: Any = object()
@@ -158,7 +180,7 @@ def _slow_parse(line: bytes, line_number: int, is_last: bool, diagnostics: list[
     return value
 
 
-def read_session_file(path: str) -> RawSession:
+def read_session_file(path: str, lazy: bool = False) -> RawSession:
     """Read and parse a session file; raise SessionReadError for files that cannot be sessions at all."""
     if os.path.isdir(path):
         raise SessionReadError(f"{path}: is a directory, not a session file")
@@ -169,7 +191,7 @@ def read_session_file(path: str) -> RawSession:
         raise SessionReadError(f"{path}: no such file") from None
     except OSError as exc:
         raise SessionReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    return validate_header(parse_session_bytes(data, path), len(data))
+    return validate_header(parse_session_bytes(data, path, lazy), len(data))
 
 
 def validate_header(raw: RawSession, size: int) -> RawSession:

@@ -14,6 +14,8 @@ from typing import Any
 from pi_tools.messages.jsvalues import UNDEFINED, js_truthy
 from pi_tools.messages.roles import default_registry
 from pi_tools.session.diagnostics import Diagnostic, diagnostic
+from pi_tools.session.heads import SPAN
+from pi_tools.session.jsonparse import loads_line
 
 ENTRY_TYPES = frozenset({
     "message", "thinking_level_change", "model_change", "compaction", "branch_summary", "custom",
@@ -62,13 +64,36 @@ class SessionTree:
     name: str | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     migrated_from: Any = None
+    data: bytes | None = None  # the file's bytes when loaded lazily (heads point into it)
     _line_by_identity: dict[int, int] | None = None
+
+    def materialize(self, entry: Any) -> Any:
+        """The full entry for a head from lazy loading (parsed now); any other entry as it is."""
+        if isinstance(entry, dict) and self.data is not None:
+            span = entry.get(SPAN)
+            if span is not None:
+                return loads_line(memoryview(self.data)[span[0]:span[1]])
+        return entry
 
     def line_of(self, entry: Any) -> int | None:
         """File line number of an entry object (identity lookup; built on first use)."""
         if self._line_by_identity is None:
             self._line_by_identity = {id(e): n for e, n in zip(self.entries, self.line_numbers, strict=False)}
         return self._line_by_identity.get(id(entry))
+
+    def _raise_cycle(self, leaf: Any) -> None:
+        """The walk from `leaf` is longer than the session: find the repeated entry and explain."""
+        seen: set[int] = set()
+        current = leaf
+        while id(current) not in seen:
+            seen.add(id(current))
+            parent = current.get("parentId") if isinstance(current, dict) else None
+            current = self.by_id.get(parent) if js_truthy(parent) and _hashable(parent) else None
+        entry_id = current.get("id") if isinstance(current, dict) else None
+        raise PathCycleError(
+            f"parentId cycle through entry {entry_id} (line {self.line_of(current)}) on the path to the "
+            "leaf; Pi 0.85 fails here too (it loops until 'Invalid array length')"
+        )
 
     def leaves(self) -> list[str]:
         """Ids of entries that no entry names as parent, in file order (string ids only)."""
@@ -100,19 +125,21 @@ class SessionTree:
                 return []
             leaf = self.entries[-1]
         walked: list[Any] = []
-        seen: set[int] = set()
+        append = walked.append
+        lookup = self.by_id.get
+        limit = len(self.entries)
         current: Any = leaf
         while current is not None:
-            if id(current) in seen:
-                entry_id = current.get("id") if isinstance(current, dict) else None
-                raise PathCycleError(
-                    f"parentId cycle through entry {entry_id} (line {self.line_of(current)}) on the path to the "
-                    "leaf; Pi 0.85 fails here too (it loops until 'Invalid array length')"
-                )
-            seen.add(id(current))
-            walked.append(current)
-            parent = current.get("parentId") if isinstance(current, dict) else None
-            current = self.by_id.get(parent) if js_truthy(parent) and _hashable(parent) else None
+            append(current)
+            if len(walked) > limit:
+                self._raise_cycle(leaf)
+            if type(current) is not dict:
+                break
+            parent = current.get("parentId")
+            if type(parent) is str:
+                current = lookup(parent) if parent else None
+            else:
+                current = lookup(parent) if js_truthy(parent) and _hashable(parent) else None
         walked.reverse()
         return walked
 
@@ -131,12 +158,27 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
     labels: dict[Any, Any] = {}
     name: str | None = None
     leaf_id: Any = None
-    seen_ids: set[Any] = set()
+    index_of: dict[Any, int] = {}  # id -> position in `entries` of the entry Pi's index keeps (the last)
     timestamp_match = _PI_TIMESTAMP.fullmatch
     known_roles = default_registry()
+    append_entry = entries.append
+    append_line = lines.append
     for position, entry in enumerate(file_entries):
         line = line_numbers[position]
         if position == 0 and entry is header:
+            continue
+        if type(entry) is dict and SPAN in entry:
+            # Fast path: a head validated while decoding (a message entry with a string id).
+            entry_id = entry["id"]
+            if entry_id in by_id:
+                diagnostics.append(diagnostic(
+                    "duplicate-id", f"id {entry_id} is used again; the later entry wins in Pi's index",
+                    line, "error", entry_id))
+            index_of[entry_id] = len(entries)
+            by_id[entry_id] = entry
+            append_entry(entry)
+            append_line(line)
+            leaf_id = entry_id
             continue
         if not isinstance(entry, dict):
             entries.append(entry)
@@ -148,16 +190,16 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
             diagnostics.append(diagnostic(
                 "extra-header", "a second session header line; Pi keeps it in the file but not in the tree", line))
             continue
-        entries.append(entry)
-        lines.append(line)
         entry_id = entry.get("id", UNDEFINED)
         if _hashable(entry_id):
-            if entry_id in seen_ids and entry_id is not UNDEFINED:
+            if entry_id in by_id and entry_id is not UNDEFINED:
                 diagnostics.append(diagnostic(
                     "duplicate-id", f"id {entry_id} is used again; the later entry wins in Pi's index",
                     line, "error", entry_id))
-            seen_ids.add(entry_id)
+            index_of[entry_id] = len(entries)
             by_id[entry_id] = entry
+        append_entry(entry)
+        append_line(line)
         leaf_id = entry_id
         _check_entry(entry, entry_type, entry_id, line, diagnostics, timestamp_match, known_roles)
         if entry_type == "label":
@@ -171,7 +213,7 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
             raw_name = entry.get("name")
             name = raw_name.strip() or None if isinstance(raw_name, str) else None
     tree = SessionTree(source, header, entries, lines, by_id, leaf_id, labels, name, diagnostics)
-    _check_parents(tree)
+    _check_parents(tree, index_of)
     return tree
 
 
@@ -246,37 +288,53 @@ def _check_fields(obj: dict[str, Any], fields: dict[str, tuple[type, ...]], what
                 "bad-field", f"{what}: {name!r} is {_describe(value)}", line, "warning", _id_or_none(entry_id)))
 
 
-def _check_parents(tree: SessionTree) -> None:
-    """Dangling parents, self-parents and cycles, found without recursion in one pass over the entries."""
-    state: dict[int, int] = {}  # id(entry) -> 1 visiting, 2 done
+def _check_parents(tree: SessionTree, index_of: dict[Any, int]) -> None:
+    """Dangling parents, self-parents and cycles, in one pass without recursion.
+
+    Pi appends children after their parents, so a parent that stands earlier in the file cannot close a cycle;
+    only the rare entries whose parent is later in the file (or themselves) need the chain walk.
+    """
     by_id = tree.by_id
-    for start in tree.entries:
-        if not isinstance(start, dict) or id(start) in state:
+    suspects: list[Any] = []
+    lookup = index_of.get
+    for index, entry in enumerate(tree.entries):
+        if type(entry) is not dict:
             continue
-        chain: list[Any] = []
+        parent = entry.get("parentId")
+        if not parent or not _hashable(parent):
+            continue
+        target_index = lookup(parent)
+        if target_index is None:
+            tree.diagnostics.append(diagnostic(
+                "dangling-parent", f"parentId {parent} names no entry; Pi's path stops here",
+                tree.line_numbers[index], "warning", _id_or_none(entry.get("id"))))
+        elif target_index >= index:
+            suspects.append(entry)
+    reported: set[int] = set()
+    for start in suspects:
+        seen: set[int] = set()
         current: Any = start
-        while isinstance(current, dict) and id(current) not in state:
-            state[id(current)] = 1
-            chain.append(current)
+        while isinstance(current, dict) and id(current) not in seen:
+            seen.add(id(current))
             parent = current.get("parentId")
-            if not js_truthy(parent) or not _hashable(parent):
-                current = None
-                break
-            nxt = by_id.get(parent)
-            if nxt is None:
-                tree.diagnostics.append(diagnostic(
-                    "dangling-parent", f"parentId {parent} names no entry; Pi's path stops here",
-                    tree.line_of(current), "warning", _id_or_none(current.get("id"))))
-            current = nxt
-        if isinstance(current, dict) and state.get(id(current)) == 1:
+            current = by_id.get(parent) if js_truthy(parent) and _hashable(parent) else None
+        if isinstance(current, dict) and id(current) not in reported:
+            # `current` is on a cycle; report it once, as a self-parent or as a cycle.
+            cycle_ids = {id(current)}
+            node = by_id.get(current.get("parentId"))
+            while isinstance(node, dict) and id(node) not in cycle_ids:
+                cycle_ids.add(id(node))
+                node = by_id.get(node.get("parentId"))
+            if cycle_ids & reported:
+                continue
+            reported |= cycle_ids
             entry_id = _id_or_none(current.get("id"))
-            kind = "self-parent" if current.get("parentId") == current.get("id") else "parent-cycle"
-            what = "is its own parent" if kind == "self-parent" else "is its own ancestor (parentId cycle)"
+            self_parent = current.get("parentId") == current.get("id")
+            kind = "self-parent" if self_parent else "parent-cycle"
+            what = "is its own parent" if self_parent else "is its own ancestor (parentId cycle)"
             tree.diagnostics.append(diagnostic(
                 kind, f"entry {entry_id} {what}; Pi would loop forever on a path through it",
                 tree.line_of(current), "error", entry_id))
-        for node in chain:
-            state[id(node)] = 2
 
 
 def _id_or_none(value: Any) -> Any:

@@ -1,0 +1,320 @@
+"""The Mistral chat-completions payload pi-ai's ``mistral-conversations`` adapter hands to ``onPayload``.
+
+The payload is camelCase (the shape of Mistral's TypeScript SDK types); ``wire.py`` renames it for the HTTP body.
+Mistral accepts only 9-character alphanumeric tool-call ids, so foreign ids are rewritten by a per-request,
+collision-avoiding normaliser, and reasoning models are switched on with ``promptMode`` or ``reasoningEffort``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pi_tools.providers.catalog import Model
+from pi_tools.providers.errors import PayloadError
+from pi_tools.providers.hashing import short_hash
+from pi_tools.providers.jsonjs import js_stringify, sanitize_surrogates
+from pi_tools.providers.openai_responses.payload import (
+    block_type,
+    content_array,
+    image_data_url,
+    js_template_value,
+    js_truthy,
+    json_schema_tool_parameters,
+    malformed_input_guard,
+    require_string,
+    resolve_json_schema_strict,
+    string_field,
+)
+from pi_tools.providers.options import build_base_options, clamp_thinking_level
+from pi_tools.providers.transform_messages import transform_messages
+
+TOOL_CALL_ID_LENGTH = 9
+REASONING_EFFORT_MODELS = frozenset({"mistral-small-2603", "mistral-small-latest", "mistral-medium-3.5"})
+"""Models that take ``reasoningEffort``; every other reasoning model is switched on with ``promptMode``."""
+
+USER_IMAGE_OMITTED = "(image omitted: model does not support images)"
+TOOL_IMAGE_OMITTED = "(tool image omitted: model does not support images)"
+TOOL_ERROR_PREFIX = "[tool error] "
+_TOOL_CHOICES = frozenset({"auto", "none", "any", "required"})
+
+_NON_ALPHANUMERIC = re.compile(r"[^a-zA-Z0-9]")
+# ECMAScript WhiteSpace and LineTerminator code points: what String.prototype.trim removes.
+_JS_TRIM_CHARS = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def js_trim(text: str) -> str:
+    """``String.prototype.trim``: Python's ``strip()`` disagrees on a few code points (e.g. U+FEFF, U+001C)."""
+    return text.strip(_JS_TRIM_CHARS)
+
+
+# --- tool-call ids ---------------------------------------------------------------------------------------------
+
+
+def derive_tool_call_id(tool_call_id: str, attempt: int) -> str:
+    """Candidate ``attempt`` for an id: the id itself when it already is 9 alphanumerics, else a hash prefix."""
+    normalized = _NON_ALPHANUMERIC.sub("", tool_call_id)
+    if attempt == 0 and len(normalized) == TOOL_CALL_ID_LENGTH:
+        return normalized
+    seed_base = normalized or tool_call_id
+    seed = seed_base if attempt == 0 else f"{seed_base}:{attempt}"
+    return _NON_ALPHANUMERIC.sub("", short_hash(seed))[:TOOL_CALL_ID_LENGTH]
+
+
+def make_tool_call_id_normalizer() -> Callable[[str], str]:
+    """A fresh normaliser for one request: stable per original id, and never maps two ids to the same result."""
+    assigned: dict[str, str] = {}
+    owners: dict[str, str] = {}
+
+    def normalize(tool_call_id: str) -> str:
+        require_string(tool_call_id, "id", "replace")
+        existing = assigned.get(tool_call_id)
+        if existing:
+            return existing
+        attempt = 0
+        while True:
+            candidate = derive_tool_call_id(tool_call_id, attempt)
+            owner = owners.get(candidate)
+            if not owner or owner == tool_call_id:
+                assigned[tool_call_id] = candidate
+                owners[candidate] = tool_call_id
+                return candidate
+            attempt += 1
+
+    return normalize
+
+
+def normalize_tool_call_id(tool_call_id: str, model: Model, source: Mapping[str, Any]) -> str:
+    """Stateless view of the normaliser (one id in isolation); requests use ``make_tool_call_id_normalizer``."""
+    return make_tool_call_id_normalizer()(tool_call_id)
+
+
+# --- messages --------------------------------------------------------------------------------------------------
+
+
+def _image_chunk(block: Mapping[str, Any]) -> dict[str, Any]:
+    return {"type": "image_url", "imageUrl": image_data_url(block)}
+
+
+def _user_message(message: Mapping[str, Any], supports_images: bool) -> dict[str, Any] | None:
+    content = message.get("content")
+    if isinstance(content, str):
+        return {"role": "user", "content": sanitize_surrogates(content)}
+    blocks = content_array(message, "msg.content.some")
+    had_images = any(block_type(block) == "image" for block in blocks)
+    chunks = [
+        {"type": "text", "text": sanitize_surrogates(string_field(block, "text"))}
+        if block_type(block) == "text"
+        else _image_chunk(block)
+        for block in blocks
+        if block_type(block) == "text" or supports_images
+    ]
+    if chunks:
+        return {"role": "user", "content": chunks}
+    if had_images and not supports_images:
+        return {"role": "user", "content": USER_IMAGE_OMITTED}
+    return None
+
+
+def _assistant_message(message: Mapping[str, Any]) -> dict[str, Any] | None:
+    chunks: list[dict[str, Any]] = []
+    tool_calls: list[dict[str, Any]] = []
+    for block in message.get("content") or ():
+        kind = block_type(block)
+        if kind == "text":
+            text = string_field(block, "text", "trim")
+            if js_trim(text):
+                chunks.append({"type": "text", "text": sanitize_surrogates(text)})
+        elif kind == "thinking":
+            thinking = string_field(block, "thinking", "trim")
+            if js_trim(thinking):
+                chunks.append(
+                    {
+                        "type": "thinking",
+                        "thinking": [{"type": "text", "text": sanitize_surrogates(thinking)}],
+                    }
+                )
+        else:
+            fields = block if isinstance(block, dict) else {}
+            function: dict[str, Any] = {}
+            if "name" in fields:
+                function["name"] = fields["name"]
+            arguments = fields.get("arguments")
+            function["arguments"] = js_stringify(arguments if js_truthy(arguments) else {})
+            call: dict[str, Any] = {}
+            if "id" in fields:
+                call["id"] = fields["id"]
+            call.update({"type": "function", "function": function, "index": 0})
+            tool_calls.append(call)
+    if not chunks and not tool_calls:
+        return None
+    result: dict[str, Any] = {"role": "assistant", "prefix": False}
+    if chunks:
+        result["content"] = chunks
+    if tool_calls:
+        result["toolCalls"] = tool_calls
+    return result
+
+
+def tool_result_text(text: str, has_images: bool, supports_images: bool, is_error: bool) -> str:
+    """The single text chunk of a tool message; Mistral has no error flag, so errors are marked in the text."""
+    trimmed = js_trim(text)
+    prefix = TOOL_ERROR_PREFIX if is_error else ""
+    if trimmed:
+        suffix = f"\n{TOOL_IMAGE_OMITTED}" if has_images and not supports_images else ""
+        return f"{prefix}{trimmed}{suffix}"
+    if has_images:
+        return f"{prefix}(see attached image)" if supports_images else f"{prefix}{USER_IMAGE_OMITTED}"
+    return f"{prefix}(no tool output)"
+
+
+def _tool_message(message: Mapping[str, Any], supports_images: bool) -> dict[str, Any]:
+    blocks = content_array(message, "msg.content.filter")
+    text = "\n".join(
+        sanitize_surrogates(string_field(block, "text")) for block in blocks if block_type(block) == "text"
+    )
+    has_images = any(block_type(block) == "image" for block in blocks)
+    chunks: list[dict[str, Any]] = [
+        {
+            "type": "text",
+            "text": tool_result_text(text, has_images, supports_images, js_truthy(message.get("isError"))),
+        }
+    ]
+    if supports_images:
+        chunks.extend(_image_chunk(block) for block in blocks if block_type(block) == "image")
+    result: dict[str, Any] = {"role": "tool"}
+    if "toolCallId" in message:
+        result["toolCallId"] = message["toolCallId"]
+    if "toolName" in message:
+        result["name"] = message["toolName"]
+    result["content"] = chunks
+    return result
+
+
+def convert_messages(messages: list[dict[str, Any]], supports_images: bool) -> list[dict[str, Any]]:
+    """Chat messages for already-transformed pi messages (no system prompt, no merging of tool results)."""
+    result: list[dict[str, Any]] = []
+    for message in messages:
+        role = message.get("role")
+        converted: dict[str, Any] | None
+        if role == "user":
+            converted = _user_message(message, supports_images)
+        elif role == "assistant":
+            converted = _assistant_message(message)
+        else:
+            converted = _tool_message(message, supports_images)
+        if converted is not None:
+            result.append(converted)
+    return result
+
+
+# --- tools and options -----------------------------------------------------------------------------------------
+
+
+def convert_tools(tools: list[Any]) -> list[dict[str, Any]]:
+    """Function tools; ``strict`` is always sent, true only for constrained tools whose schema converts."""
+    result: list[dict[str, Any]] = []
+    for tool in tools:
+        strict = resolve_json_schema_strict(tool, True)
+        function: dict[str, Any] = {}
+        if "name" in tool:
+            function["name"] = tool["name"]
+        if "description" in tool:
+            function["description"] = tool["description"]
+        parameters = json_schema_tool_parameters(tool, strict)
+        if parameters is not None or "parameters" in tool:
+            function["parameters"] = _plain_copy(parameters)
+        function["strict"] = bool(strict)
+        result.append({"type": "function", "function": function})
+    return result
+
+
+def _plain_copy(value: Any) -> Any:
+    """A deep copy of a JSON schema (pi-ai rebuilds it to strip symbol keys, which Python data cannot have)."""
+    if isinstance(value, dict):
+        return {key: _plain_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain_copy(item) for item in value]
+    return value
+
+
+def map_tool_choice(choice: Any) -> Any:
+    """Named choices pass through; a specific function is reduced to ``{type, function: {name}}``."""
+    if not choice:
+        return None
+    if isinstance(choice, str) and choice in _TOOL_CHOICES:
+        return choice
+    function = choice.get("function") if isinstance(choice, dict) else None
+    if not isinstance(function, dict):
+        raise PayloadError("Cannot read properties of undefined (reading 'name')")
+    mapped: dict[str, Any] = {}
+    if "name" in function:
+        mapped["name"] = function["name"]
+    return {"type": "function", "function": mapped}
+
+
+def reasoning_options(model: Model, options: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """(promptMode, reasoningEffort) for the requested thinking level; both ``None`` when reasoning is off."""
+    level = options.get("reasoning")
+    clamped = clamp_thinking_level(model, level) if level else None
+    reasoning = None if clamped == "off" else clamped
+    if not model.get("reasoning") or reasoning is None:
+        return None, None
+    if model.get("id") in REASONING_EFFORT_MODELS:
+        mapped = (model.get("thinkingLevelMap") or {}).get(reasoning)
+        return None, "high" if mapped is None else mapped
+    return "reasoning", None
+
+
+def uses_prompt_caching(options: Mapping[str, Any]) -> bool:
+    """Caching (``promptCacheKey`` and the ``x-affinity`` header) needs a session id and retention other than none.
+
+    Unlike the other adapters this reads the option only: ``PI_CACHE_RETENTION`` is not consulted.
+    """
+    return options.get("cacheRetention") != "none" and bool(options.get("sessionId"))
+
+
+def require_api_key(model: Model, options: Mapping[str, Any]) -> str:
+    api_key = options.get("apiKey")
+    if not api_key:
+        raise PayloadError(f"No API key for provider: {js_template_value(model.get('provider'))}")
+    return str(api_key)
+
+
+@malformed_input_guard
+def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The camelCase payload ``streamSimple`` passes to ``onPayload`` for a ``mistral-conversations`` model."""
+    require_api_key(model, options)
+    base = build_base_options(model, context, options)
+    prompt_mode, reasoning_effort = reasoning_options(model, options)
+
+    normalizer = make_tool_call_id_normalizer()
+    messages = transform_messages(
+        context.get("messages") or [], model, lambda tool_call_id, _m, _s: normalizer(tool_call_id)
+    )
+    payload: dict[str, Any] = {
+        "model": model.get("id"),
+        "stream": True,
+        "messages": convert_messages(messages, "image" in (model.get("input") or ())),
+    }
+    tools = context.get("tools")
+    if tools:
+        payload["tools"] = convert_tools(tools)
+    if "temperature" in base:
+        payload["temperature"] = base["temperature"]
+    if base.get("maxTokens") is not None:
+        payload["maxTokens"] = base["maxTokens"]
+    tool_choice = map_tool_choice(options.get("toolChoice"))
+    if tool_choice is not None:
+        payload["toolChoice"] = tool_choice
+    if prompt_mode:
+        payload["promptMode"] = prompt_mode
+    if reasoning_effort:
+        payload["reasoningEffort"] = reasoning_effort
+    if uses_prompt_caching(base):
+        payload["promptCacheKey"] = base["sessionId"]
+    system_prompt = context.get("systemPrompt")
+    if system_prompt:
+        payload["messages"].insert(0, {"role": "system", "content": sanitize_surrogates(system_prompt)})
+    return payload
