@@ -82,7 +82,7 @@ _ROLE_RULES: dict[type, tuple[str, tuple[int, ...] | None]] = {
 _SHARED_HEADS: dict[str, dict[str, Any]] = {role: {"role": role} for role, _ in _ROLE_RULES.values()}
 
 
-def message_head(line: bytes, start: int, end: int) -> dict[str, Any] | None:
+def message_head(line: bytes | memoryview, start: int, end: int) -> dict[Any, Any] | None:
     """A head dict for a well-formed Pi message line, or None when the line needs the ordinary path."""
     try:
         entry = _decode(line)

@@ -140,10 +140,10 @@ def _read_key(text: str, pos: int, frame: list[Any]) -> int:
     return _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
 
 
-def loads_line(line: bytes) -> Any:
+def loads_line(line: bytes | memoryview) -> Any:
     """orjson first; on refusal the JSON.parse-compatible path (raises JsonSyntaxError or UnicodeDecodeError)."""
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
         pass
-    return parse_js_json(line.decode("utf-8"))
+    return parse_js_json(bytes(line).decode("utf-8"))
