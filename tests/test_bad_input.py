@@ -52,13 +52,14 @@ def as_json(value: Any) -> Any:
     return json.loads(dumps_document(value))
 
 
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 @pytest.mark.parametrize("name", NAMES)
-def test_bad_input_matches_reference(name: str) -> None:
+def test_bad_input_matches_reference(name: str, lazy: bool) -> None:
     golden = expected(name)
     path = str(BAD / f"{name}.jsonl")
     if name in CYCLES:
         assert golden["error"] == "Invalid array length"
-        tree = load_session(path)
+        tree = load_session(path, lazy)
         with pytest.raises(ContextError) as info:
             build_session_context(tree)
         assert f"parentId cycle through entry {CYCLES[name]}" in str(info.value)
@@ -66,7 +67,7 @@ def test_bad_input_matches_reference(name: str) -> None:
         return
     if "error" in golden:
         try:
-            tree = load_session(path)
+            tree = load_session(path, lazy)
         except SessionReadError as exc:
             assert str(exc).replace(str(BAD) + "/", "") == golden["error"]
             return
@@ -74,7 +75,7 @@ def test_bad_input_matches_reference(name: str) -> None:
             build_session_context(tree)
         assert str(ctx_info.value) == golden["error"]
         return
-    tree = load_session(path)
+    tree = load_session(path, lazy)
     context = build_session_context(tree)
     assert as_json(tree.header) == golden["header"]
     assert (context.leaf_id if isinstance(context.leaf_id, str) else None) == golden["leafId"]

@@ -29,18 +29,19 @@ def test_cases_are_vendored() -> None:
     assert len(NAMES) >= 50
 
 
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 @pytest.mark.parametrize("name", NAMES)
-def test_context_matches_reference(name: str) -> None:
+def test_context_matches_reference(name: str, lazy: bool) -> None:
     golden = expected(name)
     path = str(CASES / f"{name}.jsonl")
     if "error" in golden:
         with pytest.raises(SessionReadError) as info:
-            load_session(path)
+            load_session(path, lazy)
         assert str(info.value).replace(str(CASES) + "/", "") == golden["error"]
         return
-    tree = load_session(path)
+    tree = load_session(path, lazy)
     assert as_json(tree.header) == golden["header"]
-    assert as_json(tree.entries) == golden["entries"]
+    assert as_json([tree.materialize(entry) for entry in tree.entries]) == golden["entries"]
     context = build_session_context(tree)
     leaf = context.leaf_id if isinstance(context.leaf_id, str) else None
     assert leaf == golden["leafId"]

@@ -27,10 +27,11 @@ def test_all_ten_sessions_are_present() -> None:
     assert len(NAMES) == 10
 
 
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 @pytest.mark.parametrize("name", NAMES)
-def test_realworld_context_matches_reference(name: str) -> None:
+def test_realworld_context_matches_reference(name: str, lazy: bool) -> None:
     digest = realworld_digest(name)
-    tree = load_session(str(REALWORLD / f"{name}.jsonl"))
+    tree = load_session(str(REALWORLD / f"{name}.jsonl"), lazy)
     context = build_session_context(tree)
     document = {"messages": context.messages, "thinkingLevel": context.thinking_level, "model": context.model}
     assert (context.leaf_id if isinstance(context.leaf_id, str) else None) == digest["leafId"]
