@@ -147,3 +147,11 @@ def loads_line(line: bytes | memoryview) -> Any:
     except orjson.JSONDecodeError:
         pass
     return parse_js_json(bytes(line).decode("utf-8"))
+
+
+def loads_line_lenient(line: bytes | memoryview) -> Any:
+    """loads_line, with invalid UTF-8 decoded to U+FFFD as Pi's reader does instead of failing."""
+    try:
+        return loads_line(line)
+    except UnicodeDecodeError:
+        return parse_js_json(bytes(line).decode("utf-8", "replace"))

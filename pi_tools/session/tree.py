@@ -15,7 +15,7 @@ from pi_tools.messages.jsvalues import UNDEFINED, js_truthy
 from pi_tools.messages.roles import default_registry
 from pi_tools.session.diagnostics import Diagnostic, diagnostic
 from pi_tools.session.heads import SPAN
-from pi_tools.session.jsonparse import loads_line
+from pi_tools.session.jsonparse import loads_line_lenient
 
 ENTRY_TYPES = frozenset({
     "message", "thinking_level_change", "model_change", "compaction", "branch_summary", "custom",
@@ -72,7 +72,7 @@ class SessionTree:
         if isinstance(entry, dict) and self.data is not None:
             span = entry.get(SPAN)
             if span is not None:
-                return loads_line(memoryview(self.data)[span[0]:span[1]])
+                return loads_line_lenient(memoryview(self.data)[span[0]:span[1]])
         return entry
 
     def line_of(self, entry: Any) -> int | None:
