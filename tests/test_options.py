@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from golden import case_names, expected
 
 from pi_tools.providers.catalog import Model, find_model
 from pi_tools.providers.options import (
@@ -25,6 +24,8 @@ from pi_tools.providers.options import (
     supported_thinking_levels,
     thinking_budget_for_level,
 )
+
+from golden import case_names, expected
 
 LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max", "turbo"]
 

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from golden import expected, payload_entries
 
 from pi_tools.providers import registry
 from pi_tools.providers.catalog import Model, find_model
@@ -30,6 +29,8 @@ from pi_tools.providers.errors import PayloadError
 from pi_tools.providers.google_generative_ai import payload as gemini_payload
 from pi_tools.providers.google_generative_ai import wire as gemini_wire
 from pi_tools.providers.jsonjs import js_stringify
+
+from golden import expected, payload_entries
 
 DATA = Path(__file__).resolve().parent / "data" / "google"
 # Machine-dependent headers (platform, Node version); every other header is compared exactly.

@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from golden import expected, payload_entries
 
 from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
 from pi_tools.providers.openai_completions.compat import resolve_compat
 from pi_tools.providers.openai_completions.payload import build_payload, normalize_tool_call_id
 from pi_tools.providers.openai_completions.wire import build_wire
+
+from golden import expected, payload_entries
 
 DATA = Path(__file__).resolve().parent / "data" / "openai_completions"
 

@@ -18,11 +18,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from golden import case_names, expected
 
 from pi_tools.providers.catalog import Model, find_model, get_model
 from pi_tools.providers.jsonjs import js_is_blank, js_slice, sanitize_id_chars, sanitize_surrogates
 from pi_tools.providers.transform_messages import transform_messages
+
+from golden import case_names, expected
 
 Block = tuple[Any, ...]
 Projection = list[tuple[str, list[Block]]]
