@@ -1,0 +1,429 @@
+"""Chat Completions streaming response → pi-ai events and the settled AssistantMessage (pi-ai 0.85.1).
+
+The body goes through the ``openai`` SDK's SSE stream (so an unterminated last event is silently dropped), then
+through Pi's chunk handling: one text block and one thinking block per response however the deltas interleave,
+tool calls matched by stream index or id, OpenRouter ``reasoning_details`` kept as the thinking signature.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pi_tools.providers.catalog import Model, calculate_cost
+from pi_tools.providers.jsonjs import js_stringify
+from pi_tools.providers.openai_completions.compat import resolve_compat
+from pi_tools.providers.streaming import (
+    NULL_BODY_STATUSES,
+    EventEmitter,
+    PiError,
+    SdkApiError,
+    error_text,
+    fail_output,
+    format_provider_error,
+    grammar_input_json_delta,
+    iter_openai_sdk_stream,
+    js_field,
+    js_map_key,
+    js_to_string,
+    js_truthy,
+    new_output,
+    openai_status_error,
+    parse_streaming_json,
+    read_body_text,
+)
+
+_SCRATCH_KEYS = ("index", "partialArgs", "customInput", "streamIndex")
+_REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_reasoning_detail(detail: Any) -> bool:
+    """pi-ai ``isOpenAIReasoningDetail``: only well-formed OpenRouter details are kept for replay."""
+    if not isinstance(detail, dict):
+        return False
+    if "id" in detail and detail["id"] is not None and not isinstance(detail["id"], str):
+        return False
+    if "format" in detail and not isinstance(detail["format"], str):
+        return False
+    if "index" in detail and not _is_number(detail["index"]):
+        return False
+    kind = detail.get("type")
+    if kind == "reasoning.summary":
+        return isinstance(detail.get("summary"), str)
+    if kind == "reasoning.encrypted":
+        return isinstance(detail.get("data"), str)
+    if kind == "reasoning.text":
+        signature = detail.get("signature")
+        return isinstance(detail.get("text"), str) and (signature is None or isinstance(signature, str))
+    return False
+
+
+def _fill_common_fields(target: dict[str, Any], source: dict[str, Any]) -> None:
+    if target.get("id") is None and "id" in source:
+        target["id"] = source["id"]
+    if not target.get("format") and "format" in source:
+        target["format"] = source["format"]
+    if target.get("index") is None and "index" in source:
+        target["index"] = source["index"]
+
+
+def _append_reasoning_detail(details: list[dict[str, Any]], detail: dict[str, Any]) -> None:
+    """Merge consecutive text/summary deltas into one logical entry; encrypted entries stay discrete."""
+    last = details[-1] if details else None
+    if last is not None and detail["type"] == "reasoning.text" and last.get("type") == "reasoning.text":
+        last["text"] += detail["text"]
+        if not last.get("signature") and "signature" in detail:
+            last["signature"] = detail["signature"]
+        _fill_common_fields(last, detail)
+        return
+    if last is not None and detail["type"] == "reasoning.summary" and last.get("type") == "reasoning.summary":
+        last["summary"] += detail["summary"]
+        _fill_common_fields(last, detail)
+        return
+    details.append(dict(detail))
+
+
+def _or_zero(value: Any) -> Any:
+    return value or 0
+
+
+def _first_present(*values: Any) -> Any:
+    for value in values:
+        if value is not None:
+            return value
+    return 0
+
+
+def parse_chunk_usage(raw: Any, model: Model) -> dict[str, Any]:
+    """pi-ai ``parseChunkUsage``: cached prompt tokens are reads, reported under several provider spellings."""
+    prompt_details = js_field(raw, "prompt_tokens_details")
+    prompt_tokens = _or_zero(js_field(raw, "prompt_tokens"))
+    cache_read = _first_present(
+        js_field(prompt_details, "cached_tokens"),
+        js_field(raw, "prompt_cache_hit_tokens"),
+        js_field(raw, "cached_tokens"),
+    )
+    cache_write = _or_zero(js_field(prompt_details, "cache_write_tokens"))
+    input_tokens = max(0, prompt_tokens - cache_read - cache_write)
+    output_tokens = _or_zero(js_field(raw, "completion_tokens"))
+    usage: dict[str, Any] = {
+        "input": input_tokens,
+        "output": output_tokens,
+        "cacheRead": cache_read,
+        "cacheWrite": cache_write,
+        "reasoning": _or_zero(js_field(js_field(raw, "completion_tokens_details"), "reasoning_tokens")),
+        "totalTokens": input_tokens + output_tokens + cache_read + cache_write,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
+    calculate_cost(model, usage)
+    return usage
+
+
+def _map_stop_reason(reason: Any) -> tuple[str, str | None]:
+    if reason in ("stop", "end"):
+        return "stop", None
+    if reason == "length":
+        return "length", None
+    if reason in ("function_call", "tool_calls"):
+        return "toolUse", None
+    return "error", f"Provider finish_reason: {js_to_string(reason)}"
+
+
+class _CompletionsDecoder:
+    """Applies Chat Completions chunks to the output message, pushing the events Pi pushes.
+
+    Only ``choices[0]`` is read; all blocks are finished (``*_end`` events) only after the stream ends, in
+    content order, because Chat Completions has no per-block stop signal.
+    """
+
+    def __init__(
+        self, model: Model, output: dict[str, Any], emitter: EventEmitter, grammar: dict[str, str]
+    ) -> None:
+        self.model = model
+        self.output = output
+        self.emitter = emitter
+        self.grammar = grammar
+        self.blocks: list[dict[str, Any]] = output["content"]
+        self.text_block: dict[str, Any] | None = None
+        self.thinking_block: dict[str, Any] | None = None
+        self.has_finish_reason = False
+        self.by_index: dict[Any, dict[str, Any]] = {}
+        self.by_id: dict[Any, dict[str, Any]] = {}
+        self.reasoning_details: list[dict[str, Any]] | None = None
+
+    def push(self, event: dict[str, Any]) -> None:
+        event["partial"] = self.output
+        self.emitter.emit(event)
+
+    def position(self, block: dict[str, Any]) -> int:
+        for index, candidate in enumerate(self.blocks):
+            if candidate is block:
+                return index
+        return -1
+
+    def apply_reasoning_details(self, block: dict[str, Any]) -> None:
+        if self.reasoning_details is not None:
+            block["thinkingSignature"] = js_stringify(self.reasoning_details)
+
+    # -- blocks -------------------------------------------------------------------------------------------------
+
+    def ensure_text(self) -> dict[str, Any]:
+        if self.text_block is None:
+            self.text_block = {"type": "text", "text": ""}
+            self.blocks.append(self.text_block)
+            self.push({"type": "text_start", "contentIndex": self.position(self.text_block)})
+        return self.text_block
+
+    def ensure_thinking(self, signature: str) -> dict[str, Any]:
+        if self.thinking_block is None:
+            self.thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": signature}
+            self.blocks.append(self.thinking_block)
+            self.push({"type": "thinking_start", "contentIndex": self.position(self.thinking_block)})
+        return self.thinking_block
+
+    def custom_input(self, block: dict[str, Any]) -> str:
+        custom = block.get("customInput")
+        if custom is None:
+            return ""
+        value = block["arguments"].get(custom["property"]) if isinstance(block["arguments"], dict) else None
+        return value if isinstance(value, str) else ""
+
+    def append_custom_input(self, block: dict[str, Any], next_input: str, close: bool) -> str | None:
+        custom = block.get("customInput")
+        if custom is None:
+            return None
+        delta = grammar_input_json_delta(custom["jsonBuffer"], custom["property"], next_input, close)
+        block["arguments"] = {custom["property"]: next_input}
+        return delta
+
+    def ensure_tool_call(self, call: dict[str, Any]) -> dict[str, Any]:
+        stream_index = call.get("index") if _is_number(call.get("index")) else None
+        function = call.get("function")
+        custom = call.get("custom")
+        name = _first_defined(js_field(function, "name"), js_field(custom, "name"), "")
+        call_id = call.get("id")
+        block = self.by_index.get(stream_index) if stream_index is not None else None
+        if block is None and call_id:
+            block = self.by_id.get(js_map_key(call_id))
+        if block is None:
+            custom_property = None
+            if _js_truthy_value(custom) and not _js_truthy_value(function):
+                custom_property = self.grammar.get(name, "input")
+            block = {"type": "toolCall", "id": call_id or "", "name": name}
+            if custom_property is not None:
+                block["arguments"] = {custom_property: ""}
+                block["customInput"] = {
+                    "property": custom_property,
+                    "jsonBuffer": {"input": "", "started": False, "closed": False},
+                }
+            else:
+                block["arguments"] = {}
+                block["partialArgs"] = ""
+            if stream_index is not None:
+                block["streamIndex"] = stream_index
+                self.by_index[stream_index] = block
+            if call_id:
+                self.by_id[js_map_key(call_id)] = block
+            self.blocks.append(block)
+            self.push({"type": "toolcall_start", "contentIndex": self.position(block)})
+        if stream_index is not None and block.get("streamIndex") is None:
+            block["streamIndex"] = stream_index
+            self.by_index[stream_index] = block
+        if call_id:
+            self.by_id[js_map_key(call_id)] = block
+        if not block.get("name") and name:
+            block["name"] = name
+        if _js_truthy_value(custom) and not _js_truthy_value(function) and block.get("customInput") is None:
+            custom_property = self.grammar.get(block.get("name") or "", "input")
+            block["arguments"] = {custom_property: ""}
+            block["customInput"] = {
+                "property": custom_property,
+                "jsonBuffer": {"input": "", "started": False, "closed": False},
+            }
+            block.pop("partialArgs", None)
+        return block
+
+    def finish_block(self, block: dict[str, Any]) -> None:
+        index = self.position(block)
+        if index == -1:
+            return
+        kind = block["type"]
+        if kind == "text":
+            self.push({"type": "text_end", "contentIndex": index, "content": block["text"]})
+        elif kind == "thinking":
+            self.apply_reasoning_details(block)
+            self.push({"type": "thinking_end", "contentIndex": index, "content": block["thinking"]})
+        elif kind == "toolCall":
+            if block.get("customInput") is not None:
+                delta = self.append_custom_input(block, self.custom_input(block), True)
+                if delta is not None:
+                    self.push({"type": "toolcall_delta", "contentIndex": index, "delta": delta})
+            else:
+                block["arguments"] = parse_streaming_json(block.get("partialArgs"))
+            for key in ("partialArgs", "customInput", "streamIndex"):
+                block.pop(key, None)
+            self.push({"type": "toolcall_end", "contentIndex": index, "toolCall": block})
+
+    # -- chunks -------------------------------------------------------------------------------------------------
+
+    def handle(self, chunk: Any) -> None:
+        if not isinstance(chunk, dict):
+            return
+        output = self.output
+        if not js_truthy(output.get("responseId")):
+            if "id" in chunk:
+                output["responseId"] = chunk["id"]
+            else:
+                output.pop("responseId", None)
+        chunk_model = chunk.get("model")
+        if isinstance(chunk_model, str) and chunk_model and chunk_model != self.model["id"]:
+            if not output.get("responseModel"):
+                output["responseModel"] = chunk_model
+        usage = chunk.get("usage")
+        if _js_truthy_value(usage):
+            output["usage"] = parse_chunk_usage(usage, self.model)
+        choices = chunk.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices else None
+        if not _js_truthy_value(choice) or not isinstance(choice, dict):
+            return
+        if not _js_truthy_value(usage) and _js_truthy_value(choice.get("usage")):
+            output["usage"] = parse_chunk_usage(choice["usage"], self.model)
+        finish_reason = choice.get("finish_reason")
+        if js_truthy(finish_reason):
+            output["rawStopReason"] = finish_reason
+            stop_reason, message = _map_stop_reason(finish_reason)
+            output["stopReason"] = stop_reason
+            if message:
+                output["errorMessage"] = message
+            self.has_finish_reason = True
+        delta = choice.get("delta")
+        if _js_truthy_value(delta) and isinstance(delta, dict):
+            self.handle_delta(delta)
+
+    def handle_delta(self, delta: dict[str, Any]) -> None:
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            block = self.ensure_text()
+            block["text"] += content
+            self.push({"type": "text_delta", "contentIndex": self.position(block), "delta": content})
+        for field in _REASONING_FIELDS:
+            value = delta.get(field)
+            if isinstance(value, str) and value:
+                signature = field
+                if self.model["provider"] == "opencode-go" and field == "reasoning":
+                    signature = "reasoning_content"
+                block = self.ensure_thinking(signature)
+                block["thinking"] += value
+                self.push({"type": "thinking_delta", "contentIndex": self.position(block), "delta": value})
+                break
+        tool_calls = delta.get("tool_calls")
+        if _js_truthy_value(tool_calls) and isinstance(tool_calls, list):
+            for call in tool_calls:
+                self.handle_tool_call(call if isinstance(call, dict) else {})
+        details = delta.get("reasoning_details")
+        if isinstance(details, list):
+            for detail in details:
+                if not _is_reasoning_detail(detail):
+                    continue
+                self.ensure_thinking("")
+                if self.reasoning_details is None:
+                    self.reasoning_details = []
+                _append_reasoning_detail(self.reasoning_details, detail)
+
+    def handle_tool_call(self, call: dict[str, Any]) -> None:
+        block = self.ensure_tool_call(call)
+        call_id = call.get("id")
+        if not block.get("id") and call_id:
+            block["id"] = call_id
+            self.by_id[js_map_key(call_id)] = block
+        function = call.get("function")
+        custom = call.get("custom")
+        name = _first_defined(js_field(function, "name"), js_field(custom, "name"), None)
+        if not block.get("name") and name:
+            block["name"] = name
+        delta = ""
+        arguments = js_field(function, "arguments")
+        custom_input = js_field(custom, "input")
+        if js_truthy(arguments):
+            delta = arguments
+            block["partialArgs"] = (block.get("partialArgs") or "") + js_to_string(arguments)
+            block["arguments"] = parse_streaming_json(block["partialArgs"])
+        elif js_truthy(custom_input):
+            next_input = self.custom_input(block) + str(custom_input)
+            delta = self.append_custom_input(block, next_input, False) or ""
+        self.push({"type": "toolcall_delta", "contentIndex": self.position(block), "delta": delta})
+
+    def finish(self, compat: dict[str, Any]) -> None:
+        for block in list(self.blocks):
+            self.finish_block(block)
+        output = self.output
+        if output["stopReason"] == "aborted":
+            raise PiError("Request was aborted")
+        if not self.has_finish_reason and not compat.get("supportsFinishReason"):
+            has_tool = any(block.get("type") == "toolCall" for block in self.blocks)
+            output["stopReason"] = "toolUse" if has_tool else "stop"
+        if output["stopReason"] == "error":
+            raise PiError(output.get("errorMessage") or "Provider returned an error stop reason")
+        if (compat.get("supportsFinishReason") and not self.has_finish_reason) or output[
+            "stopReason"
+        ] == "pending":
+            raise PiError("Stream ended without finish_reason")
+        self.emitter.emit({"type": "done", "reason": output["stopReason"], "message": output})
+
+
+def _first_defined(*values: Any) -> Any:
+    for value in values:
+        if value is not None:
+            return value
+    return None
+
+
+def _js_truthy_value(value: Any) -> bool:
+    if value is None or value is False or value == "" or (_is_number(value) and value == 0):
+        return False
+    return True
+
+
+def decode(
+    model: Model,
+    *,
+    status: int,
+    headers: dict[str, str],
+    chunks: Iterable[bytes],
+    options: dict[str, Any],
+    now_ms: int,
+    emitter: EventEmitter,
+) -> dict[str, Any]:
+    """Settle one Chat Completions response the way Pi's ``streamOpenAICompletions`` does.
+
+    ``options["grammarToolInputProperties"]`` (tool name → input property) stands in for the context's
+    grammar-constrained tools, which decide how free-form ``custom`` tool inputs become arguments.
+    """
+    output = new_output(model, now_ms)
+    compat = resolve_compat(model)
+    decoder = _CompletionsDecoder(
+        model, output, emitter, dict(options.get("grammarToolInputProperties") or {})
+    )
+    try:
+        if not 200 <= status < 300:
+            raise openai_status_error(status, read_body_text(chunks))
+        emitter.emit({"type": "start", "partial": output})
+        if status in NULL_BODY_STATUSES:
+            raise PiError("Attempted to iterate over a response with no body")
+        for chunk in iter_openai_sdk_stream(chunks):
+            decoder.handle(chunk)
+        decoder.finish(compat)
+    except Exception as error:  # noqa: BLE001 - every failure settles the message, as in Pi
+        for block in output["content"]:
+            if block.get("type") == "thinking":
+                decoder.apply_reasoning_details(block)
+        message = format_provider_error(error) if not isinstance(error, PiError) else error_text(error)
+        raw = js_field(js_field(error.error, "metadata"), "raw") if isinstance(error, SdkApiError) else None
+        if _js_truthy_value(raw) and js_to_string(raw) not in message:
+            message += f"\n{js_to_string(raw)}"
+        fail_output(output, emitter, message, scratch_keys=_SCRATCH_KEYS)
+    return output
