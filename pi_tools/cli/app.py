@@ -13,6 +13,7 @@ from pi_tools.cli.convert import convert_command
 from pi_tools.cli.ls import ls_command
 from pi_tools.cli.models import models_command
 from pi_tools.cli.payload import payload_command
+from pi_tools.cli.render import render_command
 from pi_tools.cli.transform import transform_command
 from pi_tools.cli.tree import tree_command
 
@@ -31,12 +32,14 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+# The pipeline, in order, then the reports, then the live loop.
 app.command("context")(context_command)
 app.command("convert")(convert_command)
 app.command("transform")(transform_command)
+app.command("payload")(payload_command)
+app.command("render")(render_command)
 app.command("tree")(tree_command)
 app.command("ls")(ls_command)
-app.command("payload")(payload_command)
 app.command("models")(models_command)
 
 

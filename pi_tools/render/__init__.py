@@ -1,0 +1,58 @@
+"""Human-readable payload previews: what Pi stored, what convertToLlm made of it, what each provider receives.
+
+`render_session(tree, request, fmt)` is the whole stage: build the view model (preview.py), then fill the
+HTML or Markdown template (environment.py). Every change Pi makes along the way is named (annotate.py) where it
+happens.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterator
+from typing import Any
+
+from pi_tools.render.preview import (
+    REPRESENTATIVE_MODELS,
+    RenderRequest,
+    Target,
+    TargetError,
+    build_preview,
+    pair_targets,
+)
+from pi_tools.session import SessionTree
+
+FORMATS = ("html", "md")
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+__all__ = [
+    "FORMATS", "REPRESENTATIVE_MODELS", "RenderRequest", "Target", "TargetError", "build_preview", "pair_targets",
+    "iter_page", "render_session", "render_view",
+]
+
+
+def iter_page(view: dict[str, Any], fmt: str = "html") -> Iterator[str]:
+    """The page in pieces, so a preview of a huge session is written without holding the whole page.
+
+    A fresh nonce per page keeps its CSP meaningful. Lone UTF-16 halves can sit in session text; they cannot be
+    written as UTF-8, so they are shown as U+FFFD.
+    """
+    from pi_tools.render.environment import render_environment, squeeze_blank_lines
+
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    template = render_environment().get_template(f"render.{fmt}.j2")
+    pieces = template.generate(view=view, nonce=secrets.token_urlsafe(18))
+    if fmt == "md":
+        pieces = squeeze_blank_lines(pieces)
+    for piece in pieces:
+        yield _LONE_SURROGATE.sub("\ufffd", piece)
+
+
+def render_view(view: dict[str, Any], fmt: str = "html") -> str:
+    return "".join(iter_page(view, fmt))
+
+
+def render_session(tree: SessionTree, request: RenderRequest, fmt: str = "html") -> Iterator[str]:
+    """Build the preview of one session and yield its page in pieces."""
+    return iter_page(build_preview(tree, request), fmt)

@@ -1,0 +1,125 @@
+"""`pi-tools render`: a readable preview of what Pi stores, converts and sends, side by side per provider API."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, fail, report
+
+
+def _load_tools(path: str) -> list[dict[str, Any]]:
+    import orjson
+
+    try:
+        value = orjson.loads(Path(path).read_bytes())
+    except OSError as exc:
+        fail(f"--tools {path}: cannot read: {exc.strerror or exc}")
+    except orjson.JSONDecodeError as exc:
+        fail(f"--tools {path}: not JSON: {exc}")
+    if not isinstance(value, list) or not all(
+        isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("parameters"), dict) for t in value
+    ):
+        fail(f"--tools {path}: expected a JSON array of {{name, description, parameters}} objects")
+    return value
+
+
+def _output_paths(files: list[str], out: str, fmt: str) -> list[str]:
+    """One FILE: OUT is the page (or - for stdout). Several: OUT is a directory of <stem>.<format> pages."""
+    if len(files) == 1:
+        return [out]
+    if out == "-":
+        fail("-o -: several FILEs need an output directory")
+    directory = Path(out)
+    if directory.exists() and not directory.is_dir():
+        fail(f"-o {out}: several FILEs need an output directory, and this is a file")
+    directory.mkdir(parents=True, exist_ok=True)
+    taken: set[str] = set()
+    paths = []
+    for name in files:
+        stem = Path(name).stem or "session"
+        candidate, counter = stem, 1
+        while candidate in taken:
+            counter += 1
+            candidate = f"{stem}-{counter}"
+        taken.add(candidate)
+        paths.append(str(directory / f"{candidate}.{fmt}"))
+    return paths
+
+
+def render_command(
+    files: Annotated[list[str], typer.Argument(help="Session files (one page each).")],
+    out: Annotated[str, typer.Option("-o", "--output", metavar="OUT", help="Output file (- for stdout); a directory when several FILEs are given.")],
+    api: Annotated[list[str] | None, typer.Option("--api", metavar="API", help="Provider API to preview (repeat to compare side by side).")] = None,
+    model: Annotated[list[str] | None, typer.Option("--model", metavar="PROVIDER/ID", help="Catalog model: pairs with --api by position when given as often, else goes to the --api it speaks.")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", metavar="html|md", help="Output format (default: from OUT's extension, else html).")] = None,
+    system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt to send (default: none).")] = None,
+    tools: Annotated[str | None, typer.Option("--tools", metavar="FILE", help="JSON array of {name, description, parameters}.")] = None,
+    reasoning: Annotated[str | None, typer.Option("--reasoning", metavar="LEVEL", help="Thinking level (default: the session's), clamped per model as Pi does.")] = None,
+    leaf: Annotated[str | None, typer.Option("--leaf", metavar="ID", help="Entry id to build the context from (default: the session's leaf).")] = None,
+    block_images: Annotated[bool, typer.Option("--block-images", help="Apply Pi's images.blockImages setting after convertToLlm.")] = False,
+) -> None:
+    """Render, for each message, the stored AgentMessage, what convertToLlm made of it and what each API's payload
+    holds for it, naming every change Pi makes (thinking replayed as text, signatures dropped, failed turns
+    skipped, synthetic tool results, images replaced, tool-call ids renamed, max tokens clamped).
+
+    Without --model each API uses the session's model when it speaks that API, else a representative model.
+    The HTML page is self-contained (no network) and escapes all session text. Payloads are built offline.
+
+    Example: pi-tools render s.jsonl --api anthropic-messages --api openai-responses -o s.html
+    """
+    from pi_tools.render import FORMATS, RenderRequest, TargetError, pair_targets, render_session
+    from pi_tools.session import ContextError, SessionReadError, load_session
+
+    chosen = fmt or ("md" if out.lower().endswith((".md", ".markdown")) else "html")
+    if chosen not in FORMATS:
+        fail(f"--format: unknown format {chosen!r} (choose from {', '.join(FORMATS)})")
+    if not api and not model:
+        fail("--api: name at least one provider API (or a --model)")
+    try:
+        targets = pair_targets(api or [], model or [])
+    except TargetError as exc:
+        fail(str(exc))
+    loaded_tools = _load_tools(tools) if tools else None
+    status = EXIT_OK
+    for name, path in zip(files, _output_paths(files, out, chosen), strict=True):
+        request = RenderRequest(targets=targets, system_prompt=system_prompt, tools=loaded_tools,
+                                reasoning=reasoning, block_images=block_images, leaf=leaf)
+        try:
+            tree = load_session(name)
+            if leaf is not None and leaf not in tree.by_id:
+                raise ContextError(f"Entry {leaf} not found")
+            pieces = render_session(tree, request, chosen)
+        except (SessionReadError, ContextError, TargetError) as exc:
+            message = str(exc)
+            report(message if name in message else f"{name}: {message}")
+            status = EXIT_BAD_INPUT
+            continue
+        if path == "-":
+            for piece in pieces:
+                sys.stdout.write(piece)
+            sys.stdout.flush()
+            continue
+        try:
+            _write_atomically(path, pieces)
+        except OSError as exc:
+            fail(f"-o {path}: cannot write: {exc.strerror or exc}")
+    raise SystemExit(status)
+
+
+def _write_atomically(path: str, pieces: Iterable[str]) -> None:
+    """Never leave a half-written page behind (a reader may have the old one open)."""
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            for piece in pieces:
+                handle.write(piece)
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)

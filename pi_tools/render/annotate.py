@@ -1,0 +1,322 @@
+"""Names every change Pi makes to a message on its way from the session file to a provider payload.
+
+A raw diff of two JSON documents says *that* something changed; people debugging a rejected request need to know
+*which rule* changed it (a thinking block replayed as text because the model changed, a signature dropped, a
+failed turn skipped). Each function here looks at one step (convertToLlm, blockImages, transformMessages, the
+request options) and returns notes `{code, label, detail}`: `code` is stable (tests and styles key on it),
+`label` is a short badge and `detail` the explanation with the concrete values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pi_tools.messages.images import BLOCKED_IMAGE_TEXT
+from pi_tools.messages.jsvalues import js_to_string
+from pi_tools.messages.types import LLM_ROLES
+from pi_tools.providers.jsonjs import js_is_blank
+
+Note = dict[str, str]
+
+SKIPPED_STOP_REASONS = ("error", "aborted")
+CONTEXT_RESERVE_TOKENS = 4096
+
+
+def note(code: str, label: str, detail: str) -> Note:
+    return {"code": code, "label": label, "detail": detail}
+
+
+def _quote(value: Any, limit: int = 80) -> str:
+    text = value if isinstance(value, str) else js_to_string(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def model_label(message: Mapping[str, Any]) -> str:
+    return f"{js_to_string(message.get('provider'))}/{js_to_string(message.get('model'))} " \
+           f"({js_to_string(message.get('api'))})"
+
+
+def _list(value: Any) -> list[Any]:
+    """Content as a list of blocks; damaged sessions can hold anything there."""
+    return [block for block in value if isinstance(block, dict)] if isinstance(value, list) else []
+
+
+def _image_count(content: Any) -> int:
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for block in content if isinstance(block, dict) and block.get("type") == "image")
+
+
+# --- convertToLlm and blockImages ---------------------------------------------------------------------------
+
+
+def convert_notes(stored: Any, converted: Any | None, registry_has_role: bool) -> list[Note]:
+    """What convertToLlm did to one stored AgentMessage (None = it was dropped)."""
+    if not isinstance(stored, dict):
+        return [note("role-dropped", "dropped", "not a message object: convertToLlm skips it")]
+    role = stored.get("role")
+    if role in LLM_ROLES:
+        return []
+    role_text = js_to_string(role)
+    if converted is None:
+        if role == "bashExecution":
+            return [note("role-dropped", "excluded from context",
+                         "a `!!command` run (excludeFromContext): shown to the user, never sent to the model")]
+        if not registry_has_role:
+            return [note("role-dropped", "unknown role dropped",
+                         f"role {role_text!r} is not an LLM role and no converter is registered: not sent")]
+        return [note("role-dropped", "dropped", f"the {role_text} converter returned nothing: not sent")]
+    if role == "bashExecution":
+        return [note("role-converted", "bash → user text",
+                     f"the `!{_quote(stored.get('command'), 60)}` run becomes a user message quoting command "
+                     "and output")]
+    if role in ("compactionSummary", "branchSummary"):
+        kind = "compaction" if role == "compactionSummary" else "branch"
+        return [note("summary-to-user", f"{kind} summary → user text",
+                     f"the {kind} summary is sent as a user message wrapped in <summary> tags")]
+    if role == "custom":
+        wrapped = " (string content wrapped in a text block)" if isinstance(stored.get("content"), str) else ""
+        return [note("role-converted", "custom → user",
+                     f"custom message {_quote(stored.get('customType'), 40)!r} is sent as a user message{wrapped}")]
+    return [note("role-converted", f"{role_text} → {js_to_string(converted.get('role'))}",
+                 f"converted by the registered {role_text} converter")]
+
+
+def blocked_image_notes(before: Any, after: Any) -> list[Note]:
+    """Pi's `images.blockImages` setting, applied right after convertToLlm."""
+    if before is after or not isinstance(before, dict):
+        return []
+    count = _image_count(before.get("content"))
+    if not count:
+        return []
+    return [note("images-blocked", "images blocked",
+                 f"{count} image(s) replaced by {BLOCKED_IMAGE_TEXT!r} (blockImages setting; consecutive "
+                 "placeholders merged)")]
+
+
+# --- transformMessages ------------------------------------------------------------------------------------------
+
+
+def is_same_model(message: Mapping[str, Any], model: Mapping[str, Any]) -> bool:
+    return (
+        message.get("provider") == model.get("provider")
+        and message.get("api") == model.get("api")
+        and message.get("model") == model.get("id")
+    )
+
+
+def skipped_turn_note(message: Mapping[str, Any]) -> Note:
+    reason = js_to_string(message.get("stopReason"))
+    error = message.get("errorMessage")
+    because = f": {_quote(error, 120)}" if isinstance(error, str) and error else ""
+    calls = sum(1 for block in _list(message.get("content")) if block.get("type") == "toolCall")
+    orphan = f"; its {calls} tool call(s) are not replayed, so stored results for them arrive as orphans" \
+        if calls else ""
+    label = "errored turn skipped" if reason == "error" else "aborted turn skipped"
+    return note("turn-skipped", label, f"stopReason {reason!r}{because}: transformMessages drops the whole "
+                f"assistant turn{orphan}")
+
+
+def _assistant_block_notes(message: Mapping[str, Any], model: Mapping[str, Any]) -> list[Note]:
+    if is_same_model(message, model):
+        return []
+    source = model_label(message)
+    target = f"{model.get('provider')}/{model.get('id')}"
+    notes: list[Note] = []
+    to_text = signatures = redacted = blank = text_signatures = thought_signatures = 0
+    for block in _list(message.get("content")):
+        kind = block.get("type")
+        if kind == "thinking":
+            if block.get("redacted"):
+                redacted += 1
+                continue
+            thinking = block.get("thinking")
+            if not thinking or (isinstance(thinking, str) and js_is_blank(thinking)):
+                blank += 1
+                continue
+            to_text += 1
+            if block.get("thinkingSignature"):
+                signatures += 1
+        elif kind == "text" and block.get("textSignature"):
+            text_signatures += 1
+        elif kind == "toolCall" and block.get("thoughtSignature"):
+            thought_signatures += 1
+    if to_text:
+        notes.append(note("thinking-to-text", "thinking → text",
+                          f"{to_text} thinking block(s) from {source} are replayed to {target} as plain text "
+                          "(another model cannot verify them)"))
+    if signatures:
+        notes.append(note("signature-dropped", "thinking signature dropped",
+                          f"{signatures} thinking signature(s) from {source} removed"))
+    if redacted:
+        notes.append(note("redacted-dropped", "redacted thinking dropped",
+                          f"{redacted} redacted thinking block(s) only {source} can read: removed"))
+    if blank:
+        notes.append(note("blank-thinking-dropped", "blank thinking dropped",
+                          f"{blank} empty thinking block(s) without a usable signature removed"))
+    if text_signatures:
+        notes.append(note("signature-dropped", "text signature dropped",
+                          f"{text_signatures} text signature(s) from {source} removed"))
+    if thought_signatures:
+        notes.append(note("signature-dropped", "thought signature dropped",
+                          f"{thought_signatures} tool-call thoughtSignature(s) from {source} removed"))
+    return notes
+
+
+def _renamed_calls(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[Note]:
+    """Compares the ids transformMessages actually produced: tool calls are never dropped, so they pair up."""
+    old = [b for b in _list(before.get("content")) if b.get("type") == "toolCall"]
+    new = [b for b in _list(after.get("content")) if b.get("type") == "toolCall"]
+    return [
+        note("tool-call-id-renamed", "tool-call id renamed",
+             f"{js_to_string(a.get('id'))} → {js_to_string(b.get('id'))} (this API's id rules)")
+        for a, b in zip(old, new, strict=False)
+        if a.get("id") != b.get("id")
+    ]
+
+
+def transform_notes(before: Any, after: Any | None, model: Mapping[str, Any]) -> list[Note]:
+    """What transformMessages did to one convertToLlm message for one target model (None = skipped)."""
+    if not isinstance(before, dict):
+        return []
+    role = before.get("role")
+    if after is None:
+        if role == "assistant" and before.get("stopReason") in SKIPPED_STOP_REASONS:
+            return [skipped_turn_note(before)]
+        return [note("unmapped", "not found", "transformMessages output could not be matched to this message")]
+    notes: list[Note] = []
+    if before.get("content") is None and after.get("content") == []:
+        notes.append(note("content-null", "null content → []", "missing content is sent as an empty list"))
+    if role in ("user", "toolResult") and "image" not in (model.get("input") or ()):
+        count = _image_count(before.get("content"))
+        if count:
+            notes.append(note("image-downgraded", "images replaced",
+                              f"{model.get('provider')}/{model.get('id')} takes text only: {count} image(s) "
+                              "replaced by an '(image omitted …)' placeholder"))
+    if role == "assistant":
+        notes.extend(_assistant_block_notes(before, model))
+        notes.extend(_renamed_calls(before, after))
+    elif role == "toolResult" and before.get("toolCallId") != after.get("toolCallId"):
+        notes.append(note("tool-result-id-renamed", "result id renamed",
+                          f"toolCallId {js_to_string(before.get('toolCallId'))} → "
+                          f"{js_to_string(after.get('toolCallId'))} to follow its renamed tool call"))
+    return notes
+
+
+def synthetic_note(result: Mapping[str, Any], assistant_row: int | None) -> Note:
+    where = f" of the assistant turn #{assistant_row}" if assistant_row is not None else ""
+    return note("synthetic-result", "synthetic result added",
+                f"tool call {js_to_string(result.get('toolCallId'))} ({js_to_string(result.get('toolName'))})"
+                f"{where} has no stored result before the next turn: transformMessages adds an error result "
+                "'No result provided'")
+
+
+# --- request-level notes ---------------------------------------------------------------------------------------
+
+
+def payload_max_tokens(api: str, payload: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """(field path, value) of the output-token limit the payload carries, per API."""
+    if api == "anthropic-messages":
+        return "max_tokens", payload.get("max_tokens")
+    if api == "openai-completions":
+        for key in ("max_completion_tokens", "max_tokens"):
+            if key in payload:
+                return key, payload[key]
+        return None
+    if api == "openai-responses":
+        return ("max_output_tokens", payload["max_output_tokens"]) if "max_output_tokens" in payload else None
+    if api in ("google-generative-ai", "google-vertex"):
+        config = payload.get("config")
+        if isinstance(config, dict) and "maxOutputTokens" in config:
+            return "config.maxOutputTokens", config["maxOutputTokens"]
+        return None
+    if api == "mistral-conversations":
+        return ("maxTokens", payload["maxTokens"]) if "maxTokens" in payload else None
+    if api == "bedrock-converse-stream":
+        inference = payload.get("inferenceConfig")
+        if isinstance(inference, dict) and "maxTokens" in inference:
+            return "inferenceConfig.maxTokens", inference["maxTokens"]
+    return None
+
+
+def max_tokens_notes(api: str, payload: Mapping[str, Any], model: Mapping[str, Any],
+                     estimate: int | None) -> list[Note]:
+    """Compare the payload's output-token limit with the model's own maximum and explain a clamp."""
+    found = payload_max_tokens(api, payload)
+    model_max = model.get("maxTokens")
+    if found is None or not isinstance(found[1], int) or not isinstance(model_max, int):
+        return []
+    field, sent = found
+    window = model.get("contextWindow") or 0
+    if sent >= model_max:
+        return [note("max-tokens", "max tokens", f"{field} = {sent} (the model's maximum {model_max})")]
+    if estimate is None:
+        return [note("max-tokens-clamped", "max tokens clamped",
+                     f"{field} = {sent}, below the model's maximum {model_max} (context estimate unavailable)")]
+    room = window - estimate - CONTEXT_RESERVE_TOKENS
+    return [note("max-tokens-clamped", "max tokens clamped",
+                 f"{field} = {sent}, below the model's maximum {model_max}: the context estimate is {estimate} "
+                 f"tokens, and {window} (context window) − {estimate} − {CONTEXT_RESERVE_TOKENS} (reserve) "
+                 f"leaves {room}")]
+
+
+def reasoning_notes(requested: Any, sent: str | None, model: Mapping[str, Any]) -> list[Note]:
+    target = f"{model.get('provider')}/{model.get('id')}"
+    if not isinstance(requested, str) or requested == "off":
+        return [note("reasoning", "reasoning off", "no thinking level is passed (session level off)")]
+    if sent is None:
+        return [note("reasoning-clamped", "reasoning clamped to off",
+                     f"thinking level {requested!r} clamps to 'off' for {target}: no reasoning option is passed")]
+    if sent != requested:
+        return [note("reasoning-clamped", "reasoning clamped",
+                     f"thinking level {requested!r} is not supported by {target}: Pi sends {sent!r}")]
+    return [note("reasoning", f"reasoning {sent}", f"thinking level {sent!r} passed to streamSimple")]
+
+
+def adapter_notes(api: str, message: Mapping[str, Any], model: Mapping[str, Any]) -> list[Note]:
+    """Changes an adapter itself makes to a message it sends (only rules that hold for every model of the API)."""
+    role = message.get("role")
+    blocks = _list(message.get("content"))
+    if api == "openai-responses" and role == "assistant":
+        unsigned = sum(1 for b in blocks if b.get("type") == "thinking" and not b.get("thinkingSignature"))
+        if unsigned:
+            return [note("thinking-not-sent", "thinking not sent",
+                         f"{unsigned} thinking block(s) without a signature: the Responses API replays reasoning "
+                         "only as the stored reasoning item")]
+    if api in ("google-generative-ai", "google-vertex") and role == "assistant" \
+            and any(b.get("type") == "toolCall" for b in blocks):
+        from pi_tools.providers.google_generative_ai.payload import requires_tool_call_id
+
+        if not requires_tool_call_id(str(model.get("id"))):
+            return [note("ids-not-sent", "call ids not sent",
+                         f"{model.get('id')} matches function calls and responses by name: ids are left out")]
+    if api == "mistral-conversations" and role == "toolResult" and message.get("isError"):
+        return [note("error-prefixed", "[tool error] prefix",
+                     "Mistral has no error flag: the result text is prefixed with '[tool error] '")]
+    return []
+
+
+def adapter_skip_note(api: str) -> Note:
+    return note("adapter-skipped", "not sent",
+                f"the {api} adapter leaves this message out: nothing in it survives conversion (blank text, "
+                "empty content)")
+
+
+def grouped_note(label: str, size: int) -> Note:
+    return note("results-grouped", "grouped",
+                f"sent with {size - 1} other tool result(s) in one message ({label})")
+
+
+def lost_note(api: str) -> Note:
+    return note("unmapped", "not located",
+                f"this message should appear in the {api} payload but the preview could not locate its item; "
+                "see the unmatched items at the end")
+
+
+def extra_note(label: str) -> Note:
+    return note("adapter-added", "added by adapter", f"{label} is inserted by the adapter itself")
+
+
+def codes(notes: Sequence[Note]) -> list[str]:
+    return [n["code"] for n in notes]

@@ -1,0 +1,499 @@
+"""The view model of a payload preview: one row per context message, one column per target API.
+
+Everything shown is produced by the same library functions the stages use (the context, convertToLlm, the
+payload stage), so the preview cannot drift from what `pi-tools payload` reports. The only extra work done here
+is bookkeeping: which stored entry each message came from, which transformMessages output and which payload
+fragments belong to it (payload_map), and the notes that name each change (annotate).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import orjson
+
+from pi_tools.messages.jsvalues import UNDEFINED, js_to_string
+from pi_tools.render import annotate
+from pi_tools.render.payload_map import PayloadMap, map_payload
+from pi_tools.session import SessionTree
+
+# The model each API is shown with when neither --model nor the session names one (the conformance models).
+REPRESENTATIVE_MODELS: dict[str, str] = {
+    "anthropic-messages": "anthropic/claude-sonnet-4-5",
+    "openai-completions": "groq/openai/gpt-oss-120b",
+    "openai-responses": "openai/gpt-5.1",
+    "google-generative-ai": "google/gemini-2.5-flash",
+    "mistral-conversations": "mistral/mistral-medium-latest",
+    "bedrock-converse-stream": "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0",
+}
+
+LONG_LINES = 24
+LONG_CHARS = 2400
+OPAQUE_LIMIT = 200
+OPAQUE_KEYS = (
+    "data", "url", "image_url", "imageUrl", "$bytes", "bytes", "thinkingSignature", "signature",
+    "thoughtSignature", "textSignature", "encrypted_content", "redactedContent",
+)
+# A JSON string value longer than OPAQUE_LIMIT under one of OPAQUE_KEYS, or any data: URL.
+_OPAQUE_STRING = re.compile(
+    r'("(?:' + "|".join(re.escape(k) for k in OPAQUE_KEYS) + r')": "|": "(?=data:))'
+    r'((?:[^"\\\n]|\\.){' + str(OPAQUE_LIMIT) + r',}+)"'
+)
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+class TargetError(ValueError):
+    """--api/--model values that cannot be paired or resolved; the message is meant for the user."""
+
+
+@dataclass
+class Target:
+    api: str
+    model_ref: str | None = None
+
+
+@dataclass
+class RenderRequest:
+    targets: list[Target]
+    system_prompt: str | None = None
+    tools: list[dict[str, Any]] | None = None
+    reasoning: str | None = None
+    block_images: bool = False
+    leaf: str | None = None
+    session_id: str | None = None
+
+
+@dataclass
+class _Synthetic:
+    """Synthetic results for one target, keyed by the stored row they are inserted before (None = end).
+
+    Each entry: {result, state, notes, fragments}.
+    """
+
+    by_position: dict[int | None, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+# --- targets ---------------------------------------------------------------------------------------------------
+
+
+def pair_targets(apis: Sequence[str], models: Sequence[str]) -> list[Target]:
+    """--api and --model values → targets.
+
+    As many --model as --api: they pair by position. Otherwise each --model goes to the first --api (in order)
+    that speaks its catalog API and has no model yet, and the remaining APIs use their default. --model alone
+    (no --api) shows each model with the API it speaks.
+    """
+    from pi_tools.providers.catalog import find_model
+    from pi_tools.providers.errors import UnknownModelError
+    from pi_tools.providers.registry import supported_apis
+
+    for api in apis:
+        if api not in supported_apis():
+            raise TargetError(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
+    resolved: list[tuple[str, str]] = []
+    for reference in models:
+        try:
+            resolved.append((reference, str(find_model(reference).get("api"))))
+        except UnknownModelError as exc:
+            raise TargetError(f"--model {reference}: {exc.args[0] if exc.args else exc}") from None
+    if not apis:
+        return [Target(api, reference) for reference, api in resolved]
+    targets = [Target(api) for api in apis]
+    if len(models) == len(apis):
+        for target, (reference, api) in zip(targets, resolved, strict=True):
+            if api != target.api:
+                raise TargetError(f"--model {reference} speaks {api}, not {target.api} (the --api in the same "
+                                  "position)")
+            target.model_ref = reference
+        return targets
+    for reference, api in resolved:
+        slot = next((t for t in targets if t.api == api and t.model_ref is None), None)
+        if slot is None:
+            raise TargetError(f"--model {reference} speaks {api}, which is not among the --api values still "
+                              "without a model")
+        slot.model_ref = reference
+    return targets
+
+
+def _target_model(target: Target, session_model: Any) -> tuple[dict[str, Any], str, str]:
+    """(catalog model, provider/id, why this model) for one target."""
+    from pi_tools.providers.catalog import find_model, get_model
+    from pi_tools.providers.errors import UnknownModelError
+
+    if target.model_ref:
+        return find_model(target.model_ref), target.model_ref, "--model"
+    if isinstance(session_model, dict) and session_model.get("provider") and session_model.get("modelId"):
+        try:
+            model = get_model(str(session_model["provider"]), str(session_model["modelId"]))
+        except UnknownModelError:
+            model = None
+        if model is not None and model.get("api") == target.api:
+            return model, f"{model['provider']}/{model['id']}", "the session's model"
+    reference = REPRESENTATIVE_MODELS.get(target.api)
+    if reference is None:
+        raise TargetError(f"no default model for {target.api}: pass --model PROVIDER/ID")
+    return find_model(reference), reference, f"representative {target.api} model"
+
+
+# --- display ---------------------------------------------------------------------------------------------------
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def _shortened(match: re.Match[str]) -> str:
+    body = match.group(2)
+    return f'{match.group(1)}{body[:48]}… [{len(body)} characters, shortened for display]"'
+
+
+def display_json(value: Any) -> str:
+    """Indented JSON for people; lone surrogates (invalid in UTF-8 output) shown as `\\udxxx` escapes.
+
+    Base64 images and encrypted signatures are unreadable and can be megabytes: past OPAQUE_LIMIT characters they
+    are cut (on the JSON text, one regex pass, far cheaper than rebuilding every message).
+    """
+    if value is UNDEFINED:
+        return "undefined"
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=js_to_string).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        text = json.dumps(value, indent=2, ensure_ascii=False, default=js_to_string)
+        text = _LONE_SURROGATE.sub(_escape_surrogate, text)
+    if len(text) > OPAQUE_LIMIT:
+        text = _OPAQUE_STRING.sub(_shortened, text)
+    return text
+
+
+def fragment(label: str, value: Any) -> dict[str, Any]:
+    text = display_json(value)
+    lines = text.count("\n") + 1
+    return {"label": label, "json": text, "lines": lines, "long": lines > LONG_LINES or len(text) > LONG_CHARS}
+
+
+def _preview_text(message: Any) -> str:
+    from pi_tools.session.preview import message_preview, shorten
+
+    try:
+        return shorten(message_preview(message), 140)
+    except Exception:  # a preview must never stop the page; the JSON below shows the message anyway
+        return ""
+
+
+# --- provenance ------------------------------------------------------------------------------------------------
+
+
+def _origins(tree: SessionTree, leaf: str | None, count: int) -> list[tuple[Any, int | None]]:
+    """(entry id, file line) for each context message, or unknowns if the projection cannot be redone."""
+    from pi_tools.session.context import context_entries, entry_to_messages
+    from pi_tools.session.tree import PathCycleError
+
+    try:
+        path = tree.path(tree.leaf_id if leaf is None else leaf)
+    except PathCycleError:
+        return [(None, None)] * count
+    origins: list[tuple[Any, int | None]] = []
+    for entry in context_entries(path):
+        produced = len(entry_to_messages(entry))
+        if produced:
+            entry_id = entry.get("id") if isinstance(entry, dict) else None
+            origins.extend([(entry_id, tree.line_of(entry))] * produced)
+    return origins if len(origins) == count else [(None, None)] * count
+
+
+# --- the per-target pipeline -----------------------------------------------------------------------------------
+
+
+class _Marker(int):
+    """Timestamp handed to transformMessages' synthetic results so they can be told apart from stored ones."""
+
+
+_SYNTHETIC_STAMP = _Marker(-1)
+
+
+def _normalizer(api: str) -> Any:
+    from pi_tools.providers import registry
+
+    if api == "mistral-conversations":
+        # Mistral's normaliser is stateful per request (it avoids collisions); use a fresh one as the adapter does.
+        import importlib
+
+        module = importlib.import_module("pi_tools.providers.mistral_conversations.payload")
+        factory = getattr(module, "make_tool_call_id_normalizer", None)
+        if factory is not None:
+            normalize = factory()
+            return lambda tool_call_id, _model, _source: normalize(tool_call_id)
+    return registry.normalize_tool_call_id_for(api)
+
+
+def transformed_messages(api: str, model: Mapping[str, Any], llm: Sequence[Any]) -> list[Any]:
+    """transformMessages as the API's adapter runs it, with synthetic results carrying a recognisable stamp."""
+    from pi_tools.providers.transform_messages import transform_messages
+
+    return transform_messages(llm, dict(model), _normalizer(api),
+                              now_ms=cast(Callable[[], int], lambda: _SYNTHETIC_STAMP))
+
+
+def is_synthetic(message: Any) -> bool:
+    return isinstance(message, dict) and message.get("timestamp") is _SYNTHETIC_STAMP
+
+
+def _align_transformed(llm: Sequence[Any], transformed: Sequence[Any]) -> tuple[list[Any], list[tuple[int, Any]]]:
+    """transformMessages output per llm message (None = skipped) and synthetic results with their position.
+
+    Each input gives at most one output in order; errored/aborted assistants give none; synthetic results are
+    recognisable by the marker timestamp. A position is the index of the llm message they precede.
+    """
+    per_message: list[Any] = [None] * len(llm)
+    synthetic: list[tuple[int, Any]] = []
+    cursor = 0
+    for index, message in enumerate(llm):
+        while cursor < len(transformed) and is_synthetic(transformed[cursor]):
+            synthetic.append((index, transformed[cursor]))
+            cursor += 1
+        if isinstance(message, dict) and message.get("role") == "assistant" \
+                and message.get("stopReason") in annotate.SKIPPED_STOP_REASONS:
+            continue
+        if cursor < len(transformed):
+            per_message[index] = transformed[cursor]
+            cursor += 1
+    for leftover in transformed[cursor:]:
+        synthetic.append((len(llm), leftover))
+    return per_message, synthetic
+
+
+def _payload_top(payload: Mapping[str, Any], api: str) -> dict[str, Any]:
+    from pi_tools.render.payload_map import ITEM_LISTS
+
+    items_key = ITEM_LISTS.get(api, "messages")
+    top = {k: (f"[{len(v)} items, shown per message below]" if k == items_key and isinstance(v, list) else v)
+           for k, v in payload.items()}
+    return top
+
+
+def _cell(state: str, notes: list[annotate.Note], fragments: list[dict[str, Any]],
+          transformed: Any = None) -> dict[str, Any]:
+    return {"state": state, "notes": notes, "fragments": fragments,
+            "transformed": fragment("after transformMessages", transformed) if transformed is not None else None}
+
+
+def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str, Any], llm: list[Any],
+                  llm_rows: list[int], request: RenderRequest, estimate: int | None, row_count: int,
+                  ) -> tuple[dict[str, Any], list[dict[str, Any]], _Synthetic, list[dict[str, Any]]]:
+    """Column header, per-row cells, synthetic results and unmatched fragments for one target."""
+    from pi_tools.providers.options import clamp_thinking_level
+    from pi_tools.stages import PayloadRequest, payload_document
+
+    model, reference, why = _target_model(target, context_doc.get("model"))
+    requested = request.reasoning if request.reasoning is not None else context_doc.get("thinkingLevel")
+    sent_level: str | None = None
+    if isinstance(requested, str) and requested != "off":
+        clamped = clamp_thinking_level(model, requested)
+        sent_level = None if clamped == "off" else clamped
+    payload_request = PayloadRequest(api=target.api, model=reference, system_prompt=request.system_prompt,
+                                     tools=request.tools, reasoning=request.reasoning,
+                                     session_id=request.session_id)
+    try:
+        document = payload_document(llm_doc, payload_request)
+    except Exception as exc:  # noqa: BLE001 - a damaged session must still render; the column shows why
+        document = {"kind": "error", "error": f"{type(exc).__name__}: {exc}"}
+    payload = document.get("payload") if document.get("kind") == "payload" else None
+    notes = annotate.reasoning_notes(requested, sent_level, model)
+    if payload is not None:
+        notes.extend(annotate.max_tokens_notes(target.api, payload, model, estimate))
+    header = {
+        "api": target.api, "model": reference, "why": why, "notes": notes,
+        "error": None if payload is not None else str(document.get("error")),
+        "modelInfo": {k: model.get(k) for k in ("contextWindow", "maxTokens", "input", "reasoning")},
+        "top": fragment("payload (message items shown per row)", _payload_top(payload, target.api))
+        if payload is not None else None,
+    }
+
+    try:
+        transformed = transformed_messages(target.api, model, llm)
+    except Exception as exc:  # noqa: BLE001 - as above: shown, not raised
+        header["error"] = header["error"] or f"transformMessages fails: {type(exc).__name__}: {exc}"
+        return header | {"system": []}, [_cell("error", [], []) for _ in range(row_count)], _Synthetic(), []
+    per_message, synthetic = _align_transformed(llm, transformed)
+    mapping: PayloadMap | None = None
+    if payload is not None:
+        mapping = map_payload(target.api, payload, transformed, model, bool(request.system_prompt))
+    placements = iter(mapping.placements) if mapping is not None else None
+
+    # Cells for stored rows; the mapping's placements follow transformed order (messages and synthetic results).
+    cells: list[dict[str, Any]] = [_cell("dropped", [], []) for _ in range(row_count)]
+    synthetic_cells = _Synthetic()
+    synthetic_by_index: dict[int, list[Any]] = {}
+    for position, result in synthetic:
+        synthetic_by_index.setdefault(position, []).append(result)
+    last_assistant_row: int | None = None
+
+    def place(message: Any) -> tuple[str, list[annotate.Note], list[dict[str, Any]]]:
+        if placements is None:
+            return "error", [], []
+        placement = next(placements, None)
+        if placement is None or placement.status == "lost":
+            return "lost", [annotate.lost_note(target.api)], []
+        if placement.status == "skipped":
+            return "skipped", [annotate.adapter_skip_note(target.api)], []
+        extra_notes = annotate.adapter_notes(target.api, message, model) if isinstance(message, dict) else []
+        if placement.group_size > 1:
+            extra_notes.append(annotate.grouped_note(placement.group_label, placement.group_size))
+        fragments = [fragment(label, value) for label, value in placement.fragments]
+        for label, value in placement.extras:
+            extra_notes.append(annotate.extra_note(label))
+            fragments.append(fragment(label, value))
+        return "sent", extra_notes, fragments
+
+    def place_synthetic(position: int) -> None:
+        for result in synthetic_by_index.get(position, []):
+            state, more, fragments = place(result)
+            row_key = llm_rows[position] if position < len(llm_rows) else None
+            synthetic_cells.by_position.setdefault(row_key, []).append({
+                "result": result, "state": state, "fragments": fragments,
+                "notes": [annotate.synthetic_note(result, last_assistant_row), *more],
+            })
+
+    for index, message in enumerate(llm):
+        place_synthetic(index)
+        after = per_message[index]
+        notes_here = annotate.transform_notes(message, after, model)
+        row = llm_rows[index]
+        if after is None:
+            cells[row] = _cell("turn-skipped", notes_here, [])
+            continue
+        state, more, fragments = place(after)
+        changed = after is not message and after != message
+        cells[row] = _cell(state, notes_here + more, fragments, after if changed else None)
+        if isinstance(after, dict) and after.get("role") == "assistant":
+            last_assistant_row = row + 1
+    place_synthetic(len(llm))
+    unmatched = [fragment(label, value) for label, value in mapping.unmatched] if mapping else []
+    header["system"] = [fragment(label, value) for label, value in mapping.system] if mapping else []
+    return header, cells, synthetic_cells, unmatched
+
+
+# --- the page --------------------------------------------------------------------------------------------------
+
+
+def _convert(stored: list[Any], block_images: bool) -> tuple[list[Any], list[list[annotate.Note]]]:
+    """convertToLlm (plus Pi's blockImages wrapper) one message at a time, so each output knows its source."""
+    from pi_tools.messages import convert_to_llm
+    from pi_tools.messages.images import replace_blocked_images
+    from pi_tools.messages.roles import default_registry
+
+    registry = default_registry()
+    converted: list[Any] = []
+    notes: list[list[annotate.Note]] = []
+    for message in stored:
+        produced = convert_to_llm([message], registry)
+        result = produced[0] if produced else None
+        here = annotate.convert_notes(message, result, isinstance(message, dict)
+                                      and registry.get(message.get("role")) is not None)
+        if block_images and isinstance(result, dict) and result.get("role") in ("user", "toolResult") \
+                and isinstance(result.get("content"), list):
+            replaced = replace_blocked_images(result["content"])
+            if replaced is not None:
+                blocked = {**result, "content": replaced}
+                here.extend(annotate.blocked_image_notes(result, blocked))
+                result = blocked
+        converted.append(result)
+        notes.append(here)
+    return converted, notes
+
+
+def build_preview(tree: SessionTree, request: RenderRequest) -> dict[str, Any]:
+    """Everything the templates show for one session (raises ContextError, TargetError)."""
+    from pi_tools.providers.options import estimate_context_tokens
+    from pi_tools.stages import context_document
+
+    context_doc = context_document(tree, request.leaf)
+    stored: list[Any] = context_doc["messages"]
+    converted, convert_notes = _convert(stored, request.block_images)
+    llm_rows = [i for i, message in enumerate(converted) if message is not None]
+    llm = [converted[i] for i in llm_rows]
+    llm_doc = {**context_doc, "kind": "llm", "messages": llm}
+    context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": llm}
+    if request.tools:
+        context["tools"] = request.tools
+    try:
+        estimate: int | None = estimate_context_tokens(context)
+    except Exception:  # noqa: BLE001 - damaged content; Pi would fail too, and the payload column says how
+        estimate = None
+
+    origins = _origins(tree, request.leaf, len(stored))
+    rows: list[dict[str, Any]] = []
+    for index, message in enumerate(stored):
+        result = converted[index]
+        entry_id, line = origins[index]
+        role = message.get("role") if isinstance(message, dict) else None
+        llm_state = "dropped" if result is None else "same" if result is message else "changed"
+        rows.append({
+            "kind": "message", "number": index + 1, "role": js_to_string(role) if role is not None else "?",
+            "entryId": entry_id, "line": line, "preview": _preview_text(message),
+            "stored": fragment("stored AgentMessage", message),
+            "llm": {"state": llm_state, "notes": convert_notes[index],
+                    "fragment": fragment("convertToLlm", result) if llm_state == "changed" else None},
+            "cells": [],
+        })
+
+    targets: list[dict[str, Any]] = []
+    synthetic_rows: dict[int | None, list[dict[str, Any]]] = {}
+    unmatched_cells: list[list[dict[str, Any]]] = []
+    for column, target in enumerate(request.targets):
+        header, cells, synthetic, unmatched = _build_target(
+            target, context_doc, llm_doc, llm, llm_rows, request, estimate, len(stored))
+        targets.append(header)
+        unmatched_cells.append(unmatched)
+        for row, cell in zip(rows, cells, strict=True):
+            row["cells"].append(cell)
+        for position, entries in synthetic.by_position.items():
+            bucket = synthetic_rows.setdefault(position, [])
+            for ordinal, entry in enumerate(entries):
+                while len(bucket) <= ordinal:
+                    bucket.append({"kind": "synthetic", "number": None, "role": "toolResult",
+                                   "entryId": None, "line": None, "preview": "", "stored": None, "llm": None,
+                                   "cells": [_cell("none", [], []) for _ in range(len(request.targets))]})
+                synthetic_row = bucket[ordinal]
+                result = entry["result"]
+                synthetic_row["preview"] = f"No result provided ({js_to_string(result.get('toolName'))})"
+                shown = {**result, "timestamp": "<Date.now() at request time>"}
+                synthetic_row["cells"][column] = _cell(entry["state"], entry["notes"], entry["fragments"], shown)
+    ordered: list[dict[str, Any]] = []
+    for index, row in enumerate(rows):
+        ordered.extend(synthetic_rows.get(index, []))
+        ordered.append(row)
+    ordered.extend(synthetic_rows.get(None, []))
+
+    header = context_doc.get("header") or {}
+    model = context_doc.get("model")
+    counts: dict[str, int] = {}
+    for row in ordered:
+        for cell in [*(row["cells"]), row["llm"] or {"notes": []}]:
+            for item in cell["notes"]:
+                counts[item["code"]] = counts.get(item["code"], 0) + 1
+    return {
+        "source": tree.source,
+        "session": {
+            "id": header.get("id"), "cwd": header.get("cwd"), "version": header.get("version"),
+            "leaf": js_to_string(context_doc.get("leafId")),
+            "model": f"{model.get('provider')}/{model.get('modelId')}" if isinstance(model, dict) else None,
+            "thinkingLevel": js_to_string(context_doc.get("thinkingLevel")),
+            "messages": len(stored), "llmMessages": len(llm), "estimate": estimate,
+            "diagnostics": [f"line {d.get('line')}: {d.get('code')}: {d.get('message')}"
+                            for d in context_doc.get("diagnostics") or []][:50],
+        },
+        "options": {
+            "systemPrompt": fragment("Context.systemPrompt", request.system_prompt) if request.system_prompt else None,
+            "tools": [t.get("name") for t in request.tools or []],
+            "reasoning": request.reasoning, "blockImages": request.block_images,
+        },
+        "targets": targets,
+        "rows": ordered,
+        "unmatched": unmatched_cells if any(unmatched_cells) else None,
+        "noteCounts": dict(sorted(counts.items())),
+    }
