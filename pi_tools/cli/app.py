@@ -10,10 +10,12 @@ import typer
 
 from pi_tools.cli.context import context_command
 from pi_tools.cli.convert import convert_command
+from pi_tools.cli.decode import decode_command
 from pi_tools.cli.ls import ls_command
 from pi_tools.cli.models import models_command
 from pi_tools.cli.payload import payload_command
 from pi_tools.cli.render import render_command
+from pi_tools.cli.run import run_command
 from pi_tools.cli.transform import transform_command
 from pi_tools.cli.tree import tree_command
 
@@ -41,6 +43,8 @@ app.command("render")(render_command)
 app.command("tree")(tree_command)
 app.command("ls")(ls_command)
 app.command("models")(models_command)
+app.command("run")(run_command)
+app.command("decode")(decode_command)
 
 
 def main() -> None:

@@ -1,0 +1,127 @@
+"""`pi-tools run`: Pi's agent loop from Python, offline by default, writing sessions Pi itself resumes."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from pi_tools.cli.common import fail
+
+
+class _Transcript:
+    """The readable view: assistant text as it streams, tool calls and their results in short form."""
+
+    def __init__(self) -> None:
+        self._out = sys.stdout
+        self._in_text = False
+
+    def _write(self, text: str) -> None:
+        self._out.write(text)
+        self._out.flush()
+
+    def _end_text(self) -> None:
+        if self._in_text:
+            self._write("\n")
+            self._in_text = False
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "message_update":
+            update = event.get("assistantMessageEvent") or {}
+            if update.get("type") == "text_delta":
+                if not self._in_text:
+                    self._write("assistant: ")
+                    self._in_text = True
+                self._write(str(update.get("delta", "")))
+            elif update.get("type") == "thinking_start":
+                self._end_text()
+                self._write("(thinking)\n")
+            elif update.get("type") == "text_end":
+                self._end_text()
+        elif kind == "message_end":
+            self._end_text()
+            self._message(event.get("message") or {})
+        elif kind == "tool_execution_start":
+            self._end_text()
+            from pi_tools.providers.jsonjs import js_stringify
+
+            self._write(f"→ {event.get('toolName')} {js_stringify(event.get('args'))}\n")
+
+    def _message(self, message: dict[str, Any]) -> None:
+        role = message.get("role")
+        if role == "user":
+            from pi_tools.session.preview import message_text
+
+            self._write(f"user: {message_text(message)}\n")
+        elif role == "toolResult":
+            texts = [str(b.get("text", "")) for b in message.get("content") or [] if isinstance(b, dict)
+                     and b.get("type") == "text"]
+            lines = "\n".join(texts).splitlines() or [""]
+            shown = "\n  ".join(lines[:10]) + (f"\n  … ({len(lines) - 10} more lines)" if len(lines) > 10 else "")
+            marker = "✗" if message.get("isError") else "←"
+            self._write(f"{marker} {message.get('toolName')}: {shown}\n")
+        elif role == "assistant" and message.get("stopReason") in ("error", "aborted"):
+            self._write(f"[{message.get('stopReason')}] {message.get('errorMessage')}\n")
+
+
+class _EventLines:
+    """--events: one JSON line per event, written as it happens (message_update without the growing partial)."""
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        from pi_tools.docs import dumps_document
+
+        if event.get("type") == "message_update":
+            update = {k: v for k, v in (event.get("assistantMessageEvent") or {}).items() if k != "partial"}
+            event = {"type": "message_update", "assistantMessageEvent": update}
+        sys.stdout.buffer.write(dumps_document(event))
+        sys.stdout.buffer.flush()
+
+
+def run_command(
+    prompt: Annotated[str | None, typer.Argument(metavar="PROMPT", help="What to ask. Omit to answer a --session whose last message is a user prompt or tool result.")] = None,
+    session: Annotated[str | None, typer.Option("--session", metavar="FILE", help="Session file to continue at its leaf (created when missing).")] = None,
+    session_dir: Annotated[str | None, typer.Option("--session-dir", metavar="DIR", help="Folder for a new session file named as Pi names them (default: Pi's per-project folder).")] = None,
+    provider: Annotated[str, typer.Option("--provider", help="faux (offline, scripted) or a catalog provider: anthropic, openai, google, groq, ...")] = "faux",
+    model: Annotated[str | None, typer.Option("--model", metavar="ID", help="Model id within the provider (see `pi-tools models`).")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="Send to this server instead of the catalog's (e.g. a local OpenAI-compatible server).")] = None,
+    thinking: Annotated[str | None, typer.Option("--thinking", metavar="LEVEL", help="off, minimal, low, medium, high, xhigh (clamped to the model as Pi does; default: the session's, else medium).")] = None,
+    tools: Annotated[str, typer.Option("--tools", metavar="LIST", help="Comma-separated tools: read, bash, edit, write, ls; 'none' for no tools.")] = "read,bash,edit,write",
+    cwd: Annotated[str, typer.Option("--cwd", metavar="DIR", help="Workspace the tools run in.")] = ".",
+    allow_outside: Annotated[bool, typer.Option("--allow-outside", help="Let file tools reach paths outside --cwd.")] = False,
+    faux_script: Annotated[str | None, typer.Option("--faux-script", metavar="FILE", help='Responses for --provider faux: {"responses": [{"content": [blocks], "stopReason"?}, ...]}.')] = None,
+    max_turns: Annotated[int | None, typer.Option("--max-turns", metavar="N", min=1, help="Stop after N model responses.")] = None,
+    system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt for every model call (default: none).")] = None,
+    events: Annotated[bool, typer.Option("--events", help="Print Pi's agent events as JSON Lines instead of a transcript.")] = False,
+) -> None:
+    """Run Pi's agent loop: stream the model, execute its tool calls, append every settled message to the session.
+
+    Providers: `faux` (default) replays --faux-script offline; catalog providers speaking anthropic-messages,
+    openai-completions, openai-responses or google-generative-ai are streamed over HTTP with the key from the usual
+    environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ...). Keys never appear in output or
+    the session. Ctrl-C or SIGTERM ends the stream and records an aborted assistant message. Exit status 1 when
+    the run ended in an error or abort.
+
+    Example: pi-tools run --faux-script script.json --session s.jsonl --cwd work "list the files"
+    """
+    from pi_tools.loop.persist import SessionWriteError
+    from pi_tools.loop.runner import RunRequest, RunSetupError, run
+
+    names = [] if tools.strip() in ("", "none") else [name.strip() for name in tools.split(",") if name.strip()]
+    request = RunRequest(prompt=prompt, cwd=cwd, session_file=session, session_dir=session_dir, provider=provider,
+                         model=model, base_url=base_url, thinking=thinking, tools=names,
+                         allow_outside=allow_outside, faux_script=faux_script, max_turns=max_turns,
+                         system_prompt=system_prompt)
+    sink = _EventLines() if events else _Transcript()
+    try:
+        outcome = run(request, sink)
+    except (RunSetupError, SessionWriteError) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        # A second Ctrl-C while the first abort winds down: stop now; the session holds settled messages only.
+        fail("interrupted", 130)
+    if not events:
+        sys.stdout.write(f"session: {outcome.session_file}\n")
+    last = outcome.last_assistant
+    raise SystemExit(1 if last is not None and last.get("stopReason") in ("error", "aborted") else 0)
