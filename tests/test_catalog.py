@@ -297,3 +297,37 @@ def test_registry_builds_a_payload_through_the_api_package() -> None:
     assert payload["messages"] == [
         {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}
     ]
+
+
+def test_registry_builds_azure_openai_responses_with_the_azure_variant() -> None:
+    """Payload captured from Node (pi-ai's azure-openai-responses ``onPayload``) for the same context and options."""
+    from pi_tools.providers import registry
+
+    model = find_model("azure-openai-responses/gpt-4.1")
+    context = {
+        "systemPrompt": "Be brief.",
+        "messages": [{"role": "user", "content": "hi", "timestamp": 1}],
+        "tools": [{"name": "read", "description": "Read a file", "parameters": {
+            "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}],
+    }
+    options = {"apiKey": "k", "sessionId": "sess-1", "env": {"AZURE_OPENAI_RESOURCE_NAME": "res"}}
+    assert "azure-openai-responses" in registry.supported_apis()
+    payload = registry.build_payload("azure-openai-responses", model, context, options)
+    assert payload == {
+        "model": "gpt-4.1",
+        "input": [{"role": "system", "content": "Be brief."},
+                  {"role": "user", "content": [{"type": "input_text", "text": "hi"}]}],
+        "stream": True,
+        "prompt_cache_key": "sess-1",
+        "store": False,
+        "max_output_tokens": 32768,
+        "tools": [{"type": "function", "name": "read", "description": "Read a file", "parameters": {
+            "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}, "strict": False}],
+    }
+    wire = registry.build_wire("azure-openai-responses", model, payload, options)
+    assert wire["url"] == "https://res.openai.azure.com/openai/v1/responses?api-version=v1"
+    assert wire["headers"]["api-key"] == "<redacted>" and "authorization" not in wire["headers"]
+    normalize = registry.normalize_tool_call_id_for("azure-openai-responses")
+    assert normalize("call|item", model, {"provider": model["provider"], "api": model["api"]}) == "call|fc_item"
+    with pytest.raises(ValueError, match="unsupported API"):
+        registry.stream_decoder("azure-openai-responses")

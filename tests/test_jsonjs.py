@@ -128,3 +128,16 @@ def test_js_number_str(number: float, expected: str) -> None:
 )
 def test_sanitize_surrogates(text: str, expected: str) -> None:
     assert sanitize_surrogates(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected_length"),
+    [(["ab", "c"], 2), ({"length": 9}, 9), ({"size": 9}, None), (5, None), (0, None), (True, None), (None, None)],
+)
+def test_js_length_of_non_strings(value: Any, expected_length: int | None) -> None:
+    """``.length`` of a stored non-string: arrays and objects with a numeric ``length`` have one, the rest NaN."""
+    length = js_length(value)
+    if expected_length is None:
+        assert length != length  # NaN, which makes pi-ai's token estimate NaN
+    else:
+        assert length == expected_length

@@ -414,3 +414,111 @@ def test_golden_output_ceiling(name: str, variant: str, key: str) -> None:
     if api == "anthropic-messages":
         expected_budget = expected_budget or 1024
     assert _thinking_budget_field(api, payload) == expected_budget
+
+
+# --- NaN from malformed blocks (expected values from Node's estimateContextTokens / clampMaxTokensToContext) -----
+
+NAN = "NaN"
+
+
+def _user_text(text: Any) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
+
+
+def _failed_assistant(block: dict[str, Any]) -> dict[str, Any]:
+    # stopReason "error" keeps pi-ai from reading the (absent) usage, so only the block is measured.
+    return {"role": "assistant", "stopReason": "error", "content": [block], "timestamp": 1}
+
+
+@pytest.mark.parametrize(
+    ("context", "node_tokens"),
+    [
+        ({"messages": [_user_text(5)]}, NAN),
+        ({"messages": [_failed_assistant({"type": "thinking", "thinking": 0})]}, NAN),
+        ({"messages": [_failed_assistant({"type": "toolCall", "name": True, "arguments": {}})]}, NAN),
+        ({"messages": [_failed_assistant({"type": "toolCall", "name": "abc"})]}, 3),
+        ({"messages": [_user_text(["ab", "c"])]}, 1),
+        ({"messages": [_user_text({"length": 9})]}, 3),
+        ({"systemPrompt": 7, "messages": [{"role": "user", "content": "hello", "timestamp": 1}]}, NAN),
+        # A missing part makes the usage sum NaN (not reported usage); a null part adds 0.
+        ({"messages": [{"role": "assistant", "stopReason": "stop", "usage": {"totalTokens": 0, "input": 5},
+                        "content": [{"type": "text", "text": "abcd"}], "timestamp": 1}]}, 1),
+        ({"messages": [{"role": "assistant", "stopReason": "stop",
+                        "usage": {"totalTokens": 0, "input": 5, "output": None, "cacheRead": 0, "cacheWrite": 0},
+                        "content": [{"type": "text", "text": "abcd"}], "timestamp": 1},
+                       {"role": "user", "content": "abcdefgh", "timestamp": 2}]}, 7),
+    ],
+)
+def test_estimate_follows_js_arithmetic_on_malformed_blocks(context: dict[str, Any], node_tokens: Any) -> None:
+    tokens = estimate_context_tokens(context)
+    clamped = clamp_max_tokens_to_context({"contextWindow": 200000}, context, 64000)
+    if node_tokens == NAN:
+        assert tokens != tokens and clamped != clamped
+    else:
+        assert (tokens, clamped) == (node_tokens, 64000)
+
+
+@pytest.mark.parametrize(
+    ("context", "node_error"),
+    [
+        ({"messages": [{"role": "user", "content": [{"type": "text"}], "timestamp": 1}]},
+         "Cannot read properties of undefined (reading 'length')"),
+        ({"messages": [_failed_assistant({"type": "text", "text": None})]},
+         "Cannot read properties of null (reading 'length')"),
+        ({"messages": [{"role": "assistant", "stopReason": "stop", "content": [], "timestamp": 1}]},
+         "Cannot read properties of undefined (reading 'totalTokens')"),
+    ],
+)
+def test_estimate_fails_where_js_throws(context: dict[str, Any], node_error: str) -> None:
+    from pi_tools.providers.errors import PayloadError
+
+    with pytest.raises(PayloadError) as caught:
+        estimate_context_tokens(context)
+    assert str(caught.value) == node_error
+
+
+def _nan_context() -> dict[str, Any]:
+    usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+    assistant = {"role": "assistant", "content": [{"type": "thinking", "thinking": 0}, {"type": "text", "text": "x"}],
+                 "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5", "timestamp": 2,
+                 "stopReason": "stop", "usage": usage}
+    messages = [{"role": "user", "content": "hi", "timestamp": 1}, assistant, {"role": "user", "content": "q", "timestamp": 3}]
+    return {"systemPrompt": "sys", "messages": messages}
+
+
+# What Pi sends when the estimate is NaN (captured at onPayload, JSON-serialised: NaN is written as null).
+NAN_PAYLOAD_FIELDS: list[tuple[str, str, str | None, dict[str, Any]]] = [
+    ("anthropic-messages", "anthropic/claude-sonnet-4-5", None, {"max_tokens": None}),
+    ("anthropic-messages", "anthropic/claude-sonnet-4-5", "medium",
+     {"max_tokens": None, "thinking": {"type": "enabled", "budget_tokens": 1024, "display": "summarized"}}),
+    ("openai-responses", "openai/gpt-5", None, {"max_output_tokens": "<absent>"}),
+    ("openai-responses", "openai/gpt-5", "medium", {"max_output_tokens": "<absent>"}),
+    ("openai-completions", "ant-ling/Ling-2.6-1T", None,
+     {"max_tokens": "<absent>", "max_completion_tokens": "<absent>"}),
+    ("google-generative-ai", "google/gemini-2.5-pro", "medium", {"config.maxOutputTokens": None}),
+    ("mistral-conversations", "mistral/mistral-large-latest", None, {"maxTokens": None}),
+    ("bedrock-converse-stream", "amazon-bedrock/global.anthropic.claude-sonnet-4-5-20250929-v1:0", "medium",
+     {"inferenceConfig": {"maxTokens": None},
+      "additionalModelRequestFields.thinking": {"type": "enabled", "budget_tokens": None, "display": "summarized"}}),
+]
+
+
+@pytest.mark.parametrize(("api", "reference", "reasoning", "node_fields"), NAN_PAYLOAD_FIELDS)
+def test_nan_estimate_reaches_the_payload_as_pi_sends_it(
+    api: str, reference: str, reasoning: str | None, node_fields: dict[str, Any]
+) -> None:
+    import json
+
+    from pi_tools.providers import registry
+    from pi_tools.providers.jsonjs import js_stringify
+
+    options: dict[str, Any] = {"apiKey": "k", "sessionId": "s"}
+    if reasoning:
+        options["reasoning"] = reasoning
+    payload = json.loads(js_stringify(registry.build_payload(api, find_model(reference), _nan_context(), options)))
+    for path, value in node_fields.items():
+        node: Any = payload
+        for key in path.split("."):
+            node = node.get(key, "<absent>") if isinstance(node, dict) else "<absent>"
+        assert node == value, path

@@ -341,3 +341,24 @@ def test_normalize_tool_call_id_rules() -> None:
     # Providers outside the call|item family get one sanitised id.
     xai = find_model("xai/grok-4.3")
     assert normalize("call|item", xai, same_api) == "call_item"
+
+
+def test_payload_cli_builds_azure_openai_responses(cli: Any) -> None:
+    """``pi-tools payload --api azure-openai-responses`` goes through the Azure builders.
+
+    Without an endpoint Pi fails the request; the error text is what the oracle reports for this session.
+    """
+    session = "fixtures/conformance/cases/c000_linear.jsonl"
+    args = ("payload", "--api", "azure-openai-responses", "--model", "azure-openai-responses/gpt-4.1", "--wire", session)
+    unset = {name: "" for name in ("AZURE_OPENAI_BASE_URL", "AZURE_OPENAI_RESOURCE_NAME")}
+    failed = cli(*args, env=unset).documents()
+    assert [(doc["kind"], doc["error"]) for doc in failed] == [(
+        "error",
+        "Azure OpenAI base URL is required. Set AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME, "
+        "or pass azureBaseUrl, azureResourceName, or model.baseUrl.",
+    )]
+    [document] = cli(*args, env={**unset, "AZURE_OPENAI_RESOURCE_NAME": "res"}).documents()
+    assert document["kind"] == "payload" and document["api"] == "azure-openai-responses"
+    assert document["payload"]["model"] == "gpt-4.1" and document["payload"]["store"] is False
+    assert document["wire"]["url"] == "https://res.openai.azure.com/openai/v1/responses?api-version=v1"
+    assert document["wire"]["body"] == document["payload"]

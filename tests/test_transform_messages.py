@@ -365,3 +365,68 @@ def test_default_clock_is_wall_time_in_ms() -> None:
     before = int(time.time() * 1000)
     out = transform_messages([_assistant([_call("z")], same=True)], TARGET)
     assert before <= out[-1]["timestamp"] <= int(time.time() * 1000) + 1
+
+
+# --- tool-result content that is not a block list (expected values from Node's transformMessages) ---------------
+
+
+def _raw_result(content: Any) -> dict[str, Any]:
+    return {"role": "toolResult", "toolCallId": "a", "toolName": "t", "content": content, "isError": False,
+            "timestamp": 1}
+
+
+@pytest.mark.parametrize(
+    ("content", "node_content"),
+    [
+        # for...of walks a string by code points: an astral character stays whole, a lone surrogate is its own item.
+        ("ab😀\ud800c", ["a", "b", "😀", "\ud800", "c"]),
+        ("", []),
+        (["x", {"type": "image", "data": "d", "mimeType": "image/png"}, 7],
+         ["x", {"type": "text", "text": "(tool image omitted: model does not support images)"}, 7]),
+    ],
+)
+def test_text_only_model_walks_string_tool_results_like_for_of(content: Any, node_content: list[Any]) -> None:
+    out = transform_messages([_raw_result(content)], TARGET)
+    assert out[0]["content"] == node_content
+
+
+@pytest.mark.parametrize(
+    ("content", "node_error"),
+    [
+        (5, "content is not iterable"),
+        (True, "content is not iterable"),
+        ({"type": "text"}, "content is not iterable"),
+        ([None], "Cannot read properties of null (reading 'type')"),
+    ],
+)
+def test_text_only_model_rejects_what_for_of_rejects(content: Any, node_error: str) -> None:
+    from pi_tools.providers.errors import PayloadError
+
+    with pytest.raises(PayloadError) as caught:
+        transform_messages([_raw_result(content)], TARGET)
+    assert str(caught.value) == node_error
+
+
+def test_vision_model_leaves_string_tool_results_alone() -> None:
+    message = _raw_result("plain")
+    assert transform_messages([message], {**TARGET, "input": ["text", "image"]})[0]["content"] == "plain"
+
+
+def _foreign_thinking(*thinking: Any) -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "thinking", "thinking": value} for value in thinking],
+            "api": "x", "provider": "y", "model": "z", "stopReason": "stop", "timestamp": 1}
+
+
+@pytest.mark.parametrize("thinking", [12, []])
+def test_non_string_thinking_fails_like_trim(thinking: Any) -> None:
+    """Node: ``block.thinking.trim is not a function`` for any truthy non-string thinking."""
+    from pi_tools.providers.errors import PayloadError
+
+    with pytest.raises(PayloadError, match=r"^block\.thinking\.trim is not a function$"):
+        transform_messages([_foreign_thinking(thinking)], TARGET)
+
+
+def test_falsy_or_js_blank_thinking_is_dropped() -> None:
+    """Node keeps only U+001C here: 0 is falsy and U+FEFF is JS whitespace, U+001C is not."""
+    out = transform_messages([_foreign_thinking(0, " \ufeff", "\x1c")], TARGET)
+    assert out[0]["content"] == [{"type": "text", "text": "\x1c"}]

@@ -6,9 +6,27 @@ keeping that text verbatim in the exception lets callers reproduce the same sett
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from pi_tools.providers.jstext import UNDEFINED, js_string
+
 
 class PayloadError(Exception):
     """Pi would refuse to build this request; ``str(error)`` is the reference's error text."""
+
+
+def missing_api_key(model: Mapping[str, Any]) -> PayloadError:
+    """The error every adapter throws when a request has no credentials (the provider printed as JS would)."""
+    return PayloadError(f"No API key for provider: {js_string(model.get('provider', UNDEFINED))}")
+
+
+def require_api_key(model: Mapping[str, Any], options: Mapping[str, Any]) -> str:
+    """``options.apiKey`` for adapters that accept nothing else, failing the request as Pi does without one."""
+    api_key = options.get("apiKey")
+    if not api_key:
+        raise missing_api_key(model)
+    return str(api_key)
 
 
 class UnknownModelError(KeyError):

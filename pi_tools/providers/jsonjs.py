@@ -28,11 +28,23 @@ JS_WHITESPACE = (
 )
 
 
-def js_length(s: str) -> int:
-    """``s.length`` in JavaScript: astral characters count twice, lone surrogates once."""
-    if s.isascii():
+def js_length(s: Any) -> int:
+    """``s.length`` in JavaScript: astral characters count twice, lone surrogates once.
+
+    Malformed sessions put other JSON values where text belongs: an array has a length, an object may carry one,
+    and anything else reads as ``undefined``, which turns pi-ai's token arithmetic into NaN (returned here as
+    ``float("nan")``). ``None`` gets NaN too; where JS would throw on null, the caller has to check first.
+    """
+    if isinstance(s, str):
+        if s.isascii():
+            return len(s)
+        return len(s.encode("utf-16-le", "surrogatepass")) // 2
+    if isinstance(s, list):
         return len(s)
-    return len(s.encode("utf-16-le", "surrogatepass")) // 2
+    length = s.get("length") if isinstance(s, dict) else None
+    if isinstance(length, int | float) and not isinstance(length, bool):
+        return length  # type: ignore[return-value]
+    return math.nan  # type: ignore[return-value]
 
 
 def js_slice(s: str, start: int, end: int | None = None) -> str:
@@ -150,6 +162,11 @@ def js_number_str(x: float | int) -> str:
 
 def _is_array_index(key: str) -> bool:
     return _ARRAY_INDEX.fullmatch(key) is not None and int(key) <= _MAX_ARRAY_INDEX
+
+
+def js_own_keys(obj: dict[str, Any]) -> list[str]:
+    """``Object.keys(obj)``: array-index names ascending first, then the rest in insertion order."""
+    return [key for key, _ in _js_key_order(obj)]
 
 
 def _js_key_order(obj: dict[Any, Any]) -> list[tuple[str, Any]]:

@@ -10,10 +10,13 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from pi_tools.providers.catalog import Model
+from pi_tools.providers.errors import PayloadError
+from pi_tools.providers.jsaccess import block_type
 from pi_tools.providers.jsonjs import js_length, js_stringify
+from pi_tools.providers.jstext import UNDEFINED, js_string
 
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 """Every level pi-ai knows, weakest first; clamping walks this order."""
@@ -43,6 +46,8 @@ _FORWARDED_OPTIONS = (
     "metadata",
     "env",
 )
+
+Number = TypeVar("Number", int, float)
 
 
 # --- thinking levels -------------------------------------------------------------------------------------------
@@ -95,9 +100,23 @@ def thinking_budget_for_level(level: str, custom_budgets: Mapping[str, int] | No
     return budgets[key] if key is not None else 0
 
 
+def js_min(*values: Number) -> Number:
+    """``Math.min``: NaN anywhere makes the result NaN (Python's ``min`` answers by argument order instead).
+
+    Token counts are ints until a malformed session makes pi-ai's arithmetic NaN; that NaN is carried in the same
+    slot (and written as JSON null, or treated as falsy) rather than widening every signature to ``float``.
+    """
+    return cast(Number, math.nan) if any(value != value for value in values) else min(values)
+
+
+def js_max(*values: Number) -> Number:
+    """``Math.max``: NaN anywhere makes the result NaN."""
+    return cast(Number, math.nan) if any(value != value for value in values) else max(values)
+
+
 def clamp_thinking_budget_to_answer_room(budget: int, ceiling: int) -> int:
     """Keep at least ``MIN_ANSWER_TOKENS`` of a shared response ceiling for the answer itself."""
-    return min(budget, max(0, ceiling - MIN_ANSWER_TOKENS))
+    return js_min(budget, js_max(0, ceiling - MIN_ANSWER_TOKENS))
 
 
 def adjust_max_tokens_for_thinking(
@@ -111,7 +130,7 @@ def adjust_max_tokens_for_thinking(
     if base_max_tokens is None:
         max_tokens = model_max_tokens
     else:
-        max_tokens = min(base_max_tokens + budget, model_max_tokens)
+        max_tokens = js_min(base_max_tokens + budget, model_max_tokens)
     if max_tokens <= budget:
         budget = clamp_thinking_budget_to_answer_room(budget, max_tokens)
     return max_tokens, budget
@@ -121,7 +140,16 @@ def adjust_max_tokens_for_thinking(
 
 
 def _ceil_tokens(chars: int) -> int:
-    return -(-chars // CHARS_PER_TOKEN)
+    """``Math.ceil(chars / 4)``; NaN (a malformed block's length) stays NaN."""
+    return chars if chars != chars else -(-chars // CHARS_PER_TOKEN)
+
+
+def _field_length(block: Any, key: str) -> int:
+    """``block[key].length``: V8's TypeError on null or missing, NaN (not a crash) on numbers and booleans."""
+    value = block.get(key, UNDEFINED) if isinstance(block, dict) else UNDEFINED
+    if value is None or value is UNDEFINED:
+        raise PayloadError(f"Cannot read properties of {js_string(value)} (reading 'length')")
+    return js_length(value)
 
 
 def _js_number(value: Any) -> float:
@@ -146,10 +174,7 @@ def _text_and_image_chars(content: Any) -> int:
         return js_length(content)
     chars = 0
     for block in content or ():
-        if block.get("type") == "text":
-            chars += js_length(block.get("text") or "")
-        else:
-            chars += ESTIMATED_IMAGE_CHARS
+        chars += _field_length(block, "text") if block_type(block) == "text" else ESTIMATED_IMAGE_CHARS
     return chars
 
 
@@ -161,27 +186,35 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
         return _ceil_tokens(_text_and_image_chars(content))
     chars = 0
     for block in content or ():
-        kind = block.get("type")
+        kind = block_type(block)
         if kind == "text":
-            chars += js_length(block.get("text") or "")
+            chars += _field_length(block, "text")
         elif kind == "thinking":
-            chars += js_length(block.get("thinking") or "")
+            chars += _field_length(block, "thinking")
         else:
-            arguments = block.get("arguments")
+            name_length = _field_length(block, "name")
             # JSON.stringify(undefined) yields undefined, which pi-ai prints as the word "undefined".
-            serialized = js_stringify(arguments) if "arguments" in block else "undefined"
-            chars += js_length(block.get("name") or "") + js_length(serialized)
+            serialized = js_stringify(block["arguments"]) if "arguments" in block else "undefined"
+            chars += name_length + js_length(serialized)
     return _ceil_tokens(chars)
 
 
-def usage_context_tokens(usage: Mapping[str, Any] | None) -> int:
-    """Context size a provider reported: ``totalTokens``, or the sum of its parts when that is 0/missing."""
-    if not usage:
+def usage_context_tokens(usage: Any) -> int:
+    """Context size a provider reported: ``totalTokens``, or the sum of its parts when that is 0/missing.
+
+    A missing part makes pi-ai's sum NaN, which never counts as reported usage (a null part adds 0); a message
+    without any usage object fails the request as reading ``usage.totalTokens`` does in JS.
+    """
+    if usage is None or usage is UNDEFINED:
+        raise PayloadError(f"Cannot read properties of {js_string(usage)} (reading 'totalTokens')")
+    if not isinstance(usage, dict):
         return 0
     total = usage.get("totalTokens")
     if isinstance(total, int | float) and total and not math.isnan(total):
         return int(total)
-    parts = [usage.get(key) for key in ("input", "output", "cacheRead", "cacheWrite")]
+    parts = [usage.get(key, UNDEFINED) for key in ("input", "output", "cacheRead", "cacheWrite")]
+    if any(part is UNDEFINED for part in parts):
+        return 0
     numbers = [part for part in parts if isinstance(part, int | float)]
     if any(math.isnan(part) for part in numbers):
         return 0  # a NaN sum never counts as reported usage
@@ -203,7 +236,7 @@ def last_usage_index(messages: Sequence[Mapping[str, Any]]) -> int | None:
             if (
                 applies
                 and message.get("stopReason") not in ("aborted", "error")
-                and usage_context_tokens(message.get("usage")) > 0
+                and usage_context_tokens(message.get("usage", UNDEFINED)) > 0
             ):
                 found = index
         # Math.max propagates NaN, Python's max() would not.
@@ -251,9 +284,9 @@ def clamp_max_tokens_to_context(model: Model, context: Mapping[str, Any], max_to
     """Shrink the output ceiling so estimated input + output + a 4096-token margin fits the context window."""
     context_window = model.get("contextWindow") or 0
     if context_window <= 0:
-        return max(1, max_tokens)
+        return js_max(1, max_tokens)
     available = context_window - estimate_context_tokens(context) - CONTEXT_SAFETY_TOKENS
-    return min(max_tokens, max(1, available))
+    return js_min(max_tokens, js_max(1, available))
 
 
 # --- base options ----------------------------------------------------------------------------------------------

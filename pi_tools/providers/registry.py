@@ -24,28 +24,53 @@ API_MODULES: dict[str, str] = {
 }
 
 
+VARIANT_APIS: dict[str, tuple[str, str]] = {
+    # Azure's Responses adapter shares the item conversion; only the params, endpoint and auth differ.
+    "azure-openai-responses": ("openai_responses", "azure"),
+}
+"""APIs built by a variant inside another API's package: (package, prefix of its ``build_<prefix>_*`` functions).
+
+They have request builders but no stream decoder of their own, so ``stream_decoder`` does not accept them.
+"""
+
+
 def supported_apis() -> list[str]:
     """API names this toolchain can build requests for."""
-    return list(API_MODULES)
+    return [*API_MODULES, *VARIANT_APIS]
+
+
+def _unsupported(api: str, known: list[str]) -> ValueError:
+    return ValueError(f"unsupported API {api!r}; supported APIs: {', '.join(known)}")
 
 
 def _api_module(api: str, part: str) -> ModuleType:
     package = API_MODULES.get(api)
     if package is None:
-        known = ", ".join(API_MODULES)
-        raise ValueError(f"unsupported API {api!r}; supported APIs: {known}")
+        raise _unsupported(api, list(API_MODULES))
     return importlib.import_module(f"pi_tools.providers.{package}.{part}")
+
+
+def _builder(api: str, part: str) -> Any:
+    """``build_<part>`` of the API's ``<part>.py`` module (``build_<variant>_<part>`` for a variant API)."""
+    variant = VARIANT_APIS.get(api)
+    if variant is None:
+        if api not in API_MODULES:
+            raise _unsupported(api, supported_apis())
+        return getattr(_api_module(api, part), f"build_{part}")
+    package, prefix = variant
+    module = importlib.import_module(f"pi_tools.providers.{package}.{part}")
+    return getattr(module, f"build_{prefix}_{part}")
 
 
 def build_payload(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The params object Pi hands to ``onPayload`` for this API."""
-    payload: dict[str, Any] = _api_module(api, "payload").build_payload(model, context, options)
+    payload: dict[str, Any] = _builder(api, "payload")(model, context, options)
     return payload
 
 
 def build_wire(api: str, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The HTTP request (method, url, headers, body) the vendor SDK would send for ``payload``."""
-    wire: dict[str, Any] = _api_module(api, "wire").build_wire(model, payload, options)
+    wire: dict[str, Any] = _builder(api, "wire")(model, payload, options)
     return wire
 
 
@@ -56,4 +81,9 @@ def stream_decoder(api: str) -> ModuleType:
 
 def normalize_tool_call_id_for(api: str) -> Any:
     """The API's cross-model tool-call id normaliser, or ``None`` when it keeps ids as they are."""
+    variant = VARIANT_APIS.get(api)
+    if variant is not None:
+        package, prefix = variant
+        module = importlib.import_module(f"pi_tools.providers.{package}.payload")
+        return getattr(module, f"normalize_{prefix}_tool_call_id", None)
     return getattr(_api_module(api, "payload"), "normalize_tool_call_id", None)

@@ -8,11 +8,14 @@ shape of that rewrite (including synthetic results and their placement) is visib
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pi_tools.providers.catalog import Model
+from pi_tools.providers.errors import PayloadError
+from pi_tools.providers.jsaccess import block_field
 from pi_tools.providers.jsonjs import js_is_blank
+from pi_tools.providers.jstext import js_truthy
 
 Message = dict[str, Any]
 ToolCallIdNormalizer = Callable[[str, Model, Message], str]
@@ -26,18 +29,29 @@ def _current_time_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def _replace_images(content: Sequence[Any], placeholder: str) -> list[Any]:
-    """One placeholder text per run of images; an image right after an identical placeholder adds nothing."""
+def _content_items(content: Any) -> Iterable[Any]:
+    """``for (const block of content)``: a string yields its characters (code points), non-iterables throw."""
+    if isinstance(content, list | str):
+        return content
+    raise PayloadError("content is not iterable")
+
+
+def _replace_images(content: Any, placeholder: str) -> list[Any]:
+    """One placeholder text per run of images; an image right after an identical placeholder adds nothing.
+
+    Tool results stored with string content are walked character by character, as the reference's ``for...of``
+    does, so a text-only model receives them as a list of one-character strings.
+    """
     result: list[Any] = []
     previous_was_placeholder = False
-    for block in content:
-        if block.get("type") == "image":
+    for block in _content_items(content):
+        if block_field(block, "type") == "image":
             if not previous_was_placeholder:
                 result.append({"type": "text", "text": placeholder})
             previous_was_placeholder = True
             continue
         result.append(block)
-        previous_was_placeholder = block.get("text") == placeholder
+        previous_was_placeholder = block_field(block, "text") == placeholder
     return result
 
 
@@ -51,7 +65,7 @@ def _prepare(message: Message, text_only: bool) -> Message:
         role = message.get("role")
         if role == "user" and isinstance(content, list):
             return {**message, "content": _replace_images(content, USER_IMAGE_PLACEHOLDER)}
-        if role == "toolResult" and isinstance(content, list):
+        if role == "toolResult":
             return {**message, "content": _replace_images(content, TOOL_IMAGE_PLACEHOLDER)}
     return message
 
@@ -75,15 +89,19 @@ def _rewrite_assistant(
     for block in message["content"]:
         kind = block.get("type")
         if kind == "thinking":
-            if block.get("redacted"):
+            if js_truthy(block.get("redacted")):
                 if same_model:
                     blocks.append(block)
                 continue
-            if same_model and block.get("thinkingSignature"):
+            if same_model and js_truthy(block.get("thinkingSignature")):
                 blocks.append(block)
                 continue
             thinking = block.get("thinking")
-            if not thinking or js_is_blank(thinking):
+            if not js_truthy(thinking):
+                continue
+            if not isinstance(thinking, str):
+                raise PayloadError("block.thinking.trim is not a function")
+            if js_is_blank(thinking):
                 continue
             blocks.append(block if same_model else {"type": "text", "text": thinking})
         elif kind == "text":

@@ -8,17 +8,27 @@ the reference's insertion order because callers compare and hash the serialised 
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsonjs import sanitize_surrogates
+from pi_tools.providers.constrained_sampling import (
+    json_schema_tool_parameters,
+    resolve_json_schema_strict,
+)
+from pi_tools.providers.constrained_sampling import (
+    make_strict_json_schema as make_strict_json_schema,  # re-exported: tests and callers reach it here
+)
+from pi_tools.providers.errors import missing_api_key
+from pi_tools.providers.jsaccess import block_field, block_type
+from pi_tools.providers.jsonjs import js_is_blank, js_trim, sanitize_id_chars, sanitize_surrogates
+from pi_tools.providers.jstext import js_join_piece
 from pi_tools.providers.options import (
     DEFAULT_THINKING_BUDGETS,
     adjust_max_tokens_for_thinking,
     clamp_max_tokens_to_context,
+    js_max,
+    js_min,
     resolve_cache_retention,
 )
 from pi_tools.providers.transform_messages import transform_messages
@@ -47,167 +57,9 @@ _CLAUDE_CODE_TOOLS = (
 _CLAUDE_CODE_LOOKUP = {name.lower(): name for name in _CLAUDE_CODE_TOOLS}
 _EFFORTS = frozenset({"low", "medium", "high", "xhigh", "max"})
 
-# String.prototype.trim() strips exactly these; Python's str.strip() disagrees on \x1c-\x1f, \x85 and \ufeff.
-JS_WHITESPACE = (
-    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-
-
-def is_blank(text: str) -> bool:
-    """``text.trim().length === 0`` with JavaScript's notion of whitespace."""
-    return not text.strip(JS_WHITESPACE)
-
-
-def env_value(name: str, options: dict[str, Any]) -> str | None:
-    """pi-ai's provider env lookup: scoped ``options.env`` first, then the process environment; "" counts as unset."""
-    scoped = options.get("env") or {}
-    return scoped.get(name) or os.environ.get(name) or None
-
-
-_TOOL_ID_OK = re.compile(r"[A-Za-z0-9_-]*")
-_TOOL_ID_BAD = re.compile(r"[^A-Za-z0-9_-]")
-
-
-def _tool_id_replacement(match: re.Match[str]) -> str:
-    # JS replaces UTF-16 code units: an astral character is two of them, so it becomes two underscores.
-    return "__" if ord(match.group()) > 0xFFFF else "_"
-
-
 def normalize_tool_call_id(tool_call_id: str, model: Model | None = None, source: Any = None) -> str:
     """Anthropic accepts ids of ``[a-zA-Z0-9_-]{1,64}``; ids minted by other providers are squeezed into that."""
-    if _TOOL_ID_OK.fullmatch(tool_call_id) is None:
-        tool_call_id = _TOOL_ID_BAD.sub(_tool_id_replacement, tool_call_id)
-    return tool_call_id[:64]
-
-
-# --------------------------------------------------------------------------------------------------------
-# Strict (constrained sampling) tool schemas: pi-ai constrained-sampling.ts, shared with Bedrock.
-# --------------------------------------------------------------------------------------------------------
-
-_UNSUPPORTED_STRICT_KEYS = (
-    "$ref", "$defs", "definitions", "allOf", "oneOf", "patternProperties", "dependentSchemas", "dependencies",
-    "unevaluatedProperties", "propertyNames", "contains", "prefixItems", "not", "if", "then", "else",
-)  # fmt: skip
-
-
-class _UnsupportedStrictSchema(Exception):
-    """The schema uses a construct that provider strict mode cannot express."""
-
-
-def _copy_json(value: Any) -> Any:
-    """A deep copy of a JSON value (schemas are small and nest shallowly, so recursion is safe here)."""
-    if isinstance(value, dict):
-        return {key: _copy_json(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy_json(item) for item in value]
-    return value
-
-
-def _js_type_list(schema: dict[str, Any]) -> list[Any]:
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return [kind]
-    return kind if isinstance(kind, list) else []
-
-
-def _is_structured(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    kinds = _js_type_list(schema)
-    return "object" in kinds or "array" in kinds or "properties" in schema or "items" in schema
-
-
-def _allows_null(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    kind = schema.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return True
-    if ("const" in schema and schema["const"] is None) or (
-        isinstance(schema.get("enum"), list) and None in schema["enum"]
-    ):
-        return True
-    any_of = schema.get("anyOf")
-    return isinstance(any_of, list) and any(_allows_null(variant) for variant in any_of)
-
-
-def _make_node_strict(schema: Any) -> None:
-    if not isinstance(schema, dict):
-        raise _UnsupportedStrictSchema("boolean schemas are unsupported")
-    for key in _UNSUPPORTED_STRICT_KEYS:
-        if key in schema:
-            raise _UnsupportedStrictSchema(f"{key} schemas are unsupported")
-    if "anyOf" in schema:
-        variants = schema["anyOf"]
-        if not isinstance(variants, list) or not variants:
-            raise _UnsupportedStrictSchema("anyOf must contain at least one schema")
-        for variant in variants:
-            if _is_structured(variant):
-                raise _UnsupportedStrictSchema("object and array unions are unsupported")
-            _make_node_strict(variant)
-    if "items" in schema:
-        if isinstance(schema["items"], list):
-            raise _UnsupportedStrictSchema("tuple schemas are unsupported")
-        _make_node_strict(schema["items"])
-    is_object = schema.get("type") == "object"
-    if "properties" in schema and not is_object:
-        raise _UnsupportedStrictSchema("properties require type object")
-    if not is_object:
-        return
-    if "additionalProperties" in schema and schema["additionalProperties"] is not False:
-        raise _UnsupportedStrictSchema("schema-valued or true additionalProperties is unsupported")
-    if "properties" in schema and not isinstance(schema["properties"], dict):
-        raise _UnsupportedStrictSchema("object properties must be a schema map")
-    required_value = schema.get("required")
-    if "required" in schema and (
-        not isinstance(required_value, list) or any(not isinstance(key, str) for key in required_value)
-    ):
-        raise _UnsupportedStrictSchema("object required must be a string array")
-    properties: dict[str, Any] = schema.get("properties") or {}
-    names = list(properties)
-    required = set(required_value) if isinstance(required_value, list) else set()
-    if any(key not in properties for key in required):
-        raise _UnsupportedStrictSchema("required contains an unknown property")
-    for key, prop in list(properties.items()):
-        _make_node_strict(prop)
-        if key not in required and not _allows_null(prop):
-            properties[key] = {"anyOf": [prop, {"type": "null"}]}
-    schema["required"] = names
-    schema["additionalProperties"] = False
-
-
-def make_strict_json_schema(schema: Any) -> dict[str, Any]:
-    """The strict-mode rewrite of a tool schema (every property required, nullable when it was optional)."""
-    cloned = _copy_json(schema)
-    if not isinstance(cloned, dict):
-        raise _UnsupportedStrictSchema("root schema must have type object")
-    _make_node_strict(cloned)
-    if cloned.get("type") != "object":
-        raise _UnsupportedStrictSchema("root schema must have type object")
-    return cloned
-
-
-def resolve_strict_tool(tool: dict[str, Any], supports_strict: bool) -> tuple[bool, Any]:
-    """(strict?, parameters to send) for one tool, raising Pi's error when strictness is required but impossible."""
-    config = tool.get("constrainedSampling")
-    if not isinstance(config, dict) or config.get("type") != "json_schema":
-        return False, tool.get("parameters")
-    name = tool.get("name")
-    if supports_strict:
-        try:
-            return True, make_strict_json_schema(tool.get("parameters"))
-        except _UnsupportedStrictSchema as error:
-            if config.get("strict") != "require":
-                return False, tool.get("parameters")
-            raise PayloadError(
-                f'Tool "{name}" requires JSON-schema constrained sampling, but {error}.'
-            ) from None
-    if config.get("strict") == "require":
-        raise PayloadError(
-            f'Tool "{name}" requires JSON-schema constrained sampling, but strict tools are unsupported.'
-        )
-    return False, tool.get("parameters")
+    return sanitize_id_chars(tool_call_id)[:64]
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -304,7 +156,7 @@ def _resolve_request_options(
     return {
         "maxTokens": max_tokens,
         "thinkingEnabled": True,
-        "thinkingBudgetTokens": min(budget, max(0, max_tokens - MIN_ANSWER_TOKENS)),
+        "thinkingBudgetTokens": js_min(budget, js_max(0, max_tokens - MIN_ANSWER_TOKENS)),
     }
 
 
@@ -319,9 +171,9 @@ def _assert_request_auth(model: Model, options: dict[str, Any]) -> None:
         return
     for name, value in (options.get("headers") or {}).items():
         if name.lower() in ("authorization", "x-api-key", "cf-aig-authorization") and value is not None:
-            if value.strip(JS_WHITESPACE):
+            if js_trim(value):
                 return
-    raise PayloadError(f"No API key for provider: {model.get('provider')}")
+    raise missing_api_key(model)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -351,9 +203,7 @@ def _beta_features(
     if found:
         if value is None:
             return []
-        return list(
-            dict.fromkeys(part.strip(JS_WHITESPACE) for part in value.split(",") if part.strip(JS_WHITESPACE))
-        )
+        return list(dict.fromkeys(js_trim(part) for part in value.split(",") if js_trim(part)))
     compat = _compat(model)
     features: list[str] = []
     if oauth:
@@ -415,7 +265,8 @@ def _convert_tools(
     converted: list[dict[str, Any]] = []
     last = len(tools) - 1
     for index, tool in enumerate(tools):
-        strict, parameters = resolve_strict_tool(tool, supports_strict)
+        strict = resolve_json_schema_strict(tool, supports_strict)
+        parameters = json_schema_tool_parameters(tool, strict)
         schema = parameters if isinstance(parameters, dict) else {}
         properties = schema.get("properties")
         required = schema.get("required")
@@ -445,22 +296,27 @@ def _convert_tools(
 # --------------------------------------------------------------------------------------------------------
 
 
-def _image_block(block: Block) -> Block:
+def _image_block(block: Any) -> Block:
+    """Fields a non-object item lacks are undefined in JS and vanish from the JSON."""
+    fields = block if isinstance(block, dict) else {}
     source: dict[str, Any] = {"type": "base64"}
-    if "mimeType" in block:
-        source["media_type"] = block["mimeType"]
-    if "data" in block:
-        source["data"] = block["data"]
+    if "mimeType" in fields:
+        source["media_type"] = fields["mimeType"]
+    if "data" in fields:
+        source["data"] = fields["data"]
     return {"type": "image", "source": source}
 
 
-def _tool_result_content(content: list[Block]) -> str | list[Block]:
-    """Text-only results travel as one joined string; any image turns the content into a block list."""
-    if not any(block.get("type") == "image" for block in content):
-        return sanitize_surrogates("\n".join(block.get("text") or "" for block in content))
+def _tool_result_content(content: list[Any]) -> str | list[Block]:
+    """Text-only results travel as one joined string; any image turns the content into a block list.
+
+    The join prints every item's ``text`` as ``Array.prototype.join`` does (missing ones as nothing).
+    """
+    if not any(block_type(block) == "image" for block in content):
+        return sanitize_surrogates("\n".join(js_join_piece(block_field(block, "text")) for block in content))
     blocks: list[Block] = [
         {"type": "text", "text": sanitize_surrogates(block.get("text", ""))}
-        if block.get("type") == "text"
+        if block_type(block) == "text"
         else _image_block(block)
         for block in content
     ]
@@ -472,14 +328,14 @@ def _tool_result_content(content: list[Block]) -> str | list[Block]:
 def _convert_user(message: dict[str, Any]) -> dict[str, Any] | None:
     content = message.get("content")
     if isinstance(content, str):
-        if is_blank(content):
+        if js_is_blank(content):
             return None
         return {"role": "user", "content": sanitize_surrogates(content)}
     blocks: list[Block] = []
     for item in content or []:
         if item.get("type") == "text":
             text = sanitize_surrogates(item.get("text", ""))
-            if not is_blank(text):
+            if not js_is_blank(text):
                 blocks.append({"type": "text", "text": text})
         else:
             blocks.append(_image_block(item))
@@ -496,7 +352,7 @@ def _convert_assistant(
         kind = block.get("type")
         if kind == "text":
             text = block.get("text", "")
-            if is_blank(text):
+            if js_is_blank(text):
                 continue
             blocks.append({"type": "text", "text": sanitize_surrogates(text)})
         elif kind == "thinking":
@@ -508,8 +364,8 @@ def _convert_assistant(
                 blocks.append(redacted)
                 continue
             thinking = block.get("thinking", "")
-            has_signature = isinstance(signature, str) and not is_blank(signature)
-            if is_blank(thinking) and not has_signature:
+            has_signature = isinstance(signature, str) and not js_is_blank(signature)
+            if js_is_blank(thinking) and not has_signature:
                 continue
             if has_signature:
                 blocks.append(

@@ -13,25 +13,22 @@ import binascii
 import re
 from typing import Any
 
-from pi_tools.providers.anthropic_messages.payload import (
-    JS_WHITESPACE,
-    MIN_ANSWER_TOKENS,
-    NAN,
-    env_value,
-    has_thinking_budget,
-    is_blank,
-    resolve_strict_tool,
-)
+from pi_tools.providers.anthropic_messages.payload import MIN_ANSWER_TOKENS, NAN, has_thinking_budget
 from pi_tools.providers.anthropic_messages.payload import (
     normalize_tool_call_id as _anthropic_normalize_tool_call_id,
 )
+from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsonjs import sanitize_surrogates
+from pi_tools.providers.jsaccess import block_type, string_field
+from pi_tools.providers.jsonjs import js_is_blank, sanitize_surrogates
 from pi_tools.providers.options import (
     adjust_max_tokens_for_thinking,
     clamp_max_tokens_to_context,
+    js_max,
+    js_min,
     resolve_cache_retention,
 )
+from pi_tools.providers.provider_env import provider_env
 from pi_tools.providers.transform_messages import transform_messages
 
 Model = dict[str, Any]
@@ -107,7 +104,7 @@ def supports_prompt_caching(model: Model, options: dict[str, Any]) -> bool:
     """Explicit cache points only for Claude generations that accept them (or when forced for opaque ARNs)."""
     candidates = _match_candidates(model)
     if not any("claude" in candidate for candidate in candidates):
-        return env_value("AWS_BEDROCK_FORCE_CACHE", options) == "1"
+        return provider_env("AWS_BEDROCK_FORCE_CACHE", options) == "1"
     return _any_candidate(
         model, ("fable-5", "opus-5", "sonnet-5", "-4-", "claude-3-7-sonnet", "claude-3-5-haiku")
     )
@@ -115,7 +112,7 @@ def supports_prompt_caching(model: Model, options: dict[str, Any]) -> bool:
 
 def configured_region(options: dict[str, Any]) -> str | None:
     """The region from the environment; ``streamSimple`` never forwards a ``region`` option, so none is read."""
-    return env_value("AWS_REGION", options) or env_value("AWS_DEFAULT_REGION", options)
+    return provider_env("AWS_REGION", options) or provider_env("AWS_DEFAULT_REGION", options)
 
 
 def _is_gov_cloud(model: Model, options: dict[str, Any]) -> bool:
@@ -186,7 +183,7 @@ def _redacted_content(signature: Any) -> bytes | None:
 def _text_block(text: str) -> Block | None:
     """Bedrock rejects blank text blocks, so they are dropped (checked after surrogate clean-up)."""
     cleaned = sanitize_surrogates(text)
-    return None if is_blank(cleaned) else {"text": cleaned}
+    return None if js_is_blank(cleaned) else {"text": cleaned}
 
 
 def _required_text_block(text: str) -> Block:
@@ -202,13 +199,13 @@ def _strip_empty_keys(value: Any) -> Any:
     return value
 
 
-def _tool_result_content(content: list[Block]) -> list[Block]:
+def _tool_result_content(content: list[Any]) -> list[Block]:
     blocks: list[Block] = []
     for block in content:
-        if block.get("type") == "image":
+        if block_type(block) == "image":
             blocks.append({"image": _image_block(block)})
         else:
-            text = _text_block(block.get("text", ""))
+            text = _text_block(string_field(block, "text"))
             if text is not None:
                 blocks.append(text)
     return blocks or [{"text": EMPTY_TEXT_PLACEHOLDER}]
@@ -248,12 +245,12 @@ def _thinking_block(block: Block, signatures_supported: bool) -> Block | None:
         raw = _redacted_content(block.get("thinkingSignature"))
         return {"reasoningContent": {"redactedContent": bytes_value(raw)}} if raw else None
     thinking = sanitize_surrogates(block.get("thinking", ""))
-    if is_blank(thinking):
+    if js_is_blank(thinking):
         return None
     if not signatures_supported:
         return {"reasoningContent": {"reasoningText": {"text": thinking}}}
     signature = block.get("thinkingSignature")
-    if not signature or not signature.strip(JS_WHITESPACE):
+    if not signature or js_is_blank(signature):
         return {"text": thinking}
     return {"reasoningContent": {"reasoningText": {"text": thinking, "signature": signature}}}
 
@@ -337,7 +334,8 @@ def _tool_config(
         return None
     specs: list[Block] = []
     for tool in tools:
-        strict, parameters = resolve_strict_tool(tool, supports_strict)
+        strict = resolve_json_schema_strict(tool, supports_strict)
+        parameters = json_schema_tool_parameters(tool, strict)
         spec: dict[str, Any] = {"name": tool.get("name")}
         if "description" in tool:
             spec["description"] = tool["description"]
@@ -422,7 +420,7 @@ def _resolve_request_options(
     resolved["maxTokens"] = max_tokens
     resolved["thinkingBudgets"] = {
         **(budgets or {}),
-        _clamp_level(level): min(budget, max(0, max_tokens - MIN_ANSWER_TOKENS)),
+        _clamp_level(level): js_min(budget, js_max(0, max_tokens - MIN_ANSWER_TOKENS)),
     }
     return resolved
 

@@ -14,9 +14,9 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from pi_tools.providers.anthropic_messages.payload import env_value
 from pi_tools.providers.bedrock_converse_stream.payload import configured_region
 from pi_tools.providers.jsonjs import js_stringify
+from pi_tools.providers.provider_env import provider_env
 
 Model = dict[str, Any]
 
@@ -175,7 +175,7 @@ def _region_and_endpoint(model: Model, options: dict[str, Any]) -> tuple[str, st
     standard = _STANDARD_ENDPOINT.match(host)
     endpoint_region = standard.group(1) if standard else None
     region = configured_region(options)
-    ambient_profile = bool(env_value("AWS_PROFILE", {}))
+    ambient_profile = bool(provider_env("AWS_PROFILE", {}))
     explicit = endpoint_region is None or (not region and not ambient_profile)
     arn = _ARN_REGION.match(str(model.get("id", "")))
     if arn:
@@ -199,9 +199,9 @@ def build_url(model: Model, options: dict[str, Any]) -> str:
 
 
 def _bearer_token(options: dict[str, Any]) -> str | None:
-    if env_value("AWS_BEDROCK_SKIP_AUTH", options) == "1":
+    if provider_env("AWS_BEDROCK_SKIP_AUTH", options) == "1":
         return None
-    return options.get("apiKey") or env_value("AWS_BEARER_TOKEN_BEDROCK", options)
+    return options.get("apiKey") or provider_env("AWS_BEARER_TOKEN_BEDROCK", options)
 
 
 def _is_reserved(name: str) -> bool:
@@ -226,7 +226,7 @@ def build_headers(body: dict[str, Any], options: dict[str, Any]) -> dict[str, st
     else:
         headers["x-amz-date"] = VOLATILE
         headers["x-amz-content-sha256"] = hashlib.sha256(js_stringify(body).encode("utf-8")).hexdigest()
-        if env_value("AWS_SESSION_TOKEN", options) and env_value("AWS_ACCESS_KEY_ID", options):
+        if provider_env("AWS_SESSION_TOKEN", options) and provider_env("AWS_ACCESS_KEY_ID", options):
             headers["x-amz-security-token"] = REDACTED
         headers["authorization"] = f"AWS4-HMAC-SHA256 {REDACTED}"
     return dict(sorted(headers.items()))

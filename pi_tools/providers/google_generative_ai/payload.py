@@ -7,14 +7,16 @@ thinking rules differ slightly per API, so they are parameterised by ``GoogleFla
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from pi_tools.providers.catalog import Model
-from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsonjs import js_number_str, sanitize_surrogates
+from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
+from pi_tools.providers.errors import PayloadError, missing_api_key
+from pi_tools.providers.jsaccess import copy_defined, require_string
+from pi_tools.providers.jsonjs import js_is_blank, sanitize_id_chars, sanitize_surrogates
+from pi_tools.providers.jstext import js_join_piece
 from pi_tools.providers.options import build_base_options, clamp_thinking_level
 from pi_tools.providers.transform_messages import transform_messages
 
@@ -27,14 +29,6 @@ _GEMMA4 = re.compile(r"gemma-?4")
 _MISSING = object()
 _FLASH_ALIASES = frozenset({"gemini-flash-latest", "gemini-flash-lite-latest"})
 _BASE64_SIGNATURE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
-_TOOL_ID_DISALLOWED = re.compile(r"[^a-zA-Z0-9_-]")
-# String.prototype.trim()'s whitespace set; Python's str.strip() differs (it keeps U+FEFF, drops U+001C-1F).
-_JS_WHITESPACE = frozenset(
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-
-
 @dataclass(frozen=True)
 class GoogleFlavor:
     """What google-generative-ai and google-vertex do differently when building the same request."""
@@ -96,33 +90,12 @@ def is_gemma4(model_id: str) -> bool:
 
 def _is_blank(text: Any) -> bool:
     """``!text || text.trim() === ""`` for the string-or-missing values blocks carry."""
-    if not text:
-        return True
-    return isinstance(text, str) and all(ch in _JS_WHITESPACE for ch in text)
+    return not text or (isinstance(text, str) and js_is_blank(text))
 
 
 def _sanitize(value: Any) -> str:
     """sanitizeSurrogates, failing the way ``value.replace`` fails in JS for a non-string."""
-    if isinstance(value, str):
-        return sanitize_surrogates(value)
-    if value is None:
-        raise PayloadError("Cannot read properties of undefined (reading 'replace')")
-    raise PayloadError("text.replace is not a function")
-
-
-def _js_join_piece(value: Any) -> str:
-    """How ``Array.prototype.join`` renders one element."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return js_number_str(value)
-    if isinstance(value, list):
-        return ",".join(_js_join_piece(item) for item in value)
-    return "[object Object]"
+    return sanitize_surrogates(require_string(value, "text", "replace"))
 
 
 def normalize_tool_call_id(tool_call_id: str, model: Model, source_assistant: Any = None) -> str:
@@ -132,11 +105,7 @@ def normalize_tool_call_id(tool_call_id: str, model: Model, source_assistant: An
     """
     if not requires_tool_call_id(model["id"]):
         return tool_call_id
-    return _TOOL_ID_DISALLOWED.sub(_tool_id_replacement, tool_call_id)[:64]
-
-
-def _tool_id_replacement(match: re.Match[str]) -> str:
-    return "__" if ord(match.group(0)) > 0xFFFF else "_"
+    return sanitize_id_chars(tool_call_id)[:64]
 
 
 def _valid_signature(signature: Any) -> bool:
@@ -264,7 +233,7 @@ def _append_tool_result(
     if all(isinstance(text, str) for text in texts):
         text_result = "\n".join(texts)
     else:
-        text_result = "\n".join(_js_join_piece(text) for text in texts)
+        text_result = "\n".join(js_join_piece(text) for text in texts)
     has_text = len(text_result) > 0
     has_images = len(images) > 0
     nested_images = traits.nested_images
@@ -323,126 +292,12 @@ def convert_messages(model: Model, context: dict[str, Any]) -> list[dict[str, An
 # --- tools ----------------------------------------------------------------------------------------------------
 
 
-class _UnsupportedStrictSchema(Exception):
-    """The schema uses a construct constrained sampling cannot express."""
-
-
-_STRICT_UNSUPPORTED_KEYS = (
-    "$ref", "$defs", "definitions", "allOf", "oneOf", "patternProperties", "dependentSchemas", "dependencies",
-    "unevaluatedProperties", "propertyNames", "contains", "prefixItems", "not", "if", "then", "else",
-)  # fmt: skip
-
-
-def _is_structured(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    kind = schema.get("type")
-    types = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
-    return "object" in types or "array" in types or "properties" in schema or "items" in schema
-
-
-def _allows_null(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    kind = schema.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return True
-    if ("const" in schema and schema["const"] is None) or (
-        isinstance(schema.get("enum"), list) and None in schema["enum"]
-    ):
-        return True
-    variants = schema.get("anyOf")
-    return isinstance(variants, list) and any(_allows_null(v) for v in variants)
-
-
-def _make_strict(schema: Any) -> None:
-    """In-place port of pi-ai's strict-schema rewrite (every property required, nullable when optional)."""
-    if not isinstance(schema, dict):
-        raise _UnsupportedStrictSchema("boolean schemas are unsupported")
-    for key in _STRICT_UNSUPPORTED_KEYS:
-        if schema.get(key, _MISSING) is not _MISSING:
-            raise _UnsupportedStrictSchema(f"{key} schemas are unsupported")
-    if "anyOf" in schema:
-        variants = schema["anyOf"]
-        if not isinstance(variants, list) or not variants:
-            raise _UnsupportedStrictSchema("anyOf must contain at least one schema")
-        for variant in variants:
-            if _is_structured(variant):
-                raise _UnsupportedStrictSchema("object and array unions are unsupported")
-            _make_strict(variant)
-    if "items" in schema:
-        if isinstance(schema["items"], list):
-            raise _UnsupportedStrictSchema("tuple schemas are unsupported")
-        _make_strict(schema["items"])
-    is_object = schema.get("type") == "object"
-    if "properties" in schema and not is_object:
-        raise _UnsupportedStrictSchema("properties require type object")
-    if not is_object:
-        return
-    if "additionalProperties" in schema and schema["additionalProperties"] is not False:
-        raise _UnsupportedStrictSchema("schema-valued or true additionalProperties is unsupported")
-    if "properties" in schema and not isinstance(schema["properties"], dict):
-        raise _UnsupportedStrictSchema("object properties must be a schema map")
-    required_value = schema.get("required")
-    if "required" in schema and (
-        not isinstance(required_value, list) or any(not isinstance(k, str) for k in required_value)
-    ):
-        raise _UnsupportedStrictSchema("object required must be a string array")
-    properties: dict[str, Any] = schema.get("properties") or {}
-    required = set(required_value) if isinstance(required_value, list) else set()
-    if any(key not in properties for key in required):
-        raise _UnsupportedStrictSchema("required contains an unknown property")
-    for key, prop in list(properties.items()):
-        _make_strict(prop)
-        if key not in required and not _allows_null(prop):
-            properties[key] = {"anyOf": [prop, {"type": "null"}]}
-    schema["required"] = list(properties)
-    schema["additionalProperties"] = False
-
-
-def make_strict_json_schema(schema: Any) -> dict[str, Any]:
-    cloned = copy.deepcopy(schema)
-    if not isinstance(cloned, dict):
-        raise _UnsupportedStrictSchema("root schema must have type object")
-    _make_strict(cloned)
-    if cloned.get("type") != "object":
-        raise _UnsupportedStrictSchema("root schema must have type object")
-    return cloned
-
-
-def resolve_strict_sampling(tool: dict[str, Any], supports_strict: bool) -> bool | None:
-    """True when a ``json_schema`` constrained tool can be sent strict; raises when it must be and cannot."""
-    config = tool.get("constrainedSampling")
-    if not config or config.get("type") != "json_schema":
-        return None
-    name = tool.get("name")
-    if supports_strict:
-        try:
-            make_strict_json_schema(tool.get("parameters"))
-            return True
-        except _UnsupportedStrictSchema as error:
-            if config.get("strict") != "require":
-                return None
-            raise PayloadError(
-                f'Tool "{name}" requires JSON-schema constrained sampling, but {error}.'
-            ) from error
-    if config.get("strict") == "require":
-        raise PayloadError(
-            f'Tool "{name}" requires JSON-schema constrained sampling, but strict tools are unsupported.'
-        )
-    return None
-
-
 def convert_tools(tools: list[dict[str, Any]], supports_strict: bool) -> list[dict[str, Any]]:
     declarations: list[dict[str, Any]] = []
     for tool in tools:
-        strict = resolve_strict_sampling(tool, supports_strict)
-        parameters = make_strict_json_schema(tool.get("parameters")) if strict else tool.get("parameters")
-        declaration: dict[str, Any] = {}
-        if "name" in tool:
-            declaration["name"] = tool["name"]
-        if "description" in tool:
-            declaration["description"] = tool["description"]
+        strict = resolve_json_schema_strict(tool, supports_strict)
+        parameters = json_schema_tool_parameters(tool, strict)
+        declaration = copy_defined({}, tool, "name", "description")
         if parameters is not None or "parameters" in tool:
             declaration["parametersJsonSchema"] = parameters
         declarations.append(declaration)
@@ -451,7 +306,7 @@ def convert_tools(tools: list[dict[str, Any]], supports_strict: bool) -> list[di
 
 def function_calling_mode(tools: list[dict[str, Any]], tool_choice: Any, supports_strict: bool) -> str | None:
     """``toolConfig.functionCallingConfig.mode``, or None when pi-ai leaves the choice to the API."""
-    any_strict = any(resolve_strict_sampling(tool, supports_strict) is True for tool in tools)
+    any_strict = any(resolve_json_schema_strict(tool, supports_strict) is True for tool in tools)
     if tool_choice in ("none", "any"):
         return str(tool_choice).upper()
     if any_strict:
@@ -544,7 +399,7 @@ def build_request(
     """pi-ai's streamSimple → buildParams for either Google API."""
     options = options or {}
     if flavor.requires_api_key and not options.get("apiKey"):
-        raise PayloadError(f"No API key for provider: {model['provider']}")
+        raise missing_api_key(model)
     base = build_base_options(model, context, options)
     thinking = _thinking_config(model, options, flavor)
 

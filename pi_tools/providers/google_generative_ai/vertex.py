@@ -9,7 +9,6 @@ a missing project or location fails before any payload is built. ``streamSimple`
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,6 +25,7 @@ from pi_tools.providers.google_generative_ai.wire import (
     merged_headers,
     model_resource,
 )
+from pi_tools.providers.provider_env import provider_env
 
 VERTEX_API = GoogleFlavor(
     "google-vertex", gemma4_levels=False, flash_lite_budgets=False, requires_api_key=False
@@ -48,13 +48,8 @@ def resolve_api_key(options: dict[str, Any]) -> str | None:
     return key
 
 
-def _env_value(name: str, options: dict[str, Any]) -> str | None:
-    scoped = options.get("env") or {}
-    return scoped.get(name) or os.environ.get(name) or None
-
-
 def resolve_project(options: dict[str, Any]) -> str:
-    project = _env_value("GOOGLE_CLOUD_PROJECT", options) or _env_value("GCLOUD_PROJECT", options)
+    project = provider_env("GOOGLE_CLOUD_PROJECT", options) or provider_env("GCLOUD_PROJECT", options)
     if not project:
         raise PayloadError(
             "Vertex AI requires a project ID. Set GOOGLE_CLOUD_PROJECT/GCLOUD_PROJECT or pass project in options."
@@ -63,7 +58,7 @@ def resolve_project(options: dict[str, Any]) -> str:
 
 
 def resolve_location(options: dict[str, Any]) -> str:
-    location = _env_value("GOOGLE_CLOUD_LOCATION", options)
+    location = provider_env("GOOGLE_CLOUD_LOCATION", options)
     if not location:
         raise PayloadError(
             "Vertex AI requires a location. Set GOOGLE_CLOUD_LOCATION or pass location in options."

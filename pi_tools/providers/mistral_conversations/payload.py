@@ -12,21 +12,19 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pi_tools.providers.catalog import Model
-from pi_tools.providers.errors import PayloadError
+from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
+from pi_tools.providers.errors import PayloadError, require_api_key
 from pi_tools.providers.hashing import short_hash
-from pi_tools.providers.jsonjs import js_stringify, sanitize_surrogates
-from pi_tools.providers.openai_responses.payload import (
+from pi_tools.providers.jsaccess import (
     block_type,
     content_array,
-    image_data_url,
-    js_template_value,
-    js_truthy,
-    json_schema_tool_parameters,
+    copy_defined,
     malformed_input_guard,
     require_string,
-    resolve_json_schema_strict,
     string_field,
 )
+from pi_tools.providers.jsonjs import js_stringify, js_trim, sanitize_surrogates
+from pi_tools.providers.jstext import image_data_url, js_truthy
 from pi_tools.providers.options import build_base_options, clamp_thinking_level
 from pi_tools.providers.transform_messages import transform_messages
 
@@ -40,14 +38,6 @@ TOOL_ERROR_PREFIX = "[tool error] "
 _TOOL_CHOICES = frozenset({"auto", "none", "any", "required"})
 
 _NON_ALPHANUMERIC = re.compile(r"[^a-zA-Z0-9]")
-# ECMAScript WhiteSpace and LineTerminator code points: what String.prototype.trim removes.
-_JS_TRIM_CHARS = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-
-
-def js_trim(text: str) -> str:
-    """``String.prototype.trim``: Python's ``strip()`` disagrees on a few code points (e.g. U+FEFF, U+001C)."""
-    return text.strip(_JS_TRIM_CHARS)
-
 
 # --- tool-call ids ---------------------------------------------------------------------------------------------
 
@@ -217,11 +207,7 @@ def convert_tools(tools: list[Any]) -> list[dict[str, Any]]:
     result: list[dict[str, Any]] = []
     for tool in tools:
         strict = resolve_json_schema_strict(tool, True)
-        function: dict[str, Any] = {}
-        if "name" in tool:
-            function["name"] = tool["name"]
-        if "description" in tool:
-            function["description"] = tool["description"]
+        function = copy_defined({}, tool, "name", "description")
         parameters = json_schema_tool_parameters(tool, strict)
         if parameters is not None or "parameters" in tool:
             function["parameters"] = _plain_copy(parameters)
@@ -274,12 +260,6 @@ def uses_prompt_caching(options: Mapping[str, Any]) -> bool:
     """
     return options.get("cacheRetention") != "none" and bool(options.get("sessionId"))
 
-
-def require_api_key(model: Model, options: Mapping[str, Any]) -> str:
-    api_key = options.get("apiKey")
-    if not api_key:
-        raise PayloadError(f"No API key for provider: {js_template_value(model.get('provider'))}")
-    return str(api_key)
 
 
 @malformed_input_guard

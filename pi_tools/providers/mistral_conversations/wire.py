@@ -12,8 +12,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pi_tools.providers.catalog import Model
-from pi_tools.providers.mistral_conversations.payload import require_api_key, uses_prompt_caching
-from pi_tools.providers.openai_responses.payload import js_template_value
+from pi_tools.providers.errors import require_api_key
+from pi_tools.providers.jstext import js_string
+from pi_tools.providers.mistral_conversations.payload import uses_prompt_caching
 from pi_tools.providers.openai_responses.wire import caller_headers, sorted_headers, whatwg_href
 
 PI_USER_AGENT = "pi (<platform> <os-release>; <arch>)"
@@ -97,7 +98,7 @@ def _apply_overrides(headers: dict[str, str], overrides: Mapping[str, Any] | Non
         if value is None:
             headers.pop(name.lower(), None)
         else:
-            headers[name.lower()] = js_template_value(value)
+            headers[name.lower()] = js_string(value)
 
 
 def _names(overrides: Mapping[str, Any] | None) -> set[str]:

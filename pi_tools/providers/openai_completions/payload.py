@@ -8,15 +8,30 @@ leaves ``undefined`` are simply not written.
 
 from __future__ import annotations
 
-import copy
 import json
-import re
 from typing import Any
 
 from ..catalog import Model
-from ..errors import PayloadError
+from ..constrained_sampling import (
+    grammar_input_properties,
+    grammar_tool_input,
+    json_schema_tool_parameters,
+    resolve_grammar,
+    resolve_json_schema_strict,
+)
+from ..errors import PayloadError, missing_api_key
 from ..hashing import short_hash
-from ..jsonjs import js_length, js_number_str, js_stringify, sanitize_surrogates
+from ..jsaccess import block_field, block_type, copy_defined
+from ..jsonjs import (
+    js_is_blank,
+    js_length,
+    js_slice,
+    js_stringify,
+    js_trim,
+    sanitize_id_chars,
+    sanitize_surrogates,
+)
+from ..jstext import UNDEFINED, image_data_url, js_join_piece, js_truthy
 from ..options import (
     build_base_options,
     clamp_thinking_budget_to_answer_room,
@@ -27,63 +42,11 @@ from ..options import (
 from ..transform_messages import transform_messages
 from .compat import resolve_compat
 
-# Characters String.prototype.trim() removes; Python's str.strip() disagrees on U+FEFF and U+001C..U+001F.
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 _REPLAY_FIELDS = ("reasoning", "reasoning_content", "reasoning_text")
 _TOOL_RESULT_BRIDGE = "I have processed the tool results."
 _TOOL_IMAGES_INTRO = "Attached image(s) from tool result:"
 _PROMPT_CACHE_KEY_MAX = 64
 _MISSING: Any = object()
-_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
-
-
-def _js_truthy(value: Any) -> bool:
-    """JavaScript truthiness: unlike Python, empty arrays and objects are true."""
-    if isinstance(value, (list, dict)):
-        return True
-    if isinstance(value, float) and value != value:
-        return False
-    return bool(value)
-
-
-def _is_blank(text: str) -> bool:
-    return not text.strip(_JS_WHITESPACE)
-
-
-def _js_text(value: Any) -> str:
-    """How a value prints inside a JS template literal (a missing image field really becomes "undefined")."""
-    if value is _MISSING:
-        return "undefined"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return js_number_str(value)
-    return str(value)
-
-
-def _data_url(block: dict[str, Any]) -> str:
-    return f"data:{_js_text(block.get('mimeType', _MISSING))};base64,{_js_text(block.get('data', _MISSING))}"
-
-
-def _js_prefix(text: str, units: int) -> str:
-    """``text.slice(0, units)`` in UTF-16 code units (it may split a surrogate pair, as JS does)."""
-    if text.isascii():
-        return text[:units]
-    return text.encode("utf-16-le", "surrogatepass")[: units * 2].decode("utf-16-le", "surrogatepass")
-
-
-def _id_char_replacement(match: re.Match[str]) -> str:
-    # JS replaces per UTF-16 code unit, so a character outside the BMP becomes two underscores.
-    return "__" if ord(match.group(0)) > 0xFFFF else "_"
-
-
-def _sanitized_id_part(text: str) -> str:
-    return _ID_UNSAFE.sub(_id_char_replacement, text)
 
 
 def normalize_tool_call_id(
@@ -97,210 +60,16 @@ def normalize_tool_call_id(
     del source_assistant
     if "|" in tool_call_id:
         call_part, _, item_part = tool_call_id.partition("|")
-        call_id = _sanitized_id_part(call_part)
-        item_id = _sanitized_id_part(item_part)
+        call_id = sanitize_id_chars(call_part)
+        item_id = sanitize_id_chars(item_part)
         combined = f"{call_id}_{item_id}" if item_id else call_id
         if len(combined) <= 40:
             return combined
         digest = short_hash(tool_call_id)[:8]
         return f"{call_id[: max(1, 40 - len(digest) - 1)]}_{digest}"
     if model.get("provider") == "openai" and js_length(tool_call_id) > 40:
-        return _js_prefix(tool_call_id, 40)
+        return js_slice(tool_call_id, 0, 40)
     return tool_call_id
-
-
-# --- tools and constrained sampling --------------------------------------------------------------------------
-
-_STRICT_UNSUPPORTED_KEYS = (
-    "$ref",
-    "$defs",
-    "definitions",
-    "allOf",
-    "oneOf",
-    "patternProperties",
-    "dependentSchemas",
-    "dependencies",
-    "unevaluatedProperties",
-    "propertyNames",
-    "contains",
-    "prefixItems",
-    "not",
-    "if",
-    "then",
-    "else",
-)
-
-
-class _UnsupportedStrictSchema(Exception):
-    """A tool schema outside the subset providers accept for strict (constrained) sampling."""
-
-
-def _is_structured_schema(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    kind = schema.get("type")
-    types = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
-    return "object" in types or "array" in types or "properties" in schema or "items" in schema
-
-
-def _schema_allows_null(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    kind = schema.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return True
-    if ("const" in schema and schema["const"] is None) or (
-        isinstance(schema.get("enum"), list) and None in schema["enum"]
-    ):
-        return True
-    variants = schema.get("anyOf")
-    return isinstance(variants, list) and any(_schema_allows_null(variant) for variant in variants)
-
-
-def _make_node_strict(schema: Any) -> None:
-    """Rewrite one schema node in place: every property required, optional ones made nullable, no extras."""
-    if not isinstance(schema, dict):
-        raise _UnsupportedStrictSchema("boolean schemas are unsupported")
-    for key in _STRICT_UNSUPPORTED_KEYS:
-        if key in schema:
-            raise _UnsupportedStrictSchema(f"{key} schemas are unsupported")
-    if "anyOf" in schema:
-        variants = schema["anyOf"]
-        if not isinstance(variants, list) or not variants:
-            raise _UnsupportedStrictSchema("anyOf must contain at least one schema")
-        for variant in variants:
-            if _is_structured_schema(variant):
-                raise _UnsupportedStrictSchema("object and array unions are unsupported")
-            _make_node_strict(variant)
-    if "items" in schema:
-        if isinstance(schema["items"], list):
-            raise _UnsupportedStrictSchema("tuple schemas are unsupported")
-        _make_node_strict(schema["items"])
-    is_object = schema.get("type") == "object"
-    if "properties" in schema and not is_object:
-        raise _UnsupportedStrictSchema("properties require type object")
-    if not is_object:
-        return
-    if "additionalProperties" in schema and schema["additionalProperties"] is not False:
-        raise _UnsupportedStrictSchema("schema-valued or true additionalProperties is unsupported")
-    if "properties" in schema and not isinstance(schema["properties"], dict):
-        raise _UnsupportedStrictSchema("object properties must be a schema map")
-    required_value = schema.get("required", _MISSING)
-    if required_value is not _MISSING and (
-        not isinstance(required_value, list) or any(not isinstance(key, str) for key in required_value)
-    ):
-        raise _UnsupportedStrictSchema("object required must be a string array")
-    properties = schema.get("properties") or {}
-    names = list(properties)
-    required = set(required_value) if isinstance(required_value, list) else set()
-    if any(key not in properties for key in required):
-        raise _UnsupportedStrictSchema("required contains an unknown property")
-    for key in names:
-        prop = properties[key]
-        _make_node_strict(prop)
-        if key not in required and not _schema_allows_null(prop):
-            properties[key] = {"anyOf": [prop, {"type": "null"}]}
-    schema["required"] = names
-    schema["additionalProperties"] = False
-
-
-def make_strict_schema(schema: Any) -> dict[str, Any]:
-    """A strict-mode copy of a tool's parameter schema (the original is left untouched)."""
-    cloned = copy.deepcopy(schema)
-    if not isinstance(cloned, dict):
-        raise _UnsupportedStrictSchema("root schema must have type object")
-    _make_node_strict(cloned)
-    if cloned.get("type") != "object":
-        raise _UnsupportedStrictSchema("root schema must have type object")
-    return cloned
-
-
-def _strict_sampling(tool: dict[str, Any], supports_strict: bool) -> bool | None:
-    """``True`` when a json_schema-constrained tool converts cleanly; raises when the tool demands it."""
-    config = tool.get("constrainedSampling")
-    if not isinstance(config, dict) or config.get("type") != "json_schema":
-        return None
-    name = tool.get("name")
-    if supports_strict:
-        try:
-            make_strict_schema(tool.get("parameters"))
-            return True
-        except _UnsupportedStrictSchema as error:
-            if config.get("strict") != "require":
-                return None
-            raise PayloadError(
-                f'Tool "{name}" requires JSON-schema constrained sampling, but {error}.'
-            ) from error
-    if config.get("strict") == "require":
-        raise PayloadError(
-            f'Tool "{name}" requires JSON-schema constrained sampling, but strict tools are unsupported.'
-        )
-    return None
-
-
-def _grammar_input_property(tool: dict[str, Any]) -> str:
-    schema = tool.get("parameters") or {}
-    if schema.get("type") != "object":
-        raise ValueError("grammar constrained sampling requires an object parameter schema")
-    required = schema.get("required")
-    if not isinstance(required, list) or len(required) != 1 or not isinstance(required[0], str):
-        raise ValueError("grammar constrained sampling requires exactly one required string property")
-    prop_name = required[0]
-    prop = (schema.get("properties") or {}).get(prop_name)
-    if not prop:
-        raise ValueError(f"grammar constrained sampling requires a properties entry for {prop_name}")
-    if not isinstance(prop, dict) or prop.get("type") != "string":
-        raise ValueError(f"grammar constrained sampling property {prop_name} must have type string")
-    return prop_name
-
-
-def _grammar_sampling(tool: dict[str, Any], supports_grammar: bool) -> tuple[str, str, str] | None:
-    """(syntax, definition, input property) for a grammar tool the host can run as an OpenAI custom tool."""
-    config = tool.get("constrainedSampling")
-    if not isinstance(config, dict) or config.get("type") != "grammar" or not supports_grammar:
-        return None
-    name = tool.get("name")
-    variants = config.get("variants")
-    if not isinstance(variants, dict):
-        raise PayloadError("Cannot read properties of undefined (reading 'openai_lark')")
-    lark = variants.get("openai_lark")
-    regex = variants.get("openai_regex")
-    has_lark = isinstance(lark, str) and not _is_blank(lark)
-    has_regex = isinstance(regex, str) and not _is_blank(regex)
-    if not has_lark and not has_regex:
-        raise PayloadError(
-            f'Tool "{name}" cannot use grammar constrained sampling: no supported grammar variant was provided.'
-        )
-    try:
-        input_property = _grammar_input_property(tool)
-    except ValueError as error:
-        raise PayloadError(f'Tool "{name}" cannot use grammar constrained sampling: {error}.') from error
-    if has_lark:
-        return "lark", str(lark), input_property
-    return "regex", str(regex), input_property
-
-
-def grammar_input_properties(tools: list[dict[str, Any]] | None, supports_grammar: bool) -> dict[str, str]:
-    """Tool name -> the single string argument a grammar tool's raw input is carried in."""
-    properties: dict[str, str] = {}
-    for tool in tools or []:
-        grammar = _grammar_sampling(tool, supports_grammar)
-        if grammar is not None:
-            properties[tool["name"]] = grammar[2]
-    return properties
-
-
-def grammar_tool_input(tool_name: str, arguments: dict[str, Any], input_property: str) -> str:
-    value = arguments.get(input_property) if isinstance(arguments, dict) else None
-    if not isinstance(value, str):
-        raise PayloadError(
-            f'Grammar tool call "{tool_name}" requires argument "{input_property}" to be a string.'
-        )
-    return value
-
-
-def _copy_present(source: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    return {key: source[key] for key in keys if key in source}
 
 
 def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[dict[str, Any]]:
@@ -308,18 +77,18 @@ def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[d
     converted: list[dict[str, Any]] = []
     supports_strict = compat["supportsStrictMode"] is not False
     for tool in tools:
-        grammar = _grammar_sampling(tool, bool(compat["supportsOpenAIGrammarTools"]))
+        grammar = resolve_grammar(tool, bool(compat["supportsOpenAIGrammarTools"]))
         if grammar is not None:
-            custom = _copy_present(tool, ("name", "description"))
+            custom = copy_defined({}, tool, "name", "description")
             custom["format"] = {
                 "type": "grammar",
-                "grammar": {"syntax": grammar[0], "definition": grammar[1]},
+                "grammar": {"syntax": grammar["format"], "definition": grammar["definition"]},
             }
             converted.append({"type": "custom", "custom": custom})
             continue
-        strict = _strict_sampling(tool, supports_strict)
-        function = _copy_present(tool, ("name", "description"))
-        parameters = make_strict_schema(tool.get("parameters")) if strict is True else tool.get("parameters")
+        strict = resolve_json_schema_strict(tool, supports_strict)
+        function = copy_defined({}, tool, "name", "description")
+        parameters = json_schema_tool_parameters(tool, strict)
         if parameters is not None or "parameters" in tool:
             function["parameters"] = parameters
         if supports_strict:
@@ -405,7 +174,7 @@ def _user_message(message: dict[str, Any]) -> dict[str, Any] | None:
         if item.get("type") == "text":
             parts.append({"type": "text", "text": sanitize_surrogates(item["text"])})
         else:
-            parts.append({"type": "image_url", "image_url": {"url": _data_url(item)}})
+            parts.append({"type": "image_url", "image_url": {"url": image_data_url(item)}})
     if not parts:
         return None
     return {"role": "user", "content": parts}
@@ -415,7 +184,7 @@ def _tool_call_entry(block: dict[str, Any], grammar_properties: dict[str, str]) 
     name = block.get("name")
     input_property = grammar_properties.get(name) if isinstance(name, str) else None
     if input_property is not None:
-        custom_input = grammar_tool_input(name or "", block.get("arguments") or {}, input_property)
+        custom_input = grammar_tool_input(name, block.get("arguments", UNDEFINED), input_property)
         return {
             "id": block.get("id"),
             "type": "custom",
@@ -439,7 +208,7 @@ def _assistant_message(
     text_parts = [
         {"type": "text", "text": sanitize_surrogates(block["text"])}
         for block in blocks
-        if block.get("type") == "text" and not _is_blank(block["text"])
+        if block.get("type") == "text" and not js_is_blank(block["text"])
     ]
     text = "".join(part["text"] for part in text_parts)
     thinking_blocks = [block for block in blocks if block.get("type") == "thinking"]
@@ -455,7 +224,7 @@ def _assistant_message(
         legacy_details = [detail for detail in legacy if detail is not None]
         preserved_details = legacy_details or None
 
-    thinking_with_text = [block for block in thinking_blocks if not _is_blank(block["thinking"])]
+    thinking_with_text = [block for block in thinking_blocks if not js_is_blank(block["thinking"])]
     if thinking_with_text:
         if compat["requiresThinkingAsText"]:
             joined = "\n\n".join(sanitize_surrogates(block["thinking"]) for block in thinking_with_text)
@@ -490,8 +259,8 @@ def _assistant_message(
 
 def _tool_result_message(message: dict[str, Any], compat: dict[str, Any]) -> dict[str, Any]:
     blocks = message.get("content") or []
-    text = "\n".join(block["text"] for block in blocks if block.get("type") == "text")
-    has_images = any(block.get("type") == "image" for block in blocks)
+    text = "\n".join(js_join_piece(block_field(block, "text")) for block in blocks if block_type(block) == "text")
+    has_images = any(block_type(block) == "image" for block in blocks)
     body = text if text else "(see attached image)" if has_images else "(no tool output)"
     converted: dict[str, Any] = {
         "role": "tool",
@@ -552,7 +321,7 @@ def convert_messages(
                         deferred_names[name] = None
                 if accepts_images:
                     image_parts.extend(
-                        {"type": "image_url", "image_url": {"url": _data_url(block)}}
+                        {"type": "image_url", "image_url": {"url": image_data_url(block)}}
                         for block in result.get("content") or []
                         if block.get("type") == "image"
                     )
@@ -807,7 +576,7 @@ def build_params(
     if compat["supportsStore"]:
         params["store"] = False
     max_tokens = request.get("maxTokens")
-    if max_tokens:
+    if js_truthy(max_tokens):
         field = "max_tokens" if compat["maxTokensField"] == "max_tokens" else "max_completion_tokens"
         params[field] = max_tokens
     if request.get("temperature") is not None:
@@ -825,7 +594,7 @@ def build_params(
         params["tools"] = []
     if marker is not None:
         _apply_cache_markers(messages, params.get("tools"), marker)
-    if _js_truthy(request.get("toolChoice")):
+    if js_truthy(request.get("toolChoice")):
         params["tool_choice"] = request["toolChoice"]
     if compat.get("vllmPriority") is not None:
         params["priority"] = compat["vllmPriority"]
@@ -839,14 +608,14 @@ def build_params(
         params[budget_field] = budget
 
     explicit = model.get("compat") or {}
-    if _js_truthy(explicit.get("openRouterRouting")):
+    if js_truthy(explicit.get("openRouterRouting")):
         params["provider"] = explicit["openRouterRouting"]
     gateway: Any = explicit.get("vercelGatewayRouting")
-    if isinstance(gateway, dict) and (_js_truthy(gateway.get("only")) or _js_truthy(gateway.get("order"))):
+    if isinstance(gateway, dict) and (js_truthy(gateway.get("only")) or js_truthy(gateway.get("order"))):
         gateway_options: dict[str, Any] = {}
-        if _js_truthy(gateway.get("only")):
+        if js_truthy(gateway.get("only")):
             gateway_options["only"] = gateway["only"]
-        if _js_truthy(gateway.get("order")):
+        if js_truthy(gateway.get("order")):
             gateway_options["order"] = gateway["order"]
         params["providerOptions"] = {"gateway": gateway_options}
     sampling = request.get("samplingParams")
@@ -860,7 +629,7 @@ def build_params(
 
 def _has_header(headers: dict[str, Any] | None, name: str) -> bool:
     for key, value in (headers or {}).items():
-        if key.lower() == name and isinstance(value, str) and value.strip(_JS_WHITESPACE):
+        if key.lower() == name and isinstance(value, str) and js_trim(value):
             return True
     return False
 
@@ -872,7 +641,7 @@ def require_api_key(model: Model, options: dict[str, Any]) -> None:
     headers = options.get("headers")
     if _has_header(headers, "authorization") or _has_header(headers, "cf-aig-authorization"):
         return
-    raise PayloadError(f"No API key for provider: {model.get('provider')}")
+    raise missing_api_key(model)
 
 
 def request_options(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
