@@ -39,7 +39,7 @@ CCUSAGE_DIR ?= /tmp/pi-tools-ccusage
 bench: install
 	@command -v npm >/dev/null && [ -x $(CCUSAGE_DIR)/node_modules/.bin/ccusage ] || \
 	  (mkdir -p $(CCUSAGE_DIR) && cd $(CCUSAGE_DIR) && npm install --no-save --silent ccusage@20.0.24 @ccusage/ccusage-linux-x64@20.0.24) || true
-	CCUSAGE_BIN=$(CCUSAGE_DIR)/node_modules/.bin/ccusage $(BIN)/python -m pytest benchmarks -p no:cacheprovider -s \
+	CCUSAGE=$(CCUSAGE_DIR)/node_modules/.bin/ccusage $(BIN)/python -m pytest benchmarks -p no:cacheprovider -s \
 	  --benchmark-columns=min,mean,max
 
 clean:

@@ -18,6 +18,8 @@ from pi_tools.cli.render import render_command
 from pi_tools.cli.run import run_command
 from pi_tools.cli.transform import transform_command
 from pi_tools.cli.tree import tree_command
+from pi_tools.cli.usage import usage_command
+from pi_tools.cli.visibility import visibility_command
 
 app = typer.Typer(
     name="pi-tools",
@@ -40,6 +42,8 @@ app.command("convert")(convert_command)
 app.command("transform")(transform_command)
 app.command("payload")(payload_command)
 app.command("render")(render_command)
+app.command("visibility")(visibility_command)
+app.command("usage")(usage_command)
 app.command("tree")(tree_command)
 app.command("ls")(ls_command)
 app.command("models")(models_command)

@@ -1,0 +1,463 @@
+"""Collect usage from session files, fast, in worker processes, as small per-file groups.
+
+Folders hold hundreds of megabytes of sessions, most of it tool output and prompts that carry no usage. The
+`all` scan therefore never builds a tree nor splits a file into lines: it jumps between occurrences of the
+literal key `"assistant"`, reads Pi's usual assistant line with two anchored regular expressions, and parses
+any other candidate line in full with orjson. The `active` scan needs the entry tree (the leaf's path), so it
+uses the full session loader. Workers sum their messages per (day, provider, model, api) before returning,
+so what crosses the process boundary is a few rows per file rather than one object per message.
+
+This module deliberately imports nothing heavy at load time: it is what the worker processes import.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from multiprocessing import get_context
+from typing import Any
+
+import orjson
+
+# ccusage's pi reader accepts exactly these timestamps (checked against ccusage 20.0.24): seconds required,
+# milliseconds optional (exactly three digits), and a `Z` or `±HH:MM` zone. Anything else drops the message.
+ENTRY_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?(?:Z|[+-]\d{2}:\d{2})")
+# Below this much data a single process finishes before workers would have started.
+PARALLEL_MIN_BYTES = 8 * 1024 * 1024
+
+GROUP_FIELDS = ("day", "provider", "model", "api")
+SUM_FIELDS = (
+    "messages", "input", "output", "cacheRead", "cacheWrite", "totalTokens",
+    "costStored", "costRecomputed", "recomputedMessages", "unpricedMessages",
+)
+KEY_FIELDS = ("entryId", "timestamp")
+"""With `keep_keys`, each row is one message and also carries these (for de-duplicating copies across files)."""
+
+
+@dataclass(frozen=True)
+class ScanJob:
+    """One unit of work: files whose messages ccusage would de-duplicate against each other, scanned together."""
+
+    paths: tuple[str, ...]
+    scope: str  # "all" | "active"
+    timezone: str | None  # IANA name; None = the local zone (TZ or the system's)
+    keep_keys: bool = False
+
+
+@dataclass
+class ScanResult:
+    """Rows per file (column lists named GROUP_FIELDS + SUM_FIELDS [+ KEY_FIELDS]) or an error per file."""
+
+    rows: dict[str, dict[str, list[Any]]]
+    errors: dict[str, str]
+
+
+def _count(value: Any) -> int:
+    """A token count as ccusage reads it: a non-negative JSON integer; anything else counts as 0."""
+    return value if type(value) is int and value >= 0 else 0
+
+
+def usage_of(entry: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(message, usage) when `entry` is an assistant message entry that counts, else None.
+
+    Counts what ccusage counts: entry type absent or "message", role "assistant", a usage object whose input
+    and output are numbers, and an ISO timestamp on the entry (the entry's, not the message's epoch).
+    """
+    if not isinstance(entry, dict):
+        return None
+    entry_type = entry.get("type")
+    if entry_type is not None and entry_type != "message":
+        return None
+    message = entry.get("message")
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return None
+    usage = message.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    if type(usage.get("input")) not in (int, float) or type(usage.get("output")) not in (int, float):
+        return None
+    stamp = entry.get("timestamp")
+    if not isinstance(stamp, str) or ENTRY_TIMESTAMP.fullmatch(stamp) is None:
+        return None
+    return message, usage
+
+
+_VARIES = "varies"
+
+
+class _Accumulator:
+    """Sums counted messages per group for one file, pricing messages without a stored cost from the catalog."""
+
+    def __init__(self, timezone: str | None, keep_keys: bool) -> None:
+        self.zone: tzinfo | None = None
+        if timezone:
+            from zoneinfo import ZoneInfo
+
+            self.zone = ZoneInfo(timezone)
+        self.keep_keys = keep_keys
+        self.groups: dict[tuple[Any, ...], list[Any]] = {}
+        self.seen: set[tuple[bytes, int]] = set()
+        # The hot path's state: day per minute (bytes key) and sums per (day, provider, model, api) as bytes.
+        self.minute_days: dict[bytes, str | None] = {}
+        self.raw_groups: dict[tuple[Any, ...], list[Any]] = {}
+        self._hours: dict[str, str | None] = {}
+
+    def day_of(self, stamp: str) -> str | None:
+        """Calendar day of an entry timestamp in the report's zone; None for impossible times (dropped).
+
+        Zone offsets never have sub-minute parts, and within most UTC hours the local day does not change, so
+        the answer is cached per hour (per minute only in hours where the local day changes).
+        """
+        if stamp[14:16] > "59" or stamp[17:19] > "59":
+            return None
+        zone_part = stamp[23:] if len(stamp) > 20 and stamp[19] == "." else stamp[19:]
+        hour_key = stamp[:13] + zone_part
+        day = self._hours.get(hour_key, "")
+        if day == "":
+            first = self._local_day(stamp[:13] + ":00:00" + zone_part)
+            last = self._local_day(stamp[:13] + ":59:00" + zone_part)
+            day = first if first == last else _VARIES
+            self._hours[hour_key] = day
+        if day is _VARIES:
+            return self._local_day(stamp[:16] + ":00" + zone_part)
+        return day
+
+    def _local_day(self, moment: str) -> str | None:
+        try:
+            return datetime.fromisoformat(moment).astimezone(self.zone).date().isoformat()
+        except ValueError:
+            return None
+
+    def add(self, entry: dict[str, Any], message: dict[str, Any], usage: dict[str, Any]) -> None:
+        provider = message.get("provider")
+        model = message.get("model")
+        api = message.get("api")
+        entry_id = entry.get("id")
+        self.add_fields(entry["timestamp"], entry_id if type(entry_id) is str else None,
+                        provider if type(provider) is str else None, model if type(model) is str else None,
+                        api if type(api) is str else None, usage)
+
+    def add_fields(self, stamp: str, entry_id: str | None, provider: str | None, model: str | None,
+                   api: str | None, usage: dict[str, Any]) -> None:
+        # Inlined counts (this runs once per message; a helper call per field doubles the scan's cost).
+        get = usage.get
+        input_tokens = get("input")
+        if type(input_tokens) is not int or input_tokens < 0:
+            input_tokens = 0
+        output_tokens = get("output")
+        if type(output_tokens) is not int or output_tokens < 0:
+            output_tokens = 0
+        cache_read = get("cacheRead", 0)
+        if type(cache_read) is not int or cache_read < 0:
+            cache_read = 0
+        cache_write = get("cacheWrite", 0)
+        if type(cache_write) is not int or cache_write < 0:
+            cache_write = 0
+        total = get("totalTokens")
+        if type(total) is not int or total < 0:
+            total = input_tokens + output_tokens + cache_read + cache_write
+        cost = usage.get("cost")
+        stored = cost.get("total") if isinstance(cost, dict) else None
+        self.add_counts(stamp, entry_id, provider, model, api, input_tokens, output_tokens, cache_read,
+                        cache_write, _count(usage.get("cacheWrite1h")), total,
+                        stored if type(stored) in (int, float) else None)
+
+    def add_counts(self, stamp: str, entry_id: str | None, provider: str | None, model: str | None,
+                   api: str | None, input_tokens: int, output_tokens: int, cache_read: int, cache_write: int,
+                   cache_write_1h: int, total: int, stored: float | None) -> None:
+        # ccusage counts a message once per session file name and project: same timestamp and total = same call.
+        seen_key = (stamp.encode(), total)
+        if seen_key in self.seen:
+            return
+        self.seen.add(seen_key)
+        day = self.day_of(stamp)
+        if day is None:
+            return
+        recomputed = 0.0
+        recomputed_count = unpriced = 0
+        if stored is None:
+            stored = 0.0
+            price = _recompute_cost(provider, model, input_tokens, output_tokens, cache_read, cache_write,
+                                    cache_write_1h)
+            if price is None:
+                unpriced = 1
+            else:
+                recomputed, recomputed_count = price, 1
+        if self.keep_keys:
+            key: tuple[Any, ...] = (day, provider, model, api, len(self.groups))
+            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored,
+                                recomputed, recomputed_count, unpriced, entry_id, stamp]
+            return
+        key = (day, provider, model, api)
+        sums = self.groups.get(key)
+        if sums is None:
+            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored,
+                                recomputed, recomputed_count, unpriced]
+            return
+        sums[0] += 1
+        sums[1] += input_tokens
+        sums[2] += output_tokens
+        sums[3] += cache_read
+        sums[4] += cache_write
+        sums[5] += total
+        sums[6] += stored
+        sums[7] += recomputed
+        sums[8] += recomputed_count
+        sums[9] += unpriced
+
+    def columns(self) -> dict[str, list[Any]]:
+        for (day, provider, model, api), (count, *sums) in self.raw_groups.items():
+            key = (day, provider.decode(errors="replace"), model.decode(errors="replace"),
+                   api.decode(errors="replace"))
+            row = self.groups.get(key)
+            if row is None:
+                self.groups[key] = [count, *sums, 0.0, 0, 0]
+            else:
+                row[0] += count
+                for index, value in enumerate(sums, start=1):
+                    row[index] += value
+        self.raw_groups = {}
+        names = GROUP_FIELDS + SUM_FIELDS + (KEY_FIELDS if self.keep_keys else ())
+        out: dict[str, list[Any]] = {name: [] for name in names}
+        for key, sums in self.groups.items():
+            for name, value in zip(GROUP_FIELDS, key, strict=False):
+                out[name].append(value)
+            for name, value in zip(names[len(GROUP_FIELDS):], sums, strict=True):
+                out[name].append(value)
+        return out
+
+
+_PRICES: dict[tuple[str | None, str | None], Any] = {}
+
+
+def _recompute_cost(provider: str | None, model: str | None, input_tokens: int, output_tokens: int,
+                    cache_read: int, cache_write: int, cache_write_1h: int) -> float | None:
+    """pi-ai's price for a message that stored none, from the bundled catalog; None for unknown models."""
+    from pi_tools.providers.catalog import calculate_cost, get_model
+    from pi_tools.providers.errors import UnknownModelError
+
+    key = (provider, model)
+    if key not in _PRICES:
+        try:
+            _PRICES[key] = get_model(provider, model) if provider and model else None
+        except UnknownModelError:
+            _PRICES[key] = None
+    catalog_model = _PRICES[key]
+    if catalog_model is None:
+        return None
+    usage = {"input": input_tokens, "output": output_tokens, "cacheRead": cache_read, "cacheWrite": cache_write,
+             "cacheWrite1h": cache_write_1h}
+    total: float = calculate_cost(catalog_model, usage)["total"]
+    return total
+
+
+_INT = rb"(0|[1-9][0-9]*)"
+_NUMBER = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+# Pi's ordinary assistant line, read in two anchored pieces so that the (large) content array between them is
+# skipped by a C-level search instead of being matched character by character: the entry head up to the
+# content, and the message fields from the last `,"api":"` to the end of the line. The tail must run exactly to
+# the line's end in this flat shape, so a cut inside the content cannot match. Captured strings contain no
+# escapes, so their bytes are their values; counts are JSON integers and the cost a full pi-ai cost object.
+_PI_HEAD = re.compile(
+    rb'\{"type":"message","id":"([^"\\\n]*)","parentId":(?:"[^"\\\n]*"|null),'
+    rb'"timestamp":"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?(?:Z|[+-]\d{2}:\d{2}))",'
+    rb'"message":\{"role":"assistant","content":\['
+)
+_PI_TAIL = re.compile(
+    rb',"api":"([^"\\\n]*)","provider":"([^"\\\n]*)",'
+    rb'"model":"([^"\\\n]*)"(?:,"(?:responseModel|responseId|providerThinkingLevel)":"[^"\\\n]*")*'
+    rb',"usage":\{"input":' + _INT + rb',"output":' + _INT + rb',"cacheRead":' + _INT
+    + rb',"cacheWrite":' + _INT + rb'(?:,"cacheWrite1h":' + _INT + rb')?(?:,"reasoning":' + _INT + rb')?'
+    + rb',"totalTokens":' + _INT + rb',"cost":\{"input":' + _NUMBER + rb',"output":' + _NUMBER
+    + rb',"cacheRead":' + _NUMBER + rb',"cacheWrite":' + _NUMBER + rb',"total":(' + _NUMBER + rb')\}\}'
+    rb',"stopReason":"[A-Za-z]*"(?:,"errorMessage":"[^"\\\n]*")?,"timestamp":-?[0-9]+(?:\.[0-9]+)?\}\}\r?'
+)
+
+
+def scan_all(path: str, into: _Accumulator) -> None:
+    """Every counted assistant message in the file, without splitting or parsing the lines that cannot count.
+
+    Only lines holding the literal key `"assistant"` can count (a key's quotes are never escaped), so the scan
+    jumps from one to the next. Lines in Pi's usual shape are read by two anchored regular expressions; any
+    other line holding `"usage"` too is parsed in full.
+    """
+    with open(path, "rb") as handle:
+        data = handle.read()
+    find = data.find
+    rfind = data.rfind
+    head_match = _PI_HEAD.match
+    tail_match = _PI_TAIL.fullmatch
+    add_counts = into.add_counts
+    keep_keys = into.keep_keys
+    seen = into.seen
+    seen_add = seen.add
+    days = into.minute_days
+    raw_groups = into.raw_groups
+    size = len(data)
+    position = find(b'"assistant"')
+    while position >= 0:
+        start = rfind(b"\n", 0, position) + 1
+        end = find(b"\n", position)
+        if end < 0:
+            end = size
+        position = find(b'"assistant"', end)
+        head = head_match(data, start, end)
+        if head is not None:
+            cut = rfind(b',"api":"', head.end(), end)
+            tail = tail_match(data, cut, end) if cut >= 0 else None
+            if tail is not None:
+                if keep_keys:
+                    entry_id, stamp = head.groups()
+                    api, provider, model, inp, out, read, write, write_1h, _, total, cost = tail.groups()
+                    try:
+                        add_counts(stamp.decode(), entry_id.decode(), provider.decode(), model.decode(),
+                                   api.decode(), int(inp), int(out), int(read), int(write), int(write_1h or 0),
+                                   int(total), float(cost))
+                    except UnicodeDecodeError:
+                        pass  # orjson would reject the whole line too
+                    continue
+                # The hot path, inlined: one dictionary update per message, keys kept as bytes until the end.
+                stamp = head[2]
+                if stamp[17:19] > b"59":
+                    continue
+                api, provider, model, inp, out, read, write, _, _, total, cost = tail.groups()
+                total_tokens = int(total)
+                seen_key = (stamp, total_tokens)
+                if seen_key in seen:
+                    continue
+                seen_add(seen_key)
+                day = days.get(stamp[:16] + stamp[19:].lstrip(b".0123456789"), "")
+                if day == "":
+                    day = into.day_of(stamp.decode())
+                    days[stamp[:16] + stamp[19:].lstrip(b".0123456789")] = day
+                if day is None:
+                    continue
+                key = (day, provider, model, api)
+                sums = raw_groups.get(key)
+                if sums is None:
+                    raw_groups[key] = [1, int(inp), int(out), int(read), int(write), total_tokens, float(cost)]
+                else:
+                    sums[0] += 1
+                    sums[1] += int(inp)
+                    sums[2] += int(out)
+                    sums[3] += int(read)
+                    sums[4] += int(write)
+                    sums[5] += total_tokens
+                    sums[6] += float(cost)
+                continue
+        _scan_line(data[start:end], into)
+
+
+def _scan_line(line: bytes, into: _Accumulator) -> None:
+    """The careful path for one line that may count: full JSON parse, then ccusage's checks."""
+    if b'"usage"' not in line:
+        return
+    try:
+        entry = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return
+    found = usage_of(entry)
+    if found is not None:
+        into.add(entry, found[0], found[1])
+
+
+def scan_active(path: str, into: _Accumulator) -> None:
+    """Counted assistant messages on the path from the root to the session's leaf (before and after compactions)."""
+    from pi_tools.session import load_session
+
+    tree = load_session(path)
+    for entry in tree.path(tree.leaf_id):
+        found = usage_of(entry)
+        if found is not None:
+            into.add(entry, found[0], found[1])
+
+
+def run_job(job: ScanJob) -> ScanResult:
+    """Worker entry. An unreadable file is reported and skipped; it must not sink the others."""
+    result = ScanResult({}, {})
+    accumulator = _Accumulator(job.timezone, job.keep_keys)
+    for path in job.paths:
+        accumulator.groups = {}
+        try:
+            (scan_all if job.scope == "all" else scan_active)(path, accumulator)
+        except Exception as exc:  # noqa: BLE001 - reported per file by the caller, never as a traceback
+            text = str(exc) or type(exc).__name__
+            result.errors[path] = text if path in text else f"{path}: {text}"
+            continue
+        result.rows[path] = accumulator.columns()
+    return result
+
+
+def ccusage_identity(path: str) -> tuple[str, str]:
+    """(project, session id) as ccusage derives them from a path: the folder after `sessions`, the name after `_`."""
+    parts = os.path.abspath(path).split(os.sep)
+    project = "unknown"
+    if "sessions" in parts:
+        index = parts.index("sessions")
+        if index + 1 < len(parts):
+            project = parts[index + 1]
+    stem = os.path.basename(path)
+    stem = stem[:-len(".jsonl")] if stem.endswith(".jsonl") else stem
+    underscore = stem.find("_")
+    return project, stem[underscore + 1:] if underscore >= 0 else stem
+
+
+def session_files(paths: Iterable[str]) -> list[str]:
+    """Files named on the command line, plus every `*.jsonl` below named folders (sorted, recursive)."""
+    found: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            below: list[str] = []
+            for folder, dirs, names in os.walk(path):
+                dirs.sort()
+                below.extend(os.path.join(folder, name) for name in names if name.endswith(".jsonl"))
+            found.extend(sorted(below))
+        else:
+            found.append(path)
+    return found
+
+
+def plan_jobs(files: list[str], scope: str, timezone: str | None, keep_keys: bool) -> list[ScanJob]:
+    """One job per ccusage identity, so that ccusage's de-duplication happens inside one worker."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for path in files:
+        grouped.setdefault(ccusage_identity(path) if scope == "all" else ("", path), []).append(path)
+    return [ScanJob(tuple(paths), scope, timezone, keep_keys) for paths in grouped.values()]
+
+
+def start_scan(jobs: list[ScanJob], workers: int | None = None) -> Callable[[], list[ScanResult]]:
+    """Start the jobs in worker processes; the returned function waits and gives results in job order.
+
+    Workers are forked as soon as this returns, so the caller may do other work meanwhile. Small inputs are
+    scanned in-process: starting workers would cost more than it saves.
+    """
+    # One worker more than cores, as ccusage runs one thread more: a worker waiting on the disk or on the
+    # scheduler does not leave a core idle.
+    count = min(workers or (os.cpu_count() or 1) + 1, len(jobs))
+    total_bytes = 0
+    for job in jobs:
+        for path in job.paths:
+            try:
+                total_bytes += os.path.getsize(path)
+            except OSError:
+                pass
+    if count <= 1 or total_bytes < PARALLEL_MIN_BYTES:
+        return lambda: [run_job(job) for job in jobs]
+    # Forking while polars' thread pool runs can deadlock; use spawned workers if polars is already loaded.
+    method = "spawn" if "polars" in sys.modules else "fork"
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=get_context(method))
+    chunk = max(1, len(jobs) // (count * 4))
+    pending = pool.map(run_job, jobs, chunksize=chunk)
+
+    def finish() -> list[ScanResult]:
+        try:
+            return list(pending)
+        finally:
+            pool.shutdown()
+
+    return finish

@@ -1,0 +1,287 @@
+"""Which reader gets each stored entry: the runtime context, the model, Pi's terminal UI (storage gets all).
+
+People debugging a session ask "did the model see this?" and "why is this not on screen?". The answers come
+from four different mechanisms in Pi (the active path, compaction, convertToLlm plus the provider's
+transformMessages, and the TUI's renderer), so each row names the mechanism that said no. Custom roles are
+decided by the role registry (`model_hidden` / `tui_hidden`), never by role names here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pi_tools.messages.jsvalues import UNDEFINED
+from pi_tools.messages.roles import RoleRegistry, default_registry
+from pi_tools.session.context import context_entries, entry_to_messages
+from pi_tools.session.tree import ENTRY_TYPES, SessionTree
+
+LLM_ROLES = frozenset({"user", "assistant", "toolResult"})
+SETTINGS_TYPES = frozenset({"model_change", "thinking_level_change"})
+
+# Reason codes (stable: tools match on them). Each says which mechanism left the entry out.
+OTHER_BRANCH = "other-branch"  # not on the path from the root to the leaf
+COMPACTED_AWAY = "compacted-away"  # on the path, but before the latest compaction's first kept entry
+SETTINGS_ENTRY = "settings-entry"  # model/thinking changes: read as settings, never a message
+LABEL_ENTRY = "label-entry"
+SESSION_INFO_ENTRY = "session-info-entry"
+CUSTOM_ENTRY = "custom-entry"  # extension data: never in the context; TUI only through an extension renderer
+EMPTY_SUMMARY = "empty-summary"  # a branch summary with empty text projects to no message
+UNKNOWN_ENTRY_TYPE = "unknown-entry-type"
+NOT_AN_ENTRY = "not-an-entry"  # a JSON value that is not an object (Pi keeps it, ignores it)
+BAD_MESSAGE = "bad-message"  # a message entry without a message object
+UNKNOWN_ROLE = "unknown-role"  # convertToLlm drops roles it does not know; the TUI renders nothing
+DROPPED_BY_CONVERSION = "dropped-by-convertToLlm"
+ERRORED_TURN = "errored-turn-skipped"  # transformMessages drops assistant turns that stopped with error/aborted
+NO_TEXT = "no-text"  # a user message whose text blocks join to "" (e.g. image only) renders nothing
+UNMATCHED_TOOL_RESULT = "unmatched-tool-result"  # no rendered, still-pending tool call with this id
+
+
+@dataclass
+class VisibilityRow:
+    entry: Any
+    line: int
+    context: str | None  # None = yes, else the reason for no
+    model: str | None
+    tui: str | None
+
+    def document(self, source: str, api: str | None) -> dict[str, Any]:
+        entry = self.entry if isinstance(self.entry, dict) else {}
+        message = entry.get("message") if entry.get("type") == "message" else None
+        entry_id = entry.get("id")
+        row: dict[str, Any] = {
+            "kind": "visibility", "source": source,
+            "entryId": entry_id if isinstance(entry_id, str) else None, "line": self.line,
+            "type": entry.get("type") if isinstance(entry.get("type"), str) else None,
+            "role": message.get("role") if isinstance(message, dict) and isinstance(message.get("role"), str)
+            else None,
+            "stored": True, "context": self.context is None, "model": self.model is None, "tui": self.tui is None,
+        }
+        if api is not None:
+            row["api"] = api
+        row["reasons"] = {name: reason for name, reason in
+                          (("context", self.context), ("model", self.model), ("tui", self.tui)) if reason}
+        return row
+
+
+def representative_model(api: str, tree: SessionTree, path: list[Any]) -> dict[str, Any]:
+    """The model transformMessages runs for: the session's current model if it speaks `api`, else the first
+    catalog model that does (only same-model checks depend on the choice, and they do not hide anything)."""
+    from pi_tools.providers.catalog import all_models, get_model
+    from pi_tools.providers.errors import UnknownModelError
+    from pi_tools.session.context import context_settings
+
+    try:
+        _, current = context_settings(path)
+    except Exception:  # noqa: BLE001 - a broken path only loses the preference for the session's own model
+        current = None
+    if current and isinstance(current.get("provider"), str) and isinstance(current.get("modelId"), str):
+        try:
+            model = get_model(current["provider"], current["modelId"])
+            if model.get("api") == api:
+                return model
+        except UnknownModelError:
+            pass
+    for model in all_models():
+        if model.get("api") == api:
+            return model
+    raise ValueError(f"no catalog model speaks the API {api!r}")
+
+
+def _context_reason(entry: Any) -> str | None:
+    """Why an entry on the context list still adds no message (None when it adds one)."""
+    if not isinstance(entry, dict):
+        return NOT_AN_ENTRY
+    entry_type = entry.get("type")
+    if entry_type in SETTINGS_TYPES:
+        return SETTINGS_ENTRY
+    if entry_type == "label":
+        return LABEL_ENTRY
+    if entry_type == "session_info":
+        return SESSION_INFO_ENTRY
+    if entry_type == "custom":
+        return CUSTOM_ENTRY
+    if entry_type == "branch_summary":
+        return EMPTY_SUMMARY
+    if entry_type == "message":
+        return BAD_MESSAGE
+    if entry_type not in ENTRY_TYPES:
+        return UNKNOWN_ENTRY_TYPE
+    return None
+
+
+def _model_reason(message: Any, registry: RoleRegistry) -> str | None:
+    """Why convertToLlm leaves a context message out (None when it is converted)."""
+    if not isinstance(message, dict):
+        return BAD_MESSAGE
+    role = message.get("role")
+    if role in LLM_ROLES:
+        return None
+    spec = registry.get(role)
+    if spec is None:
+        return UNKNOWN_ROLE
+    if spec.to_llm(message) is None:
+        return spec.model_hidden(message) or DROPPED_BY_CONVERSION
+    return None
+
+
+def _errored_turns(messages: list[Any], model: dict[str, Any], api: str) -> set[int]:
+    """Indexes (into `messages`) of LLM messages that transformMessages drops for this model.
+
+    transformMessages only ever removes assistant turns and only inserts synthetic tool results (stamped here
+    with an impossible time so they can be told apart), so walking both lists in order pairs them up.
+    """
+    from pi_tools.providers.registry import normalize_tool_call_id_for
+    from pi_tools.providers.transform_messages import transform_messages
+
+    synthetic_stamp = -1
+    transformed = transform_messages(messages, model, normalize_tool_call_id_for(api), now_ms=lambda: synthetic_stamp)
+    kept = [m for m in transformed if not (m.get("timestamp") == synthetic_stamp and _is_synthetic(m))]
+    dropped: set[int] = set()
+    position = 0
+    for index, message in enumerate(messages):
+        candidate = kept[position] if position < len(kept) else None
+        if candidate is not None and candidate.get("role") == message.get("role") \
+                and candidate.get("timestamp") == message.get("timestamp"):
+            position += 1
+        else:
+            dropped.add(index)
+    return dropped
+
+
+def _is_synthetic(message: dict[str, Any]) -> bool:
+    from pi_tools.providers.transform_messages import MISSING_RESULT_TEXT
+
+    content = message.get("content")
+    return message.get("role") == "toolResult" and message.get("isError") is True \
+        and isinstance(content, list) and len(content) == 1 \
+        and content[0] == {"type": "text", "text": MISSING_RESULT_TEXT}
+
+
+def _user_text(message: dict[str, Any]) -> str:
+    """The text Pi's TUI shows for a user message: the string, or its text blocks joined."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "".join(str(block.get("text")) for block in content
+                   if isinstance(block, dict) and block.get("type") == "text")
+
+
+class _TuiReplay:
+    """Pi's renderSessionItems in miniature: what reaches the chat, including tool-result matching."""
+
+    def __init__(self, registry: RoleRegistry) -> None:
+        self.registry = registry
+        self.pending_calls: set[Any] = set()
+
+    def reason(self, message: Any) -> str | None:
+        if not isinstance(message, dict):
+            return BAD_MESSAGE
+        role = message.get("role")
+        if role == "assistant":
+            content = message.get("content")
+            failed = message.get("stopReason") in ("error", "aborted")
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "toolCall" and not failed:
+                    self.pending_calls.add(block.get("id"))
+            return None
+        if role == "toolResult":
+            call_id = message.get("toolCallId")
+            if isinstance(call_id, (dict, list)) or call_id not in self.pending_calls:
+                return UNMATCHED_TOOL_RESULT
+            self.pending_calls.discard(call_id)
+            return None
+        if role == "user":
+            return None if _user_text(message) else NO_TEXT
+        spec = self.registry.get(role)
+        if spec is None:
+            return UNKNOWN_ROLE
+        return spec.tui_hidden(message)
+
+
+def visibility_rows(tree: SessionTree, leaf_id: Any = UNDEFINED, api: str | None = None) -> Iterator[VisibilityRow]:
+    """One row per stored entry (file order) for the leaf (default: the session's own leaf)."""
+    registry = default_registry()
+    path = tree.path(tree.leaf_id if leaf_id is UNDEFINED else leaf_id)
+    on_path = {id(entry) for entry in path}
+    selected = context_entries(path)
+    in_context = {id(entry) for entry in selected}
+
+    # Walk the context list in order, as Pi builds the context and renders the chat.
+    verdicts: dict[int, tuple[str | None, str | None, str | None]] = {}
+    tui = _TuiReplay(registry)
+    sent: list[Any] = []
+    sent_owner: list[int] = []
+    for entry in selected:
+        messages = entry_to_messages(entry)
+        if isinstance(entry, dict) and entry.get("type") == "custom":
+            verdicts[id(entry)] = (CUSTOM_ENTRY, CUSTOM_ENTRY, CUSTOM_ENTRY)
+            continue
+        if not messages or not isinstance(messages[0], dict):
+            reason = _context_reason(entry)
+            verdicts[id(entry)] = (reason, reason, reason)
+            continue
+        message = messages[0]
+        model_reason = _model_reason(message, registry)
+        if model_reason is None and message.get("role") in LLM_ROLES:
+            sent.append(message)
+            sent_owner.append(id(entry))
+        elif model_reason is None:
+            spec = registry.get(message.get("role"))
+            converted = spec.to_llm(message) if spec is not None else None
+            sent.append(converted)
+            sent_owner.append(id(entry))
+        verdicts[id(entry)] = (None, model_reason, tui.reason(message))
+    if api is not None and sent:
+        model = representative_model(api, tree, path)
+        for index in _errored_turns(sent, model, api):
+            context_reason, _, tui_reason = verdicts[sent_owner[index]]
+            verdicts[sent_owner[index]] = (context_reason, ERRORED_TURN, tui_reason)
+
+    for entry, line in zip(tree.entries, tree.line_numbers, strict=True):
+        verdict = verdicts.get(id(entry))
+        if verdict is None:
+            if not isinstance(entry, dict):
+                reason = NOT_AN_ENTRY
+            elif id(entry) in on_path and entry.get("type") in SETTINGS_TYPES:
+                reason = SETTINGS_ENTRY  # settings are read from the whole path, compaction or not
+            elif id(entry) in in_context:  # listed but produced nothing above (cannot happen; stay safe)
+                reason = _context_reason(entry) or BAD_MESSAGE
+            else:
+                reason = COMPACTED_AWAY if id(entry) in on_path else OTHER_BRANCH
+            verdict = (reason, reason, reason)
+        yield VisibilityRow(entry, line, *verdict)
+
+
+def render_table(rows: list[VisibilityRow], width: int = 120) -> str:
+    """A table for people: line, id, what it is, the three verdicts and the reasons, then a short preview."""
+    from pi_tools.session.preview import entry_preview, shorten
+
+    def mark(reason: str | None) -> str:
+        return "yes" if reason is None else "no"
+
+    headers = ["line", "id", "type/role", "context", "model", "tui", "why not", "text"]
+    body: list[list[str]] = []
+    for row in rows:
+        entry = row.entry if isinstance(row.entry, dict) else {}
+        message = entry.get("message") if entry.get("type") == "message" else None
+        kind = str(entry.get("type", "?")) if entry else type(row.entry).__name__
+        if isinstance(message, dict):
+            kind = f"{kind}/{message.get('role')}"
+        reasons = []
+        for reason in (row.context, row.model, row.tui):
+            if reason and reason not in reasons:
+                reasons.append(reason)
+        entry_id = entry.get("id")
+        body.append([str(row.line), str(entry_id) if entry_id is not None else "-", kind, mark(row.context),
+                     mark(row.model), mark(row.tui), ", ".join(reasons), ""])
+    widths = [max(len(cells[i]) for cells in [headers, *body]) for i in range(len(headers) - 1)]
+    preview_width = max(20, width - sum(widths) - 2 * len(widths))
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=False)) + "  text"]
+    for row, cells in zip(rows, body, strict=True):
+        preview = shorten(entry_preview(row.entry), preview_width)
+        lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=False)) + "  " + preview)
+    return "\n".join(line.rstrip() for line in lines) + "\n"

@@ -1,0 +1,95 @@
+"""`pi-tools usage`: tokens and cost over many sessions, by session, period, model, provider or API."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from pi_tools.cli.common import EXIT_BAD_INPUT, fail, report
+
+
+def usage_command(
+    paths: Annotated[list[str], typer.Argument(help="Session files or folders (searched recursively for *.jsonl).")],
+    by: Annotated[str, typer.Option(
+        "--by", help="Group rows by session, day, week (ISO), month, model, provider or api.")] = "day",
+    scope: Annotated[str, typer.Option(
+        "--scope", help="all: every assistant message in the files (as ccusage counts); "
+                        "active: only the path from the root to each session's leaf.")] = "all",
+    since: Annotated[str | None, typer.Option(
+        "--since", help="First day to include (YYYY-MM-DD or YYYYMMDD, in the report's time zone).")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Last day to include (inclusive).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table, json, csv or parquet (parquet needs -o).")] = "table",
+    out: Annotated[str | None, typer.Option("-o", "--output", help="Write the rows to this file.")] = None,
+    chart: Annotated[str | None, typer.Option(
+        "--chart", help="Also write a self-contained offline HTML page with charts to this file.")] = None,
+    timezone: Annotated[str | None, typer.Option(
+        "--timezone", help="IANA zone that decides which day a message belongs to (default: local, TZ).")] = None,
+    dedupe_copies: Annotated[bool, typer.Option(
+        "--dedupe-copies", help="Count an entry copied into several files (forks) once: same entry id, "
+                                "timestamp and total tokens.")] = False,
+    jobs: Annotated[int | None, typer.Option("--jobs", help="Worker processes (default: every core).")] = None,
+) -> None:
+    """Report token usage and cost: input, output, cache read/write, total tokens, cost, cache-hit ratio.
+
+    Stored costs are used as written; messages that stored none are priced from the pi-ai catalog (the
+    costRecomputed and recomputedMessages columns say how much and how many). A message's day is its entry
+    timestamp in the local time zone (or --timezone), as ccusage decides it. With --scope all, totals match
+    `ccusage pi daily`; forks copy their parent's entries, so a fork's copied messages count in both files
+    unless --dedupe-copies is given.
+
+    --format json prints one object {"rows": [...], "totals": {...}}; csv and parquet write the rows.
+
+    Example: pi-tools usage ~/.pi/agent/sessions --by month --since 2026-01-01 --chart usage.html
+    """
+    from pi_tools.audit.usage import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
+
+    if fmt not in ("table", "json", "csv", "parquet"):
+        fail(f"--format {fmt!r}: expected table, json, csv or parquet")
+    if scope not in ("all", "active"):
+        fail(f"--scope {scope!r}: expected all or active")
+    options = UsageOptions(by=by, scope=scope, since=since, until=until, timezone=timezone,
+                           dedupe_copies=dedupe_copies, workers=jobs)
+    try:
+        if fmt == "parquet" and out is None:
+            raise UsageError("--format parquet writes a binary file: name it with -o OUT.parquet")
+        data = collect_usage(paths, options)
+        rows = usage_rows(data, by)
+        for message in data.errors.values():
+            report(message)
+        if chart is not None:
+            from pi_tools.audit.usage_chart import write_chart
+
+            write_chart(data.frame(), by if by in PERIODS else "day", chart)
+        payload = _render(rows, by, fmt, out)
+    except UsageError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{exc.filename or ''}: {exc.strerror or exc}")
+    if payload:
+        try:
+            sys.stdout.buffer.write(payload)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise SystemExit(0) from None
+    raise SystemExit(EXIT_BAD_INPUT if data.errors else 0)
+
+
+def _render(rows: Any, by: str, fmt: str, out: str | None) -> bytes | None:
+    """The bytes for stdout (None when everything went to -o)."""
+    import orjson
+
+    from pi_tools.audit.usage import render_table, usage_document, write_rows
+
+    if fmt in ("csv", "parquet"):
+        return write_rows(rows, by, fmt, out)
+    if fmt == "json":
+        text = orjson.dumps(usage_document(rows)) + b"\n"
+    else:
+        text = render_table(rows, by).encode("utf-8")
+    if out is not None:
+        with open(out, "wb") as handle:
+            handle.write(text)
+        return None
+    return text
