@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import typer
 
+from pi_tools.cli.audit import audit_command
 from pi_tools.cli.context import context_command
 from pi_tools.cli.convert import convert_command
 from pi_tools.cli.decode import decode_command
@@ -15,6 +16,7 @@ from pi_tools.cli.ls import ls_command
 from pi_tools.cli.models import models_command
 from pi_tools.cli.payload import payload_command
 from pi_tools.cli.render import render_command
+from pi_tools.cli.repair import repair_command
 from pi_tools.cli.run import run_command
 from pi_tools.cli.transform import transform_command
 from pi_tools.cli.tree import tree_command
@@ -42,8 +44,10 @@ app.command("convert")(convert_command)
 app.command("transform")(transform_command)
 app.command("payload")(payload_command)
 app.command("render")(render_command)
+app.command("audit")(audit_command)
 app.command("visibility")(visibility_command)
 app.command("usage")(usage_command)
+app.command("repair")(repair_command)
 app.command("tree")(tree_command)
 app.command("ls")(ls_command)
 app.command("models")(models_command)

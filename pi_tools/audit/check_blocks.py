@@ -1,0 +1,132 @@
+"""Per-entry checks the reader does not make: content blocks, stop reasons, visibility splits.
+
+The reader already reports unknown roles and missing message-level fields; this module looks one level deeper
+(invariant 1 for blocks) and at the fields that decide what the model and the TUI get (invariants 4, 5, 7).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_tools.audit.findings import FindingSink
+from pi_tools.messages.jsvalues import js_truthy
+from pi_tools.session.tree import SessionTree
+
+STOP_REASONS = frozenset({"pending", "stop", "length", "toolUse", "error", "aborted", "deferred"})
+NEVER_REPLAYED = frozenset({"error", "aborted"})
+
+_USER_BLOCKS = ("text", "image")
+ALLOWED_BLOCKS: dict[str, tuple[str, ...]] = {
+    "user": _USER_BLOCKS, "toolResult": _USER_BLOCKS, "custom": _USER_BLOCKS,
+    "assistant": ("text", "thinking", "toolCall"),
+}
+# Per block type: required fields and optional ones, each with the JSON types Pi's types allow.
+_STR = (str,)
+BLOCK_FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]]] = {
+    "text": ({"text": _STR}, {"textSignature": _STR}),
+    "thinking": ({"thinking": _STR}, {"thinkingSignature": _STR, "redacted": (bool,)}),
+    "image": ({"data": _STR, "mimeType": _STR}, {}),
+    "toolCall": ({"id": _STR, "name": _STR, "arguments": (dict,)}, {"thoughtSignature": _STR, "namespace": _STR}),
+}
+_MISSING = object()
+
+
+def describe(value: Any) -> str:
+    """A short, type-revealing description of a JSON value for messages."""
+    if value is _MISSING:
+        return "missing"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _type_ok(value: Any, types: tuple[type, ...]) -> bool:
+    if isinstance(value, bool):
+        return bool in types
+    return isinstance(value, types)
+
+
+def check_blocks(sink: FindingSink, where: str, role: str, content: Any, entry_id: Any, line: int | None) -> None:
+    """Discriminants and fields of every block in one message's content list."""
+    if not isinstance(content, list):
+        return
+    allowed = ALLOWED_BLOCKS[role]
+    for index, block in enumerate(content):
+        label = f"{where} content[{index}]"
+        if not isinstance(block, dict):
+            sink.add("block-type", entry_id, line, f"{label} is {describe(block)}, not a content block")
+            continue
+        block_type = block.get("type", _MISSING)
+        if block_type not in allowed:
+            shown = describe(block_type) if not isinstance(block_type, str) else repr(block_type)
+            sink.add("block-type", entry_id, line,
+                     f"{label} has type {shown}; {role} content allows only {', '.join(allowed)}")
+            continue
+        required, optional = BLOCK_FIELDS[block_type]
+        for name, types in required.items():
+            value = block.get(name, _MISSING)
+            if value is _MISSING or not _type_ok(value, types):
+                sink.add("required-fields", entry_id, line,
+                         f"{label} ({block_type}): {name!r} is {describe(value)}")
+        for name, types in optional.items():
+            value = block.get(name, _MISSING)
+            if value is not _MISSING and not _type_ok(value, types):
+                sink.add("required-fields", entry_id, line,
+                         f"{label} ({block_type}): {name!r} is {describe(value)}")
+
+
+def check_entries(sink: FindingSink, tree: SessionTree) -> None:
+    """One pass over every entry of the file (every branch: storage is what CI audits)."""
+    for entry, line in zip(tree.entries, tree.line_numbers, strict=False):
+        if not isinstance(entry, dict):
+            continue
+        entry_type = entry.get("type")
+        entry_id = entry.get("id")
+        if entry_type == "custom_message":
+            check_blocks(sink, "custom_message", "custom", entry.get("content"), entry_id, line)
+            if "display" in entry and not js_truthy(entry.get("display")):
+                sink.add("visibility-split", entry_id, line,
+                         f"custom message {entry.get('customType')!r} is sent to the model but hidden in the TUI "
+                         "(display: false)")
+            continue
+        if entry_type != "message":
+            continue
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role in ALLOWED_BLOCKS:
+            check_blocks(sink, f"{role} message", role, message.get("content"), entry_id, line)
+        if role == "assistant":
+            _check_stop_reason(sink, message, entry_id, line)
+        elif role == "bashExecution" and js_truthy(message.get("excludeFromContext")):
+            sink.add("visibility-split", entry_id, line,
+                     f"bash output of `{str(message.get('command'))[:60]}` is shown in the TUI but never sent to the "
+                     "model (excludeFromContext)")
+        elif role == "custom" and "display" in message and not js_truthy(message.get("display")):
+            sink.add("visibility-split", entry_id, line,
+                     f"custom message {message.get('customType')!r} is sent to the model but hidden in the TUI "
+                     "(display: false)")
+
+
+def _check_stop_reason(sink: FindingSink, message: dict[str, Any], entry_id: Any, line: int | None) -> None:
+    stop = message.get("stopReason", _MISSING)
+    if stop is _MISSING:
+        return  # the reader's missing-field diagnostic already says so
+    if stop == "pending":
+        sink.add("partial-message", entry_id, line,
+                 "assistant message with stopReason 'pending' is a streaming partial; only settled messages are "
+                 "stored")
+    elif stop in NEVER_REPLAYED:
+        error = message.get("errorMessage")
+        detail = f" ({' '.join(error.split())[:120]})" if isinstance(error, str) and error.strip() else ""
+        sink.add("errored-turn", entry_id, line,
+                 f"assistant turn ended with stopReason {stop!r}{detail}; Pi stores it but never replays it")
+    elif isinstance(stop, str) and stop not in STOP_REASONS:  # non-strings: the reader's bad-field
+        sink.add("required-fields", entry_id, line, f"assistant stopReason {stop!r} is not a StopReason")

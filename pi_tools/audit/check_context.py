@@ -1,0 +1,132 @@
+"""Checks that need the tree's references or the context Pi rebuilds for the session's leaf.
+
+Compaction and branch-summary references are checked on every entry of the file. The context checks
+(`context-error`, `pi-cannot-load`, `foreign-signature`) concern what `pi --session FILE` does on resume: it
+opens the leaf (the last entry in file order) and replays that context to the session's current model.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from pi_tools.audit.check_blocks import NEVER_REPLAYED
+from pi_tools.audit.findings import FindingSink
+from pi_tools.messages.jsvalues import js_truthy
+from pi_tools.session.context import ContextError, build_session_context
+from pi_tools.session.tree import SessionTree
+
+
+def _is_ancestor(tree: SessionTree, entry: dict[str, Any], target: str) -> bool:
+    """Whether `target` names an entry above `entry` on its path (stops at the first match; cycle-safe)."""
+    seen: set[int] = {id(entry)}
+    parent = entry.get("parentId")
+    while js_truthy(parent) and isinstance(parent, str):
+        current = tree.by_id.get(parent)
+        if not isinstance(current, dict) or id(current) in seen:
+            return False
+        if current.get("id") == target:
+            return True
+        seen.add(id(current))
+        parent = current.get("parentId")
+    return False
+
+
+def check_references(sink: FindingSink, tree: SessionTree) -> None:
+    """compaction.firstKeptEntryId and branch_summary.fromId must name entries (the former an ancestor)."""
+    want_compaction = sink.wants("compaction-first-kept")
+    want_branch = sink.wants("branch-summary-from")
+    for entry, line in zip(tree.entries, tree.line_numbers, strict=False):
+        if not isinstance(entry, dict):
+            continue
+        entry_type = entry.get("type")
+        entry_id = entry.get("id")
+        if entry_type == "compaction" and want_compaction:
+            first_kept = entry.get("firstKeptEntryId")
+            if not isinstance(first_kept, str):
+                continue  # missing or mistyped: required-fields (reader)
+            if _is_ancestor(tree, entry, first_kept):
+                continue
+            if first_kept == entry_id:
+                where = "names the compaction itself"
+            elif first_kept in tree.by_id:
+                where = f"names entry {first_kept} (line {tree.line_of(tree.by_id[first_kept])}), which is not an " \
+                        "ancestor of this compaction"
+            else:
+                where = f"{first_kept} names no entry"
+            sink.add("compaction-first-kept", entry_id, line,
+                     f"compaction firstKeptEntryId {where}; Pi keeps nothing from before the compaction")
+        elif entry_type == "branch_summary" and want_branch:
+            from_id = entry.get("fromId")
+            if isinstance(from_id, str) and from_id != "root" and from_id not in tree.by_id:
+                sink.add("branch-summary-from", entry_id, line,
+                         f"branch summary fromId {from_id} names no entry (nor 'root')")
+
+
+def check_context(sink: FindingSink, tree: SessionTree) -> None:
+    """Build the leaf's context as Pi does on resume and report what fails or gets lost there."""
+    try:
+        context = build_session_context(tree)
+    except ContextError as exc:
+        line, entry_id = _failing_entry(tree, str(exc))
+        sink.add("context-error", entry_id, line, f"Pi cannot build the context for the leaf: {exc}")
+        return
+    for diag in context.diagnostics:
+        if diag.get("code") == "pi-cannot-load":
+            sink.add("pi-cannot-load", diag.get("entryId"), diag.get("line"), str(diag.get("message")))
+    if sink.wants("foreign-signature") and context.model:
+        _check_signatures(sink, tree, context.messages, context.model)
+
+
+def _failing_entry(tree: SessionTree, error: str) -> tuple[int | None, Any]:
+    """Where a context error shows: the message entry without a message, else the leaf Pi starts from."""
+    if "reading 'role'" not in error:
+        leaf = tree.by_id.get(tree.leaf_id) if isinstance(tree.leaf_id, str) else None
+        if leaf is None and tree.entries:
+            leaf = tree.entries[-1]
+        return (tree.line_of(leaf), leaf.get("id")) if isinstance(leaf, dict) else (None, None)
+    try:
+        path = tree.path(tree.leaf_id)
+    except Exception:  # noqa: BLE001 - a second failure only loses the line number
+        return None, None
+    for entry in path:
+        if isinstance(entry, dict) and entry.get("type") == "message" and entry.get("message") is None:
+            return tree.line_of(entry), entry.get("id")
+    return None, None
+
+
+def _signatures(message: dict[str, Any]) -> Counter[str]:
+    found: Counter[str] = Counter()
+    content = message.get("content")
+    if not isinstance(content, list):
+        return found
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        for name in ("thinkingSignature", "textSignature", "thoughtSignature"):
+            if js_truthy(block.get(name)):
+                found[name] += 1
+        if block.get("type") == "thinking" and js_truthy(block.get("redacted")):
+            found["redacted thinking"] += 1
+    return found
+
+
+def _check_signatures(sink: FindingSink, tree: SessionTree, messages: list[Any], model: dict[str, Any]) -> None:
+    current = (model.get("provider"), model.get("modelId"))
+    entry_of = {
+        id(entry["message"]): entry for entry in tree.entries
+        if isinstance(entry, dict) and entry.get("type") == "message" and isinstance(entry.get("message"), dict)
+    }
+    for message in messages:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        if message.get("stopReason") in NEVER_REPLAYED or (message.get("provider"), message.get("model")) == current:
+            continue
+        found = _signatures(message)
+        if not found:
+            continue
+        entry = entry_of.get(id(message))
+        parts = ", ".join(f"{name} x{count}" for name, count in sorted(found.items()))
+        sink.add("foreign-signature", entry.get("id") if entry else None, tree.line_of(entry) if entry else None,
+                 f"assistant message from {message.get('provider')}/{message.get('model')} carries signatures "
+                 f"({parts}) that are dropped when the session continues with {current[0]}/{current[1]}")
