@@ -1,0 +1,46 @@
+"""Issue 3's target: `pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 BIG` as a whole
+process, against the reference doing the same work (`oracle BIG --bench --apis anthropic-messages`), measured in
+the same run: at most 0.4x its time and 0.75x its peak memory.
+
+The reference oracle is a Node harness (../shared/oracle); point PI_TOOLS_ORACLE at an installed copy
+(`cp -r ../shared/oracle /tmp/oracle && cd /tmp/oracle && npm ci`). Without it the benchmark is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from processes import PI_TOOLS, best_of
+
+
+def _oracle() -> Path:
+    candidate = Path(os.environ.get("PI_TOOLS_ORACLE", "/tmp/oracle")) / "oracle"
+    if not candidate.exists() or not (candidate.parent / "node_modules").exists():
+        pytest.skip(f"reference oracle not installed at {candidate.parent} (set PI_TOOLS_ORACLE)")
+    return candidate
+
+
+def test_payload_big_session_against_reference(benchmark: Any, big_session_path: Path) -> None:
+    oracle = _oracle()
+    reference = best_of([str(oracle), str(big_session_path), "--bench", "--apis", "anthropic-messages"])
+    command = [*PI_TOOLS, "payload", "--api", "anthropic-messages", "--model", "anthropic/claude-sonnet-4-5",
+               str(big_session_path)]
+    result = benchmark.pedantic(lambda: best_of(command, rounds=1), rounds=3, iterations=1)
+    ours = best_of(command)
+    assert result.returncode == 0 and ours.returncode == 0 and reference.returncode == 0
+    time_ratio = ours.seconds / reference.seconds
+    memory_ratio = ours.peak_mib / reference.peak_mib
+    benchmark.extra_info.update({
+        "reference_seconds": round(reference.seconds, 3), "payload_seconds": round(ours.seconds, 3),
+        "time_ratio": round(time_ratio, 2), "target_time_ratio": 0.4,
+        "reference_peak_mib": round(reference.peak_mib, 1), "payload_peak_mib": round(ours.peak_mib, 1),
+        "memory_ratio": round(memory_ratio, 2), "target_memory_ratio": 0.75,
+    })
+    print(f"\npayload BIG: {ours.seconds:.2f} s / {ours.peak_mib:.0f} MiB vs Pi {reference.seconds:.2f} s / "
+          f"{reference.peak_mib:.0f} MiB = {time_ratio:.2f}x time (target 0.4), {memory_ratio:.2f}x memory (target 0.75)")
+    assert time_ratio <= 0.4
+    assert memory_ratio <= 0.75
