@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from pi_tools.audit.findings import FindingSink
-from pi_tools.messages.jsvalues import js_truthy
+from pi_tools.messages.jsvalues import UNDEFINED, js_truthy
+from pi_tools.session.diagnostics import describe_value
 from pi_tools.session.tree import SessionTree
 
 STOP_REASONS = frozenset({"pending", "stop", "length", "toolUse", "error", "aborted", "deferred"})
@@ -28,22 +29,8 @@ BLOCK_FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type,
     "image": ({"data": _STR, "mimeType": _STR}, {}),
     "toolCall": ({"id": _STR, "name": _STR, "arguments": (dict,)}, {"thoughtSignature": _STR, "namespace": _STR}),
 }
-_MISSING = object()
-
-
-def describe(value: Any) -> str:
-    """A short, type-revealing description of a JSON value for messages."""
-    if value is _MISSING:
-        return "missing"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, (int, float)):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return f"the string {value[:40]!r}"
-    return "a list" if isinstance(value, list) else "an object"
+_MISSING = UNDEFINED
+describe = describe_value  # one wording for value descriptions across reader diagnostics and audit findings
 
 
 def _type_ok(value: Any, types: tuple[type, ...]) -> bool:

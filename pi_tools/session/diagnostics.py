@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from pi_tools.messages.jsvalues import UNDEFINED
+
 
 class Diagnostic(TypedDict, total=False):
     line: int | None
@@ -22,3 +24,18 @@ def diagnostic(code: str, message: str, line: int | None, severity: str = "warni
     if entry_id is not None:
         result["entryId"] = entry_id
     return result
+
+
+def describe_value(value: Any) -> str:
+    """A short, type-revealing description of a JSON value (UNDEFINED: a missing key) for messages."""
+    if value is UNDEFINED:
+        return "missing"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    return "a list" if isinstance(value, list) else "an object"

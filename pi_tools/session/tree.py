@@ -13,7 +13,7 @@ from typing import Any
 
 from pi_tools.messages.jsvalues import UNDEFINED, js_truthy
 from pi_tools.messages.roles import default_registry
-from pi_tools.session.diagnostics import Diagnostic, diagnostic
+from pi_tools.session.diagnostics import Diagnostic, describe_value, diagnostic
 from pi_tools.session.heads import SPAN
 from pi_tools.session.jsonparse import loads_line_lenient
 
@@ -226,11 +226,11 @@ def _check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: in
             line, "warning", _id_or_none(entry_id)))
     if not isinstance(entry_id, str):
         diagnostics.append(diagnostic(
-            "bad-id", f"entry id is {_describe(entry_id)}, not a string", line, "error", None))
+            "bad-id", f"entry id is {describe_value(entry_id)}, not a string", line, "error", None))
     parent = entry.get("parentId", UNDEFINED)
     if parent is not None and not isinstance(parent, str):
         diagnostics.append(diagnostic(
-            "bad-parent-id", f"parentId is {_describe(parent)}, not a string or null", line, "error",
+            "bad-parent-id", f"parentId is {describe_value(parent)}, not a string or null", line, "error",
             _id_or_none(entry_id)))
     stamp = entry.get("timestamp", UNDEFINED)
     if not (isinstance(stamp, str) and timestamp_match(stamp) and _plausible_date(stamp)):
@@ -241,7 +241,7 @@ def _check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: in
         message = entry.get("message", UNDEFINED)
         if not isinstance(message, dict):
             diagnostics.append(diagnostic(
-                "bad-message", f"message entry holds {_describe(message)} instead of a message object",
+                "bad-message", f"message entry holds {describe_value(message)} instead of a message object",
                 line, "error", _id_or_none(entry_id)))
             return
         role = message.get("role")
@@ -270,10 +270,10 @@ def _timestamp_problem(stamp: Any) -> str | None:
     if stamp is UNDEFINED:
         return "entry has no timestamp; messages derived from it get a null timestamp"
     if js_date_ms(stamp) is None:
-        return f"entry timestamp {_describe(stamp)} cannot be parsed; messages derived from it get a null timestamp"
+        return f"entry timestamp {describe_value(stamp)} cannot be parsed; messages derived from it get a null timestamp"
     if isinstance(stamp, str):
         return f"entry timestamp {stamp!r} is not ISO-8601; JavaScript still parses it (with its own rules)"
-    return f"entry timestamp is {_describe(stamp)}, not an ISO-8601 string"
+    return f"entry timestamp is {describe_value(stamp)}, not an ISO-8601 string"
 
 
 def _check_fields(obj: dict[str, Any], fields: dict[str, tuple[type, ...]], what: str, line: int,
@@ -285,7 +285,7 @@ def _check_fields(obj: dict[str, Any], fields: dict[str, tuple[type, ...]], what
                 "missing-field", f"{what} has no {name!r}", line, "warning", _id_or_none(entry_id)))
         elif not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             diagnostics.append(diagnostic(
-                "bad-field", f"{what}: {name!r} is {_describe(value)}", line, "warning", _id_or_none(entry_id)))
+                "bad-field", f"{what}: {name!r} is {describe_value(value)}", line, "warning", _id_or_none(entry_id)))
 
 
 def _check_parents(tree: SessionTree, index_of: dict[Any, int]) -> None:
@@ -339,17 +339,3 @@ def _check_parents(tree: SessionTree, index_of: dict[Any, int]) -> None:
 
 def _id_or_none(value: Any) -> Any:
     return value if isinstance(value, (str, int, float)) else None
-
-
-def _describe(value: Any) -> str:
-    if value is UNDEFINED:
-        return "missing"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, (int, float)):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return f"the string {value[:40]!r}"
-    return f"a {'list' if isinstance(value, list) else 'object'}"
