@@ -151,11 +151,11 @@ def run_stage(items: Iterable[StageInput], build: Callable[[StageInput], Documen
         try:
             result = build(item)
         except (SessionReadError, ContextError, DocumentError) as exc:
-            message = str(exc)
-            if not message.startswith(item.source) and item.source not in message:
-                message = f"{item.source}: {message}"
-            emit(error_document(item.source, str(exc)))
-            report(message)
+            _fail_input(item, str(exc), emit, report)
+            status = 2
+            continue
+        except Exception as exc:  # a bug or an input shape nobody foresaw: report it for this input, go on
+            _fail_input(item, f"internal error ({type(exc).__name__}: {exc}); please report it", emit, report)
             status = 2
             continue
         for document in result if isinstance(result, list) else [result]:
@@ -164,6 +164,13 @@ def run_stage(items: Iterable[StageInput], build: Callable[[StageInput], Documen
                 report(f"{document.get('source')}: {document.get('error')}")
                 status = 2
     return status
+
+
+def _fail_input(item: StageInput, message: str, emit: Callable[[Document], None],
+                report: Callable[[str], None]) -> None:
+    """An error document on stdout and one line naming the input on stderr."""
+    emit(error_document(item.source, message))
+    report(message if message.startswith(item.source) or item.source in message else f"{item.source}: {message}")
 
 
 # Placeholder credential handed to encoders that insist on a key (as Pi's would); never sent, never printed:

@@ -110,9 +110,22 @@ class SessionTree:
             if not isinstance(entry, dict):
                 continue
             parent = entry.get("parentId")
-            if parent is None or parent == entry.get("id") or parent not in self.by_id:
+            if parent is None or not _hashable(parent) or parent == entry.get("id") or parent not in self.by_id:
                 parent = None
             result.setdefault(parent, []).append(entry)
+        return result
+
+    def children_by_entry(self) -> dict[int | None, list[Any]]:
+        """id(parent entry) -> children, resolving parents as Pi's index does (with duplicate ids the later
+        entry is the parent); roots under None."""
+        result: dict[int | None, list[Any]] = {}
+        for entry in self.entries:
+            if not isinstance(entry, dict):
+                continue
+            parent_id = entry.get("parentId")
+            parent = self.by_id.get(parent_id) if parent_id is not None and _hashable(parent_id) else None
+            key = id(parent) if parent is not None and parent is not entry else None
+            result.setdefault(key, []).append(entry)
         return result
 
     def path(self, leaf_id: Any = UNDEFINED) -> list[Any]:
