@@ -21,6 +21,7 @@ from pi_tools.providers.eventstream import (
 )
 
 from golden import STREAMS
+from streamcases import eventstream_message
 
 BEDROCK_CASES = STREAMS / "cases" / "bedrock-converse-stream"
 BIN_FILES = sorted(BEDROCK_CASES.glob("*.bin"))
@@ -38,14 +39,15 @@ def _feed_all(data: bytes, size: int) -> list[EventStreamMessage]:
 
 
 def _event(payload: bytes = b'{"a":1}') -> bytes:
-    return encode_message(
-        {
-            ":event-type": HeaderValue("string", "messageStart"),
-            ":content-type": HeaderValue("string", "application/json"),
-            ":message-type": HeaderValue("string", "event"),
-        },
-        payload,
-    )
+    return eventstream_message("messageStart", payload)
+
+
+def _raw_message(header_block: bytes) -> bytes:
+    """A message with valid checksums around a hand-written (possibly malformed) header block, no payload."""
+    total = 16 + len(header_block)
+    prelude = struct.pack(">II", total, len(header_block))
+    head = prelude + struct.pack(">I", zlib.crc32(prelude)) + header_block
+    return head + struct.pack(">I", zlib.crc32(head))
 
 
 def test_reference_empty_message_vector() -> None:
@@ -129,21 +131,13 @@ def test_impossible_lengths_are_rejected() -> None:
 
 
 def test_unknown_header_type_is_an_error() -> None:
-    block = bytes([1]) + b"x" + bytes([42])
-    total = 16 + len(block)
-    prelude = struct.pack(">II", total, len(block))
-    head = prelude + struct.pack(">I", zlib.crc32(prelude)) + block
-    raw = head + struct.pack(">I", zlib.crc32(head))
+    raw = _raw_message(bytes([1]) + b"x" + bytes([42]))
     with pytest.raises(EventStreamError, match="header type tag 42"):
         decode_message(raw)
 
 
 def test_header_running_past_its_block_is_an_error() -> None:
-    block = bytes([5]) + b"ab"  # name length 5 but only 2 bytes follow
-    total = 16 + len(block)
-    prelude = struct.pack(">II", total, len(block))
-    head = prelude + struct.pack(">I", zlib.crc32(prelude)) + block
-    raw = head + struct.pack(">I", zlib.crc32(head))
+    raw = _raw_message(bytes([5]) + b"ab")  # name length 5 but only 2 bytes follow
     with pytest.raises(EventStreamError, match="shorter"):
         decode_message(raw)
 

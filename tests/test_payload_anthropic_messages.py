@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +25,22 @@ from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
 from pi_tools.providers.jsonjs import js_stringify
 
-from golden import REALWORLD, canonical_sha, expected, payload_entries, realworld_digest, realworld_names
+from golden import expected
+from payloadcases import (
+    assert_realworld_digest,
+    assert_request_line,
+    assert_same_top_level_order,
+    build_unless_reference_failed,
+    golden_context,
+    golden_options,
+    golden_params,
+    realworld_params,
+    recording_loader,
+    recording_params,
+)
 
 API = "anthropic-messages"
 DATA = Path(__file__).parent / "data" / "anthropic"
-TELEMETRY_PREFIXES = ("x-stainless-", "amz-sdk-")
-TELEMETRY_NAMES = {"user-agent", "x-amz-user-agent", "x-goog-api-client"}
 # What Pi's coding agent adds to every request (the oracle passes the same).
 AGENT_OPTIONS = {"timeoutMs": 300000}
 OPENROUTER_HEADERS = {
@@ -53,54 +61,24 @@ def _reference_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def _context(doc: dict[str, Any]) -> dict[str, Any]:
-    inputs = doc["inputs"]
-    return {"systemPrompt": inputs["systemPrompt"], "messages": doc["llm"], "tools": inputs["tools"]}
-
-
 def _options(doc: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    options = dict(doc["inputs"]["streamOptions"])
-    if entry["reasoning"] is not None:
-        options["reasoning"] = entry["reasoning"]
+    options = golden_options(doc, entry)
     if entry["model"].startswith("openrouter/"):
         options["headers"] = dict(OPENROUTER_HEADERS)
     return options
 
 
-def _comparable_headers(headers: dict[str, str]) -> dict[str, str]:
-    return {
-        name: value
-        for name, value in headers.items()
-        if value != "<volatile>"
-        and name not in TELEMETRY_NAMES
-        and not any(name.startswith(prefix) for prefix in TELEMETRY_PREFIXES)
-    }
-
-
-def _assert_payload(doc: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any] | None:
+def _assert_payload_and_wire(doc: dict[str, Any], entry: dict[str, Any]) -> None:
     model = find_model(entry["model"])
-    if "error" in entry:
-        with pytest.raises(PayloadError) as raised:
-            build_payload(model, _context(doc), _options(doc, entry))
-        assert str(raised.value) == entry["error"]
-        return None
-    payload = build_payload(model, _context(doc), _options(doc, entry))
-    assert payload == entry["payload"]
-    assert list(payload) == list(entry["payload"])
-    return payload
-
-
-def _assert_wire(doc: dict[str, Any], entry: dict[str, Any], payload: dict[str, Any]) -> None:
-    model = find_model(entry["model"])
-    options = {**_options(doc, entry), **AGENT_OPTIONS}
-    wire = build_wire(model, payload, options, _context(doc))
-    expected_wire = entry["wire"]
-    assert wire["method"] == expected_wire["method"]
-    assert wire["url"] == expected_wire["url"]
-    assert _comparable_headers(wire["headers"]) == _comparable_headers(expected_wire["headers"])
-    if "body" in expected_wire:
-        assert wire["body"] == expected_wire["body"]
-        assert list(wire["body"]) == list(expected_wire["body"])
+    context, options = golden_context(doc), _options(doc, entry)
+    payload = build_unless_reference_failed(entry, build_payload, model, context, options)
+    if payload is None:
+        return
+    assert_same_top_level_order(payload, entry["payload"])
+    wire = build_wire(model, payload, {**options, **AGENT_OPTIONS}, context)
+    assert_request_line(wire, entry["wire"])
+    if "body" in entry["wire"]:
+        assert_same_top_level_order(wire["body"], entry["wire"]["body"])
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -108,23 +86,13 @@ def _assert_wire(doc: dict[str, Any], entry: dict[str, Any], payload: dict[str, 
 # --------------------------------------------------------------------------------------------------------
 
 
-def _golden_params() -> Iterator[Any]:
-    for case, variant, key, _entry in payload_entries(API):
-        reason = KNOWN_DIFFERENCES.get((case, variant, key))
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        yield pytest.param(case, variant, key, id=f"{case}-{variant}-{key}", marks=marks)
-
-
-GOLDEN_PARAMS = list(_golden_params())
+GOLDEN_PARAMS = golden_params(API, KNOWN_DIFFERENCES)
 
 
 @pytest.mark.parametrize(("case", "variant", "key"), GOLDEN_PARAMS)
 def test_golden_payload_and_wire(case: str, variant: str, key: str) -> None:
     doc = expected(case)
-    entry = doc[variant][key]
-    payload = _assert_payload(doc, entry)
-    if payload is not None:
-        _assert_wire(doc, entry, payload)
+    _assert_payload_and_wire(doc, doc[variant][key])
 
 
 def test_goldens_are_present() -> None:
@@ -136,34 +104,14 @@ def test_goldens_are_present() -> None:
 # --------------------------------------------------------------------------------------------------------
 
 
-@cache
-def _recording(name: str) -> dict[str, Any]:
-    with open(DATA / name, encoding="utf-8") as fh:
-        doc: dict[str, Any] = json.load(fh)
-    if "llm" not in doc:
-        golden = expected(Path(doc["source"]).stem)
-        doc["inputs"], doc["llm"] = golden["inputs"], golden["llm"]
-    return doc
-
-
-def _recording_params() -> Iterator[Any]:
-    for path in sorted(DATA.glob("*.models.json")):
-        doc = _recording(path.name)
-        for variant in ("payloads", "payloadsReasoning"):
-            for key in doc[variant]:
-                yield pytest.param(path.name, variant, key, id=f"{path.stem}-{variant}-{key}")
-
-
-RECORDING_PARAMS = list(_recording_params())
+_recording = recording_loader(DATA)
+RECORDING_PARAMS = recording_params(DATA, _recording)
 
 
 @pytest.mark.parametrize(("name", "variant", "key"), RECORDING_PARAMS)
 def test_oracle_recording(name: str, variant: str, key: str) -> None:
     doc = _recording(name)
-    entry = doc[variant][key]
-    payload = _assert_payload(doc, entry)
-    if payload is not None:
-        _assert_wire(doc, entry, payload)
+    _assert_payload_and_wire(doc, doc[variant][key])
 
 
 def test_recordings_cover_the_interesting_models() -> None:
@@ -190,7 +138,7 @@ BASE_KEY = API
 def _base(variant: str = "payloads") -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
     doc = expected(BASE_CASE)
     entry = doc[variant][BASE_KEY]
-    return find_model(entry["model"]), _context(doc), _options(doc, entry), entry["payload"]
+    return find_model(entry["model"]), golden_context(doc), _options(doc, entry), entry["payload"]
 
 
 def _rewrite_cache_control(value: Any, marker: dict[str, Any] | None) -> Any:
@@ -390,7 +338,7 @@ def test_wire_defaults_without_agent_options() -> None:
 
 def test_building_leaves_the_context_untouched() -> None:
     doc = _recording("features.models.json")
-    context = _context(doc)
+    context = golden_context(doc)
     before = copy.deepcopy(context)
     for key in ("anthropic-messages", "anthropic-messages@anthropic/claude-opus-5"):
         entry = doc["payloadsReasoning"][key]
@@ -421,41 +369,6 @@ def test_unclamped_level_reproduces_reference_nan_arithmetic() -> None:
 # --------------------------------------------------------------------------------------------------------
 
 
-def _realworld_params() -> Iterator[Any]:
-    for name in realworld_names():
-        digest = realworld_digest(name)
-        for variant in ("payloads", "payloadsReasoning"):
-            for key in digest.get(variant) or {}:
-                if key == API or key.startswith(API + "@"):
-                    yield pytest.param(name, variant, key, id=f"{name}-{variant}-{key}")
-
-
-@cache
-def _realworld_llm(name: str) -> list[Any]:
-    from pi_tools.messages import convert_to_llm
-    from pi_tools.session import build_session_context, load_session
-
-    context = build_session_context(load_session(str(REALWORLD / f"{name}.jsonl")))
-    llm: list[Any] = json.loads(js_stringify(convert_to_llm(context.messages)))
-    return llm
-
-
-@pytest.mark.parametrize(("name", "variant", "key"), list(_realworld_params()))
+@pytest.mark.parametrize(("name", "variant", "key"), list(realworld_params(API)))
 def test_realworld_payload_digest(name: str, variant: str, key: str) -> None:
-    digest = realworld_digest(name)
-    entry = digest[variant][key]
-    llm = _realworld_llm(name)
-    assert (
-        canonical_sha(llm) == digest["llm"]
-    )  # the input is the reference's, or the comparison means nothing
-    doc = {"inputs": digest["inputs"], "llm": llm}
-    model = find_model(entry["model"])
-    if "error" in entry:
-        with pytest.raises(PayloadError):
-            build_payload(model, _context(doc), _options(doc, entry))
-        return
-    payload = build_payload(model, _context(doc), _options(doc, entry))
-    assert canonical_sha(json.loads(js_stringify(payload))) == entry["payload"]
-    wire = build_wire(model, payload, _options(doc, entry))
-    assert wire["url"] == entry["wire"]["url"]
-    assert canonical_sha(json.loads(js_stringify(wire["body"]))) == entry["wire"]["body"]
+    assert_realworld_digest(name, variant, key, build_payload, build_wire, _options)

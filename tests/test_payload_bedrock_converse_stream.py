@@ -15,8 +15,6 @@ import base64
 import copy
 import hashlib
 import json
-from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +26,22 @@ from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
 from pi_tools.providers.jsonjs import js_stringify
 
-from golden import REALWORLD, canonical_sha, expected, payload_entries, realworld_digest, realworld_names
+from golden import expected
+from payloadcases import (
+    assert_realworld_digest,
+    assert_request_line,
+    assert_same_top_level_order,
+    build_unless_reference_failed,
+    golden_context,
+    golden_options,
+    golden_params,
+    realworld_params,
+    recording_loader,
+    recording_params,
+)
 
 API = "bedrock-converse-stream"
 DATA = Path(__file__).parent / "data" / "bedrock"
-TELEMETRY_PREFIXES = ("x-stainless-", "amz-sdk-")
-TELEMETRY_NAMES = {"user-agent", "x-amz-user-agent", "x-goog-api-client"}
 ENV_VARS = (
     "PI_CACHE_RETENTION",
     "AWS_REGION",
@@ -58,51 +66,22 @@ def _reference_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def _context(doc: dict[str, Any]) -> dict[str, Any]:
-    inputs = doc["inputs"]
-    return {"systemPrompt": inputs["systemPrompt"], "messages": doc["llm"], "tools": inputs["tools"]}
-
-
-def _options(doc: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    options = dict(doc["inputs"]["streamOptions"])
-    if entry["reasoning"] is not None:
-        options["reasoning"] = entry["reasoning"]
-    return options
-
-
-def _comparable_headers(headers: dict[str, str]) -> dict[str, str]:
-    return {
-        name: value
-        for name, value in headers.items()
-        if value != "<volatile>"
-        and name not in TELEMETRY_NAMES
-        and not any(name.startswith(prefix) for prefix in TELEMETRY_PREFIXES)
-    }
-
-
 def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _check(doc: dict[str, Any], entry: dict[str, Any]) -> None:
     model = find_model(entry["model"])
-    context, options = _context(doc), _options(doc, entry)
-    if "error" in entry:
-        with pytest.raises(PayloadError) as raised:
-            build_payload(model, context, options)
-        assert str(raised.value) == entry["error"]
+    options = golden_options(doc, entry)
+    payload = build_unless_reference_failed(entry, build_payload, model, golden_context(doc), options)
+    if payload is None:
         return
-    payload = build_payload(model, context, options)
-    assert payload == entry["payload"]
-    assert list(payload) == list(entry["payload"])
+    assert_same_top_level_order(payload, entry["payload"])
     wire = build_wire(model, payload, options)
-    expected_wire = entry["wire"]
-    assert wire["method"] == expected_wire["method"]
-    assert wire["url"] == expected_wire["url"]
-    assert _comparable_headers(wire["headers"]) == _comparable_headers(expected_wire["headers"])
-    assert wire["body"] == expected_wire["body"]
+    assert_request_line(wire, entry["wire"])
+    assert wire["body"] == entry["wire"]["body"]
     # The SDK writes members in schema order; the exact bytes follow from that order.
-    assert _compact(wire["body"]) == _compact(expected_wire["body"])
+    assert _compact(wire["body"]) == _compact(entry["wire"]["body"])
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -110,14 +89,7 @@ def _check(doc: dict[str, Any], entry: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------------------------------------
 
 
-def _golden_params() -> Iterator[Any]:
-    for case, variant, key, _entry in payload_entries(API):
-        reason = KNOWN_DIFFERENCES.get((case, variant, key))
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        yield pytest.param(case, variant, key, id=f"{case}-{variant}-{key}", marks=marks)
-
-
-GOLDEN_PARAMS = list(_golden_params())
+GOLDEN_PARAMS = golden_params(API, KNOWN_DIFFERENCES)
 
 
 @pytest.mark.parametrize(("case", "variant", "key"), GOLDEN_PARAMS)
@@ -135,7 +107,7 @@ def test_golden_body_bytes_and_hash() -> None:
     doc = expected("c001_tools")
     entry = doc["payloadsReasoning"][API]
     model = find_model(entry["model"])
-    wire = build_wire(model, build_payload(model, _context(doc), _options(doc, entry)), {})
+    wire = build_wire(model, build_payload(model, golden_context(doc), golden_options(doc, entry)), {})
     raw = _compact(wire["body"]).encode("utf-8")
     assert len(raw) == entry["wire"]["bodyBytes"]
     assert hashlib.sha256(raw).hexdigest() == entry["wire"]["bodySha256"]
@@ -146,25 +118,8 @@ def test_golden_body_bytes_and_hash() -> None:
 # --------------------------------------------------------------------------------------------------------
 
 
-@cache
-def _recording(name: str) -> dict[str, Any]:
-    with open(DATA / name, encoding="utf-8") as fh:
-        doc: dict[str, Any] = json.load(fh)
-    if "llm" not in doc:
-        golden = expected(Path(doc["source"]).stem)
-        doc["inputs"], doc["llm"] = golden["inputs"], golden["llm"]
-    return doc
-
-
-def _recording_params() -> Iterator[Any]:
-    for path in sorted(DATA.glob("*.models.json")):
-        doc = _recording(path.name)
-        for variant in ("payloads", "payloadsReasoning"):
-            for key in doc[variant]:
-                yield pytest.param(path.name, variant, key, id=f"{path.stem}-{variant}-{key}")
-
-
-RECORDING_PARAMS = list(_recording_params())
+_recording = recording_loader(DATA)
+RECORDING_PARAMS = recording_params(DATA, _recording)
 
 
 @pytest.mark.parametrize(("name", "variant", "key"), RECORDING_PARAMS)
@@ -194,7 +149,7 @@ def test_recordings_cover_the_interesting_models() -> None:
 def _base(variant: str = "payloads") -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
     doc = expected("c001_tools")
     entry = doc[variant][API]
-    return find_model(entry["model"]), _context(doc), _options(doc, entry), entry["payload"]
+    return find_model(entry["model"]), golden_context(doc), golden_options(doc, entry), entry["payload"]
 
 
 def _rewrite_cache_points(value: Any, ttl: str | None, remove: bool = False) -> Any:
@@ -380,11 +335,11 @@ def test_tool_call_ids_are_squeezed_into_bedrock_alphabet() -> None:
 
 def test_building_leaves_the_context_untouched() -> None:
     doc = _recording("features.models.json")
-    context = _context(doc)
+    context = golden_context(doc)
     before = copy.deepcopy(context)
     entry = doc["payloadsReasoning"][API]
     model = find_model(entry["model"])
-    options = _options(doc, entry)
+    options = golden_options(doc, entry)
     build_wire(model, build_payload(model, context, options), options)
     assert context == before
 
@@ -415,41 +370,6 @@ def test_unclamped_level_reproduces_reference_nan_arithmetic() -> None:
 # --------------------------------------------------------------------------------------------------------
 
 
-def _realworld_params() -> Iterator[Any]:
-    for name in realworld_names():
-        digest = realworld_digest(name)
-        for variant in ("payloads", "payloadsReasoning"):
-            for key in digest.get(variant) or {}:
-                if key == API or key.startswith(API + "@"):
-                    yield pytest.param(name, variant, key, id=f"{name}-{variant}-{key}")
-
-
-@cache
-def _realworld_llm(name: str) -> list[Any]:
-    from pi_tools.messages import convert_to_llm
-    from pi_tools.session import build_session_context, load_session
-
-    context = build_session_context(load_session(str(REALWORLD / f"{name}.jsonl")))
-    llm: list[Any] = json.loads(js_stringify(convert_to_llm(context.messages)))
-    return llm
-
-
-@pytest.mark.parametrize(("name", "variant", "key"), list(_realworld_params()))
+@pytest.mark.parametrize(("name", "variant", "key"), list(realworld_params(API)))
 def test_realworld_payload_digest(name: str, variant: str, key: str) -> None:
-    digest = realworld_digest(name)
-    entry = digest[variant][key]
-    llm = _realworld_llm(name)
-    assert (
-        canonical_sha(llm) == digest["llm"]
-    )  # the input is the reference's, or the comparison means nothing
-    doc = {"inputs": digest["inputs"], "llm": llm}
-    model = find_model(entry["model"])
-    if "error" in entry:
-        with pytest.raises(PayloadError):
-            build_payload(model, _context(doc), _options(doc, entry))
-        return
-    payload = build_payload(model, _context(doc), _options(doc, entry))
-    assert canonical_sha(json.loads(js_stringify(payload))) == entry["payload"]
-    wire = build_wire(model, payload, _options(doc, entry))
-    assert wire["url"] == entry["wire"]["url"]
-    assert canonical_sha(json.loads(js_stringify(wire["body"]))) == entry["wire"]["body"]
+    assert_realworld_digest(name, variant, key, build_payload, build_wire)

@@ -15,9 +15,8 @@ Three sources of truth, all written by the reference itself:
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
-from functools import cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,17 @@ from pi_tools.providers.google_generative_ai import wire as gemini_wire
 from pi_tools.providers.jsonjs import js_stringify
 
 from golden import expected, payload_entries
+from payloadcases import (
+    assert_request_line,
+    assert_same_json,
+    build_unless_reference_failed,
+    doc_entries,
+    golden_context,
+    golden_options,
+    golden_params,
+    json_loader,
+    synthetic_model,
+)
 
 DATA = Path(__file__).resolve().parent / "data" / "google"
 # Machine-dependent headers (platform, Node version); every other header is compared exactly.
@@ -50,10 +60,7 @@ def _no_google_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@cache
-def _data(name: str) -> Any:
-    with open(DATA / name, encoding="utf-8") as fh:
-        return json.load(fh)
+_data = json_loader(DATA)
 
 
 def _builders(model: Model) -> tuple[Builder, Builder]:
@@ -64,36 +71,12 @@ def _builders(model: Model) -> tuple[Builder, Builder]:
     )
 
 
-def _inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    context = {
-        "systemPrompt": doc["inputs"]["systemPrompt"],
-        "messages": doc["llm"],
-        "tools": doc["inputs"]["tools"],
-    }
-    options = dict(doc["inputs"]["streamOptions"])
-    if entry["reasoning"] is not None:
-        options["reasoning"] = entry["reasoning"]
-    return context, options
-
-
-def _assert_same_json(actual: Any, reference: Any) -> None:
-    """Equal values and equal key order (as JSON.stringify would write both)."""
-    assert actual == reference
-    assert js_stringify(actual) == js_stringify(reference)
-
-
-def _comparable_headers(headers: dict[str, str]) -> dict[str, str]:
-    return {name: value for name, value in headers.items() if name not in IGNORED_HEADERS}
-
-
 def _check_wire(actual: dict[str, Any], reference: dict[str, Any]) -> None:
-    assert actual["method"] == reference["method"]
-    assert actual["url"] == reference["url"]
+    assert_request_line(actual, reference, names=IGNORED_HEADERS, prefixes=())
     assert list(actual["headers"]) == sorted(actual["headers"])
     for name in IGNORED_HEADERS:
         assert name in actual["headers"]
-    assert _comparable_headers(actual["headers"]) == _comparable_headers(reference["headers"])
-    _assert_same_json(actual["body"], reference["body"])
+    assert_same_json(actual["body"], reference["body"])
     body_bytes = js_stringify(actual["body"]).encode("utf-8")
     if "bodyBytes" in reference:
         assert len(body_bytes) == reference["bodyBytes"]
@@ -105,36 +88,24 @@ def _check_wire(actual: dict[str, Any], reference: dict[str, Any]) -> None:
 def _check_entry(doc: dict[str, Any], entry: dict[str, Any]) -> None:
     model = find_model(entry["model"])
     build_payload, build_wire = _builders(model)
-    context, options = _inputs(doc, entry)
-    if "error" in entry:
-        with pytest.raises(PayloadError) as raised:
-            build_payload(model, context, options)
-        assert str(raised.value) == entry["error"]
+    options = golden_options(doc, entry)
+    built = build_unless_reference_failed(entry, build_payload, model, golden_context(doc), options)
+    if built is None:
         return
-    built = build_payload(model, context, options)
-    _assert_same_json(built, entry["payload"])
-    reference_wire = entry["wire"]
-    if "error" in reference_wire:
-        with pytest.raises(PayloadError) as raised:
-            build_wire(model, built, options)
-        assert str(raised.value) == reference_wire["error"]
-        return
-    _check_wire(build_wire(model, built, options), reference_wire)
+    assert_same_json(built, entry["payload"])
+    wire = build_unless_reference_failed(entry["wire"], build_wire, model, built, options)
+    if wire is not None:
+        _check_wire(wire, entry["wire"])
 
 
-@pytest.mark.parametrize(("case", "variant", "key"), [(c, v, k) for c, v, k, _ in GOLDEN])
+@pytest.mark.parametrize(("case", "variant", "key"), golden_params("google-generative-ai"))
 def test_golden(case: str, variant: str, key: str) -> None:
     doc = expected(case)
     _check_entry(doc, doc[variant][key])
 
 
 def _oracle_entries() -> list[tuple[str, str, str]]:
-    return [
-        (name, variant, key)
-        for name in ORACLE_DOCS
-        for variant in ("payloads", "payloadsReasoning")
-        for key in _data(name).get(variant) or {}
-    ]
+    return doc_entries(ORACLE_DOCS, _data)
 
 
 @pytest.mark.parametrize(("name", "variant", "key"), _oracle_entries())
@@ -150,16 +121,12 @@ def _synthetic_names() -> list[str]:
 @pytest.mark.parametrize("name", _synthetic_names())
 def test_synthetic(name: str) -> None:
     case = next(c for c in _data("synthetic_cases.json") if c["name"] == name)
-    model = find_model(case["model"])
-    model.update(case.get("modelOverrides") or {})
+    model = synthetic_model(case)
     build_payload, build_wire = _builders(model)
-    if "error" in case:
-        with pytest.raises(PayloadError) as raised:
-            build_payload(model, case["context"], case["options"])
-        assert str(raised.value) == case["error"]
+    built = build_unless_reference_failed(case, build_payload, model, case["context"], case["options"])
+    if built is None:
         return
-    built = build_payload(model, case["context"], case["options"])
-    _assert_same_json(built, case["payload"])
+    assert_same_json(built, case["payload"])
     _check_wire(build_wire(model, built, case["options"]), case["wire"])
 
 

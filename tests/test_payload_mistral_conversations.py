@@ -12,21 +12,29 @@ Sources of truth, all written by the reference itself:
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pi_tools.providers import registry
-from pi_tools.providers.catalog import Model, find_model
+from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsonjs import js_stringify
 from pi_tools.providers.mistral_conversations import payload as mistral_payload
 from pi_tools.providers.mistral_conversations import wire as mistral_wire
 
 from golden import expected, payload_entries
+from payloadcases import (
+    assert_request_line,
+    assert_same_json,
+    build_unless_reference_failed,
+    doc_entries,
+    golden_context,
+    golden_options,
+    golden_params,
+    json_loader,
+    synthetic_model,
+)
 
 API = "mistral-conversations"
 DATA = Path(__file__).resolve().parent / "data" / "mistral"
@@ -40,58 +48,30 @@ def _no_cache_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PI_CACHE_RETENTION", raising=False)
 
 
-@cache
-def _data(name: str) -> Any:
-    with open(DATA / name, encoding="utf-8") as fh:
-        return json.load(fh)
+_data = json_loader(DATA)
 
 
 def _synthetic() -> dict[str, dict[str, Any]]:
     return {case["name"]: case for case in _data("synthetic_cases.json")}
 
 
-def _doc_inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    context = {
-        "systemPrompt": doc["inputs"]["systemPrompt"],
-        "messages": doc["llm"],
-        "tools": doc["inputs"]["tools"],
-    }
-    options = dict(doc["inputs"]["streamOptions"])
-    if entry["reasoning"] is not None:
-        options["reasoning"] = entry["reasoning"]
-    return context, options
-
-
-def _assert_same_json(actual: Any, reference: Any) -> None:
-    """Equal values and equal key order (as JSON.stringify would write both)."""
-    assert actual == reference
-    assert js_stringify(actual) == js_stringify(reference)
-
-
 def _assert_wire(wire: dict[str, Any], reference: dict[str, Any]) -> None:
-    assert wire["method"] == reference["method"]
-    assert wire["url"] == reference["url"]
-    headers = {k: v for k, v in wire["headers"].items() if k != "user-agent"}
-    assert headers == {k: v for k, v in reference["headers"].items() if k != "user-agent"}
-    _assert_same_json(wire["body"], reference["body"])
+    assert_request_line(wire, reference, names={"user-agent"}, prefixes=())
+    assert_same_json(wire["body"], reference["body"])
 
 
 def _check_doc_entry(doc: dict[str, Any], entry: dict[str, Any]) -> None:
     model = find_model(entry["model"])
-    context, options = _doc_inputs(doc, entry)
+    context, options = golden_context(doc), golden_options(doc, entry)
     payload = mistral_payload.build_payload(model, context, options)
-    _assert_same_json(payload, entry["payload"])
+    assert_same_json(payload, entry["payload"])
     _assert_wire(mistral_wire.build_wire(model, payload, options, context), entry["wire"])
 
 
 # --- conformance goldens ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("case", "variant", "key"),
-    [(c, v, k) for c, v, k, _ in GOLDEN],
-    ids=[f"{c}-{v}-{k}" for c, v, k, _ in GOLDEN],
-)
+@pytest.mark.parametrize(("case", "variant", "key"), golden_params(API))
 def test_golden(case: str, variant: str, key: str) -> None:
     doc = expected(case)
     _check_doc_entry(doc, doc[variant][key])
@@ -106,10 +86,10 @@ def test_registry_dispatches_here() -> None:
     case, variant, key, entry = GOLDEN[0]
     doc = expected(case)
     model = find_model(entry["model"])
-    context, options = _doc_inputs(doc, entry)
+    context, options = golden_context(doc), golden_options(doc, entry)
     payload = registry.build_payload(API, model, context, options)
-    _assert_same_json(payload, entry["payload"])
-    _assert_same_json(registry.build_wire(API, model, payload, options)["body"], entry["wire"]["body"])
+    assert_same_json(payload, entry["payload"])
+    assert_same_json(registry.build_wire(API, model, payload, options)["body"], entry["wire"]["body"])
 
 
 def test_pi_cache_retention_env_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,12 +104,7 @@ def test_pi_cache_retention_env_is_ignored(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def _oracle_entries() -> list[tuple[str, str, str]]:
-    return [
-        (name, variant, key)
-        for name in ORACLE_DOCS
-        for variant in ("payloads", "payloadsReasoning")
-        for key in _data(name)[variant]
-    ]
+    return doc_entries(ORACLE_DOCS, _data)
 
 
 @pytest.mark.parametrize(("name", "variant", "key"), _oracle_entries())
@@ -150,24 +125,16 @@ def test_reasoning_effort_model_is_covered() -> None:
 # --- synthetic streamSimple cases ------------------------------------------------------------------------------
 
 
-def _synthetic_model(case: dict[str, Any]) -> Model:
-    model = find_model(case["model"])
-    model.update(case.get("modelOverrides") or {})
-    return model
-
-
 @pytest.mark.parametrize("name", sorted(_synthetic()))
 def test_synthetic(name: str) -> None:
     case = _synthetic()[name]
-    model = _synthetic_model(case)
+    model = synthetic_model(case)
     options = dict(case["options"])
-    if "error" in case:
-        with pytest.raises(PayloadError) as failure:
-            mistral_payload.build_payload(model, case["context"], options)
-        assert str(failure.value) == case["error"]
+    build = mistral_payload.build_payload
+    payload = build_unless_reference_failed(case, build, model, case["context"], options)
+    if payload is None:
         return
-    payload = mistral_payload.build_payload(model, case["context"], options)
-    _assert_same_json(payload, case["payload"])
+    assert_same_json(payload, case["payload"])
     wire = mistral_wire.build_wire(model, payload, options, coding_agent_headers=False)
     _assert_wire(wire, case["wire"])
 
@@ -201,7 +168,7 @@ def test_malformed_contexts(index: int) -> None:
             mistral_payload.build_payload(model, case["context"], dict(case["options"]))
         return
     payload = mistral_payload.build_payload(model, case["context"], dict(case["options"]))
-    _assert_same_json(payload, case["payload"])
+    assert_same_json(payload, case["payload"])
 
 
 # --- tool-call ids ---------------------------------------------------------------------------------------------

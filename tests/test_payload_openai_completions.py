@@ -10,20 +10,26 @@ Three sources of expectations, all produced by the reference:
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pi_tools.providers.catalog import find_model
-from pi_tools.providers.errors import PayloadError
 from pi_tools.providers.openai_completions.compat import resolve_compat
 from pi_tools.providers.openai_completions.payload import build_payload, normalize_tool_call_id
 from pi_tools.providers.openai_completions.wire import build_wire
 
 from golden import expected, payload_entries
+from payloadcases import (
+    assert_same_top_level_order,
+    build_unless_reference_failed,
+    comparable_headers,
+    doc_entries,
+    golden_context,
+    golden_options,
+    json_loader,
+)
 
 DATA = Path(__file__).resolve().parent / "data" / "openai_completions"
 
@@ -34,32 +40,18 @@ KNOWN_DIFFERENCES: dict[tuple[str, str, str, str], str] = {}
 def _inputs(
     doc: dict[str, Any], entry: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    model = find_model(entry["model"])
-    context = {
-        "systemPrompt": doc["inputs"]["systemPrompt"],
-        "messages": doc["llm"],
-        "tools": doc["inputs"]["tools"],
-    }
-    options = dict(doc["inputs"]["streamOptions"])
-    if entry["reasoning"] is not None:
-        options["reasoning"] = entry["reasoning"]
-    return model, context, options
+    return find_model(entry["model"]), golden_context(doc), golden_options(doc, entry)
 
 
 def _check_payload(doc: dict[str, Any], entry: dict[str, Any]) -> None:
-    model, context, options = _inputs(doc, entry)
-    if "error" in entry:
-        with pytest.raises(PayloadError) as raised:
-            build_payload(model, context, options)
-        assert str(raised.value) == entry["error"]
-        return
-    payload = build_payload(model, context, options)
-    assert list(payload) == list(entry["payload"])
-    assert payload == entry["payload"]
+    payload = build_unless_reference_failed(entry, build_payload, *_inputs(doc, entry))
+    if payload is not None:
+        assert_same_top_level_order(payload, entry["payload"])
 
 
 def _expected_headers(wire: dict[str, Any]) -> dict[str, str]:
-    return {name: value for name, value in wire["headers"].items() if not name.startswith("x-stainless-")}
+    """The reference's headers without the SDK's telemetry, which this implementation does not send."""
+    return comparable_headers(wire["headers"], names=(), prefixes=("x-stainless-",))
 
 
 def _check_wire(doc: dict[str, Any], entry: dict[str, Any]) -> None:
@@ -116,24 +108,20 @@ def test_goldens_cover_all_three_variants() -> None:
 # --- oracle runs over generated sessions ---------------------------------------------------------------------
 
 
-@cache
+_load = json_loader(DATA)
+
+
 def _oracle_doc(stem: str) -> dict[str, Any]:
-    with open(DATA / f"{stem}.expected.json", encoding="utf-8") as fh:
-        result: dict[str, Any] = json.load(fh)
-    return result
+    doc: dict[str, Any] = _load(f"{stem}.expected.json")
+    return doc
 
 
 def _oracle_entries() -> list[tuple[str, str, str, dict[str, Any]]]:
-    entries = []
-    for path in sorted(DATA.glob("*.expected.json")):
-        stem = path.name.removesuffix(".expected.json")
-        if stem == "custom_cases":
-            continue
-        doc = _oracle_doc(stem)
-        for variant in ("payloads", "payloadsReasoning"):
-            for key, entry in doc.get(variant, {}).items():
-                entries.append((stem, variant, key, entry))
-    return entries
+    stems = [path.name.removesuffix(".expected.json") for path in sorted(DATA.glob("*.expected.json"))]
+    return [
+        (stem, variant, key, _oracle_doc(stem)[variant][key])
+        for stem, variant, key in doc_entries([stem for stem in stems if stem != "custom_cases"], _oracle_doc)
+    ]
 
 
 ORACLE_ENTRIES = _oracle_entries()
@@ -159,24 +147,18 @@ def test_oracle_runs_cover_every_thinking_format_in_the_catalog() -> None:
 # --- pi-ai on hand-made compat overrides ---------------------------------------------------------------------
 
 
-@cache
 def _custom_cases() -> dict[str, dict[str, Any]]:
-    with open(DATA / "custom_cases.expected.json", encoding="utf-8") as fh:
-        return {item["name"]: item for item in json.load(fh)}
+    return {item["name"]: item for item in _load("custom_cases.expected.json")}
 
 
 @pytest.mark.parametrize("name", sorted(_custom_cases()))
 def test_custom_compat_case(name: str) -> None:
     item = _custom_cases()[name]
     model, context, options = item["model"], item["context"], item["options"]
-    if "error" in item:
-        with pytest.raises(PayloadError) as raised:
-            build_payload(model, context, options)
-        assert str(raised.value) == item["error"]
+    payload = build_unless_reference_failed(item, build_payload, model, context, options)
+    if payload is None:
         return
-    payload = build_payload(model, context, options)
-    assert list(payload) == list(item["payload"])
-    assert payload == item["payload"]
+    assert_same_top_level_order(payload, item["payload"])
     wire = build_wire(model, payload, options, context, coding_agent_headers=False)
     assert wire["method"] == item["wire"]["method"]
     assert wire["url"] == item["wire"]["url"]

@@ -16,15 +16,13 @@ Sources of truth, all written by the reference itself:
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pi_tools.providers import registry
-from pi_tools.providers.catalog import Model, find_model
+from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
 from pi_tools.providers.jsonjs import js_stringify
 from pi_tools.providers.mistral_conversations import wire as mistral_wire
@@ -32,6 +30,17 @@ from pi_tools.providers.openai_responses import payload as responses_payload
 from pi_tools.providers.openai_responses import wire as responses_wire
 
 from golden import expected, payload_entries
+from payloadcases import (
+    assert_request_line,
+    assert_same_json,
+    build_unless_reference_failed,
+    doc_entries,
+    golden_context,
+    golden_options,
+    golden_params,
+    json_loader,
+    synthetic_model,
+)
 
 API = "openai-responses"
 DATA = Path(__file__).resolve().parent / "data" / "openai_responses"
@@ -46,11 +55,6 @@ ENV_VARIABLES = (
 )
 
 
-def _is_compared_header(name: str) -> bool:
-    """Machine-dependent and SDK telemetry headers are not compared; every other header is, exactly."""
-    return name != "user-agent" and not name.startswith("x-stainless-")
-
-
 @pytest.fixture(autouse=True)
 def _no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """The reference ran without ``PI_CACHE_RETENTION`` or Azure endpoint variables."""
@@ -58,64 +62,33 @@ def _no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@cache
-def _data(name: str) -> Any:
-    with open(DATA / name, encoding="utf-8") as fh:
-        return json.load(fh)
+_data = json_loader(DATA)
 
 
 def _synthetic() -> dict[str, dict[str, Any]]:
     return {case["name"]: case for case in _data("synthetic_cases.json")}
 
 
-def _doc_inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    context = {
-        "systemPrompt": doc["inputs"]["systemPrompt"],
-        "messages": doc["llm"],
-        "tools": doc["inputs"]["tools"],
-    }
-    options = dict(doc["inputs"]["streamOptions"])
-    if entry["reasoning"] is not None:
-        options["reasoning"] = entry["reasoning"]
-    return context, options
-
-
-def _assert_same_json(actual: Any, reference: Any) -> None:
-    """Equal values and equal key order (as JSON.stringify would write both)."""
-    assert actual == reference
-    assert js_stringify(actual) == js_stringify(reference)
-
-
 def _assert_wire(wire: dict[str, Any], reference: dict[str, Any]) -> None:
-    assert wire["method"] == reference["method"]
-    assert wire["url"] == reference["url"]
-    headers = {k: v for k, v in wire["headers"].items() if _is_compared_header(k)}
-    reference_headers = {k: v for k, v in reference["headers"].items() if _is_compared_header(k)}
-    assert headers == reference_headers
-    _assert_same_json(wire["body"], reference["body"])
+    """Machine-dependent and SDK telemetry headers are not compared; every other header is, exactly."""
+    assert_request_line(wire, reference, names={"user-agent"}, prefixes=("x-stainless-",))
+    assert_same_json(wire["body"], reference["body"])
 
 
 def _check_doc_entry(doc: dict[str, Any], entry: dict[str, Any]) -> None:
     model = find_model(entry["model"])
-    context, options = _doc_inputs(doc, entry)
-    if "error" in entry:
-        with pytest.raises(PayloadError) as failure:
-            responses_payload.build_payload(model, context, options)
-        assert str(failure.value) == entry["error"]
+    context, options = golden_context(doc), golden_options(doc, entry)
+    payload = build_unless_reference_failed(entry, responses_payload.build_payload, model, context, options)
+    if payload is None:
         return
-    payload = responses_payload.build_payload(model, context, options)
-    _assert_same_json(payload, entry["payload"])
+    assert_same_json(payload, entry["payload"])
     _assert_wire(responses_wire.build_wire(model, payload, options, context), entry["wire"])
 
 
 # --- conformance goldens ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("case", "variant", "key"),
-    [(c, v, k) for c, v, k, _ in GOLDEN],
-    ids=[f"{c}-{v}-{k}" for c, v, k, _ in GOLDEN],
-)
+@pytest.mark.parametrize(("case", "variant", "key"), golden_params(API))
 def test_golden(case: str, variant: str, key: str) -> None:
     doc = expected(case)
     _check_doc_entry(doc, doc[variant][key])
@@ -134,7 +107,7 @@ def test_wire_without_context_infers_the_same_request() -> None:
             continue
         doc = expected(case)
         model = find_model(entry["model"])
-        context, options = _doc_inputs(doc, entry)
+        context, options = golden_context(doc), golden_options(doc, entry)
         payload = responses_payload.build_payload(model, context, options)
         assert responses_wire.build_wire(model, payload, options) == responses_wire.build_wire(
             model, payload, options, context
@@ -145,9 +118,9 @@ def test_registry_dispatches_here() -> None:
     case, variant, key, entry = next(item for item in GOLDEN if "payload" in item[3])
     doc = expected(case)
     model = find_model(entry["model"])
-    context, options = _doc_inputs(doc, entry)
+    context, options = golden_context(doc), golden_options(doc, entry)
     payload = registry.build_payload(API, model, context, options)
-    _assert_same_json(payload, entry["payload"])
+    assert_same_json(payload, entry["payload"])
     assert registry.build_wire(API, model, payload, options)["body"] == entry["wire"]["body"]
     assert registry.normalize_tool_call_id_for(API) is responses_payload.normalize_tool_call_id
 
@@ -156,12 +129,7 @@ def test_registry_dispatches_here() -> None:
 
 
 def _oracle_entries() -> list[tuple[str, str, str]]:
-    return [
-        (name, variant, key)
-        for name in ORACLE_DOCS
-        for variant in ("payloads", "payloadsReasoning")
-        for key in _data(name)[variant]
-    ]
+    return doc_entries(ORACLE_DOCS, _data)
 
 
 @pytest.mark.parametrize(("name", "variant", "key"), _oracle_entries())
@@ -183,31 +151,28 @@ def test_oracle_docs_cover_other_providers() -> None:
 # --- synthetic streamSimple cases ------------------------------------------------------------------------------
 
 
-def _synthetic_model(case: dict[str, Any]) -> Model:
-    model = find_model(case["model"])
-    model.update(case.get("modelOverrides") or {})
-    return model
-
-
 @pytest.mark.parametrize("name", sorted(_synthetic()))
 def test_synthetic(name: str) -> None:
     case = _synthetic()[name]
-    model = _synthetic_model(case)
+    model = synthetic_model(case)
     options = dict(case["options"])
-    if "error" in case:
-        with pytest.raises(PayloadError) as failure:
-            responses_payload.build_payload(model, case["context"], options)
-        assert str(failure.value) == case["error"]
+    build = responses_payload.build_payload
+    payload = build_unless_reference_failed(case, build, model, case["context"], options)
+    if payload is None:
         return
-    payload = responses_payload.build_payload(model, case["context"], options)
-    _assert_same_json(payload, case["payload"])
-    if "wireError" in case:
-        with pytest.raises(PayloadError) as failure:
-            responses_wire.build_wire(model, payload, options, case["context"], coding_agent_headers=False)
-        assert str(failure.value) == case["wireError"]
-        return
-    wire = responses_wire.build_wire(model, payload, options, case["context"], coding_agent_headers=False)
-    _assert_wire(wire, case["wire"])
+    assert_same_json(payload, case["payload"])
+    wire = build_unless_reference_failed(
+        case,
+        responses_wire.build_wire,
+        model,
+        payload,
+        options,
+        case["context"],
+        coding_agent_headers=False,
+        error_key="wireError",
+    )
+    if wire is not None:
+        _assert_wire(wire, case["wire"])
 
 
 def _azure() -> dict[str, dict[str, Any]]:
@@ -218,15 +183,13 @@ def _azure() -> dict[str, dict[str, Any]]:
 def test_azure(name: str) -> None:
     """azure-openai-responses shares the item conversion; deployment, endpoint and auth are Azure's own."""
     case = _azure()[name]
-    model = _synthetic_model(case)
+    model = synthetic_model(case)
     options = dict(case["options"])
-    if "error" in case:
-        with pytest.raises(PayloadError) as failure:
-            responses_payload.build_azure_payload(model, case["context"], options)
-        assert str(failure.value) == case["error"]
+    build = responses_payload.build_azure_payload
+    payload = build_unless_reference_failed(case, build, model, case["context"], options)
+    if payload is None:
         return
-    payload = responses_payload.build_azure_payload(model, case["context"], options)
-    _assert_same_json(payload, case["payload"])
+    assert_same_json(payload, case["payload"])
     wire = responses_wire.build_azure_wire(
         model, payload, options, case["context"], coding_agent_headers=False
     )
@@ -238,9 +201,9 @@ def test_azure_endpoint_from_process_env(monkeypatch: pytest.MonkeyPatch) -> Non
     options = {k: v for k, v in case["options"].items() if k != "env"}
     for name, value in case["options"]["env"].items():
         monkeypatch.setenv(name, value)
-    model = _synthetic_model(case)
+    model = synthetic_model(case)
     payload = responses_payload.build_azure_payload(model, case["context"], options)
-    _assert_same_json(payload, case["payload"])
+    assert_same_json(payload, case["payload"])
     assert responses_wire.build_azure_wire(model, payload, options)["url"] == case["wire"]["url"]
 
 
@@ -250,15 +213,15 @@ def test_process_env_long_retention(monkeypatch: pytest.MonkeyPatch) -> None:
     assert case["payload"]["prompt_cache_retention"] == "24h"
     options = {k: v for k, v in case["options"].items() if k != "env"}
     monkeypatch.setenv("PI_CACHE_RETENTION", "long")
-    payload = responses_payload.build_payload(_synthetic_model(case), case["context"], options)
-    _assert_same_json(payload, case["payload"])
+    payload = responses_payload.build_payload(synthetic_model(case), case["context"], options)
+    assert_same_json(payload, case["payload"])
 
 
 def test_copilot_headers_inferred_from_payload() -> None:
     """Without the context, Copilot's initiator and vision headers are read back from the payload items."""
     for name in ("copilot", "copilot user last", "copilot images"):
         case = _synthetic()[name]
-        model = _synthetic_model(case)
+        model = synthetic_model(case)
         wire = responses_wire.build_wire(
             model, case["payload"], dict(case["options"]), coding_agent_headers=False
         )
@@ -268,7 +231,7 @@ def test_copilot_headers_inferred_from_payload() -> None:
 def test_coding_agent_attribution_headers() -> None:
     """Pi's coding agent tags OpenCode requests with its session; bare pi-ai does not."""
     case = _synthetic()["opencode"]
-    model = _synthetic_model(case)
+    model = synthetic_model(case)
     options = dict(case["options"])
     with_agent = responses_wire.build_wire(model, case["payload"], options)["headers"]
     bare = responses_wire.build_wire(model, case["payload"], options, coding_agent_headers=False)["headers"]
@@ -287,7 +250,7 @@ def test_malformed_contexts(index: int) -> None:
             responses_payload.build_payload(model, case["context"], dict(case["options"]))
         return
     payload = responses_payload.build_payload(model, case["context"], dict(case["options"]))
-    _assert_same_json(payload, case["payload"])
+    assert_same_json(payload, case["payload"])
 
 
 # --- URLs ------------------------------------------------------------------------------------------------------

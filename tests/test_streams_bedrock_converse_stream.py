@@ -8,101 +8,40 @@ reference's ``expected`` document exactly.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from functools import cache
 from typing import Any
 
 import pytest
 
-from pi_tools.providers.catalog import find_model
-from pi_tools.providers.decode import classify, decode_response
 from pi_tools.providers.eventstream import HeaderValue, encode_message
-from pi_tools.providers.streaming import TransportError
 
-from golden import STREAMS
+from streamcases import (
+    assert_chunking_does_not_matter,
+    assert_matches_reference,
+    assert_outcome,
+    decode_body,
+    eventstream_message,
+    stream_case_names,
+)
 
 API = "bedrock-converse-stream"
-NOW_MS = 1767225600000
-FIXED_OPTIONS = {"apiKey": "replay-dummy-api-key", "sessionId": "replay-session-0001"}
-CASES_DIR = STREAMS / "cases" / API
-EXPECTED_DIR = STREAMS / "expected" / API
 
 
-def _case_names() -> list[str]:
-    return sorted(p.stem for p in CASES_DIR.glob("*.json") if (EXPECTED_DIR / p.name).exists())
-
-
-@cache
-def _load(name: str) -> tuple[dict[str, Any], bytes, dict[str, Any]]:
-    sidecar = json.loads((CASES_DIR / f"{name}.json").read_text(encoding="utf-8"))
-    body = (CASES_DIR / sidecar["body"]).read_bytes()
-    with open(EXPECTED_DIR / f"{name}.json", encoding="utf-8") as fh:
-        expected = json.load(fh)
-    return sidecar, body, expected
-
-
-def _chunks(body: bytes, size: int | None, cut: bool) -> Iterator[bytes]:
-    if size is None:
-        if body:
-            yield body
-    else:
-        for start in range(0, len(body), size):
-            yield body[start : start + size]
-    if cut:
-        raise TransportError()
-
-
-def _replay(name: str, size: int | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    sidecar, body, _ = _load(name)
-    options = {**(sidecar.get("options") or {}), **FIXED_OPTIONS}
-    cut = (sidecar.get("transport") or {}).get("cut") == "reset"
-    events, message = decode_response(
-        API,
-        find_model(sidecar["model"]),
-        status=sidecar["status"],
-        headers=sidecar["headers"],
-        chunks=_chunks(body, size, cut),
-        options=options,
-        now_ms=NOW_MS,
-    )
-    # Compare as JSON documents, exactly as the goldens were written.
-    return json.loads(json.dumps(events)), json.loads(json.dumps(message))
-
-
-@pytest.mark.parametrize("name", _case_names())
+@pytest.mark.parametrize("name", stream_case_names(API))
 def test_case_matches_reference(name: str) -> None:
-    _, _, expected = _load(name)
-    events, message = _replay(name, None)
-    assert events == expected["events"]
-    assert message == expected["message"]
-    assert classify(message, find_model(expected["model"])) == expected["classification"]
+    assert_matches_reference(API, name)
 
 
-@pytest.mark.parametrize("name", _case_names())
+@pytest.mark.parametrize("name", stream_case_names(API))
 def test_chunk_boundaries_do_not_matter(name: str) -> None:
-    assert _replay(name, 7) == _replay(name, None)
+    assert_chunking_does_not_matter(API, name)
 
 
 def _event(kind: str, payload: Any) -> bytes:
-    return encode_message(
-        {
-            ":event-type": HeaderValue("string", kind),
-            ":content-type": HeaderValue("string", "application/json"),
-            ":message-type": HeaderValue("string", "event"),
-        },
-        json.dumps(payload).encode(),
-    )
+    return eventstream_message(kind, json.dumps(payload).encode())
 
 
 def _exception(kind: str, payload: Any) -> bytes:
-    return encode_message(
-        {
-            ":exception-type": HeaderValue("string", kind),
-            ":content-type": HeaderValue("string", "application/json"),
-            ":message-type": HeaderValue("string", "exception"),
-        },
-        json.dumps(payload).encode(),
-    )
+    return eventstream_message(kind, json.dumps(payload).encode(), "exception")
 
 
 def _error_message(code: str, text: str) -> bytes:
@@ -176,15 +115,18 @@ EDGE_BODIES: dict[str, bytes] = {
     "http_401_unmodeled": b'{"message":"The security token included in the request is invalid."}',
 }
 
+# The headers the reference's loopback server answered with for the event-stream bodies.
+EVENTSTREAM_HEADERS = {
+    "content-type": "application/vnd.amazon.eventstream",
+    "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
+}
+
 # Expectations produced by running pi-ai 0.85.1 itself on EDGE_BODIES (its streamSimple against a loopback
 # server, AWS SDK included), not written by hand.
 REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     "first_is_throttling": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["error"],
@@ -202,10 +144,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "first_is_unknown_exception": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["error"],
@@ -230,10 +169,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "first_is_error_message": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["error"],
@@ -254,10 +190,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "mid_unknown_exception": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["start", "text_start", "text_delta", "error"],
@@ -278,10 +211,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "empty_body": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["error"],
@@ -299,10 +229,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "delta_tooluse_without_start": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["start", "text_start", "text_delta", "done"],
@@ -314,10 +241,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "unknown_stop": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["start", "text_start", "text_delta", "text_end", "error"],
@@ -335,10 +259,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "stop_sequence_no_block_stop": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["start", "text_start", "text_delta", "toolcall_start", "toolcall_delta", "done"],
@@ -353,10 +274,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "redacted_then_signature": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["start", "thinking_start", "thinking_delta", "thinking_end", "done"],
@@ -375,10 +293,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "truncated_first_message": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["error"],
@@ -399,10 +314,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "data_retention_exception": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["start", "error"],
@@ -426,10 +338,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "user_role_start": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": False,
         "expect": {
             "types": ["error"],
@@ -447,10 +356,7 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
     },
     "reset_in_first": {
         "status": 200,
-        "headers": {
-            "content-type": "application/vnd.amazon.eventstream",
-            "x-amzn-requestid": "00000000-0000-4000-8000-00000000c001",
-        },
+        "headers": EVENTSTREAM_HEADERS,
         "cut": True,
         "expect": {
             "types": ["error"],
@@ -542,26 +448,13 @@ REFERENCE_EXPECTATIONS: dict[str, dict[str, Any]] = {
 @pytest.mark.parametrize("name", list(REFERENCE_EXPECTATIONS))
 def test_edge_case_matches_reference_run(name: str) -> None:
     case = REFERENCE_EXPECTATIONS[name]
-    body = EDGE_BODIES[name]
-
-    def chunks() -> Iterator[bytes]:
-        if body:
-            yield body
-        if case["cut"]:
-            raise TransportError()
-
-    events, message = decode_response(
+    events, message = decode_body(
         API,
-        find_model("amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0"),
+        "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0",
+        EDGE_BODIES[name],
         status=case["status"],
         headers=case["headers"],
-        chunks=chunks(),
-        options=dict(FIXED_OPTIONS),
-        now_ms=NOW_MS,
+        cut=case["cut"],
     )
-    expect = case["expect"]
-    assert [event["type"] for event in events] == expect["types"]
-    assert message["stopReason"] == expect["stopReason"]
-    assert message.get("errorMessage") == expect["errorMessage"]
-    assert json.loads(json.dumps(message["content"])) == expect["content"]
-    assert message.get("diagnostics") == expect["diagnostics"]
+    assert_outcome(events, message, case["expect"])
+    assert message.get("diagnostics") == case["expect"]["diagnostics"]

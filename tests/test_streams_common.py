@@ -1,32 +1,21 @@
-"""Shared stream machinery (SSE framing, JS JSON semantics, event snapshots) and the stream-golden replay helpers.
+"""Shared stream machinery: SSE framing, JS JSON semantics, event snapshots, error texts and reference quirks.
 
-The replay helpers here are imported by the per-API stream tests: each golden case is fed to
-``decode_response`` exactly as the reference harness served it (status, headers, body, optional cut) and the
-events and settled message are compared with what Pi produced.
+The stream-golden replay harness the per-API stream tests use lives in ``streamcases``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pi_tools.providers.catalog import find_model
-from pi_tools.providers.decode import (
-    classify,
-    decode_response,
-    is_context_overflow,
-    is_retryable_assistant_error,
-)
+from pi_tools.providers.decode import is_context_overflow, is_retryable_assistant_error
 from pi_tools.providers.streaming import (
     EventEmitter,
     LineSseDecoder,
     SdkSseDecoder,
-    TransportError,
     fail_output,
     js_json_parse,
     new_output,
@@ -39,99 +28,7 @@ from pi_tools.providers.streaming import (
     v8_json_error_message,
 )
 
-STREAMS = Path(__file__).resolve().parent.parent / "fixtures" / "streams"
-NOW_MS = 1767225600000
-FIXED_OPTIONS = {"apiKey": "replay-dummy-api-key", "sessionId": "replay-session-0001"}
-
-
-def stream_case_names(api: str) -> list[str]:
-    """Every case of ``api`` that has a sidecar and an expected document."""
-    folder = STREAMS / "cases" / api
-    return sorted(
-        path.stem for path in folder.glob("*.json") if (STREAMS / "expected" / api / path.name).exists()
-    )
-
-
-@cache
-def load_case(api: str, name: str) -> tuple[dict[str, Any], bytes, dict[str, Any]]:
-    """(sidecar, body bytes, expected document); the expected one is parsed with the stdlib (lone surrogates)."""
-    sidecar = json.loads((STREAMS / "cases" / api / f"{name}.json").read_text(encoding="utf-8"))
-    body = (STREAMS / "cases" / api / sidecar["body"]).read_bytes()
-    with open(STREAMS / "expected" / api / f"{name}.json", encoding="utf-8") as fh:
-        expected = json.load(fh)
-    return sidecar, body, expected
-
-
-def _event_writes(body: bytes) -> list[bytes]:
-    """One write per SSE event: cut after every blank line, as the reference harness served the body."""
-    writes: list[bytes] = []
-    start = 0
-    while start < len(body):
-        ends = [body.find(sep, start) for sep in (b"\r\n\r\n", b"\n\n")]
-        found = [(pos, sep) for pos, sep in zip(ends, (4, 2), strict=True) if pos != -1]
-        if not found:
-            writes.append(body[start:])
-            break
-        pos, size = min(found)
-        writes.append(body[start : pos + size])
-        start = pos + size
-    return writes
-
-
-def body_chunks(body: bytes, chunk_size: int | str | None, *, cut: bool) -> Iterator[bytes]:
-    """The body in writes of ``chunk_size`` bytes, one per event (``"events"``) or all at once (``None``),
-    then a cut if asked for."""
-    if chunk_size is None:
-        if body:
-            yield body
-    elif chunk_size == "events":
-        yield from _event_writes(body)
-    else:
-        assert isinstance(chunk_size, int)
-        for start in range(0, len(body), chunk_size):
-            yield body[start : start + chunk_size]
-    if cut:
-        raise TransportError()
-
-
-def replay(
-    api: str, name: str, chunk_size: int | str | None = None
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Decode one golden case the way the reference harness served it."""
-    sidecar, body, _ = load_case(api, name)
-    model = find_model(sidecar["model"])
-    options = {**(sidecar.get("options") or {}), **FIXED_OPTIONS}
-    cut = (sidecar.get("transport") or {}).get("cut") == "reset"
-    return decode_response(
-        api,
-        model,
-        status=sidecar["status"],
-        headers=sidecar.get("headers") or {},
-        chunks=body_chunks(body, chunk_size, cut=cut),
-        options=options,
-        now_ms=NOW_MS,
-    )
-
-
-def normalized(value: Any) -> Any:
-    """Round-trip through JSON so that tuples, int/float spellings and key order do not matter."""
-    return json.loads(json.dumps(value, ensure_ascii=False))
-
-
-def assert_case(api: str, name: str) -> None:
-    """Events, message and classification equal the reference's; chunking does not change anything."""
-    sidecar, _, expected = load_case(api, name)
-    events, message = replay(api, name)
-    assert normalized(message) == expected["message"]
-    assert normalized(events) == expected["events"]
-    assert classify(message, find_model(sidecar["model"])) == expected["classification"]
-    # The pinned case depends on read boundaries (see its description); the others must not.
-    pinned = (sidecar.get("transport") or {}).get("chunking") == "events"
-    for chunking in ("events",) if pinned else ("events", 7):
-        chunked_events, chunked_message = replay(api, name, chunking)
-        assert normalized(chunked_message) == expected["message"]
-        assert normalized(chunked_events) == expected["events"]
-
+from streamcases import NOW_MS, Outcome, decode_body, replay
 
 # ---------------------------------------------------------------------------------------------------------------
 # SSE framing
@@ -342,16 +239,8 @@ def test_classification_regexes() -> None:
 # Reference quirks found by differential replay (pi-ai run in Node on the same bodies; results noted inline)
 
 
-def _decode(api: str, model: str, status: int, body: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    return decode_response(
-        api,
-        find_model(model),
-        status=status,
-        headers={"content-type": "application/json"},
-        chunks=[body.encode()] if body else [],
-        options=dict(FIXED_OPTIONS),
-        now_ms=NOW_MS,
-    )
+def _decode(api: str, model: str, status: int, body: str) -> Outcome:
+    return decode_body(api, model, body.encode(), status=status, headers={"content-type": "application/json"})
 
 
 def _sse(event: str, data: dict[str, Any]) -> str:

@@ -7,94 +7,38 @@ reference's ``expected`` document exactly.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pi_tools.providers.catalog import find_model
-from pi_tools.providers.decode import classify, decode_response
-from pi_tools.providers.google_generative_ai import stream as gemini_stream
-from pi_tools.providers.streaming import EventEmitter, TransportError
-
 from golden import STREAMS
+from streamcases import (
+    NOW_MS,
+    assert_chunking_does_not_matter,
+    assert_matches_reference,
+    assert_reference_run,
+    decode_body,
+    stream_case_names,
+)
 
 API = "google-generative-ai"
-NOW_MS = 1767225600000
-FIXED_OPTIONS = {"apiKey": "replay-dummy-api-key", "sessionId": "replay-session-0001"}
-CASES_DIR = STREAMS / "cases" / API
-EXPECTED_DIR = STREAMS / "expected" / API
 
 
-def _case_names() -> list[str]:
-    return sorted(p.stem for p in CASES_DIR.glob("*.json") if (EXPECTED_DIR / p.name).exists())
-
-
-@cache
-def _load(name: str) -> tuple[dict[str, Any], bytes, dict[str, Any]]:
-    sidecar = json.loads((CASES_DIR / f"{name}.json").read_text(encoding="utf-8"))
-    body = (CASES_DIR / sidecar["body"]).read_bytes()
-    with open(EXPECTED_DIR / f"{name}.json", encoding="utf-8") as fh:
-        expected = json.load(fh)
-    return sidecar, body, expected
-
-
-def _chunks(body: bytes, size: int | None, cut: bool) -> Iterator[bytes]:
-    if size is None:
-        if body:
-            yield body
-    else:
-        for start in range(0, len(body), size):
-            yield body[start : start + size]
-    if cut:
-        raise TransportError()
-
-
-def _replay(name: str, size: int | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    sidecar, body, _ = _load(name)
-    options = {**(sidecar.get("options") or {}), **FIXED_OPTIONS}
-    cut = (sidecar.get("transport") or {}).get("cut") == "reset"
-    events, message = decode_response(
-        API,
-        find_model(sidecar["model"]),
-        status=sidecar["status"],
-        headers=sidecar["headers"],
-        chunks=_chunks(body, size, cut),
-        options=options,
-        now_ms=NOW_MS,
-    )
-    # Compare as JSON documents, exactly as the goldens were written.
-    return json.loads(json.dumps(events)), json.loads(json.dumps(message))
-
-
-@pytest.mark.parametrize("name", _case_names())
+@pytest.mark.parametrize("name", stream_case_names(API))
 def test_case_matches_reference(name: str) -> None:
-    _, _, expected = _load(name)
-    events, message = _replay(name, None)
-    assert events == expected["events"]
-    assert message == expected["message"]
-    assert classify(message, find_model(expected["model"])) == expected["classification"]
+    assert_matches_reference(API, name)
 
 
-@pytest.mark.parametrize("name", _case_names())
+@pytest.mark.parametrize("name", stream_case_names(API))
 def test_chunk_boundaries_do_not_matter(name: str) -> None:
-    assert _replay(name, 7) == _replay(name, None)
+    assert_chunking_does_not_matter(API, name)
 
 
 def _decode_body(body: bytes, status: int = 200, content_type: str = "text/event-stream") -> dict[str, Any]:
-    emitter = EventEmitter()
-    return gemini_stream.decode(
-        find_model("google/gemini-2.5-flash"),
-        status=status,
-        headers={"content-type": content_type},
-        chunks=iter([body]),
-        options=dict(FIXED_OPTIONS),
-        now_ms=NOW_MS,
-        emitter=emitter,
+    _, message = decode_body(
+        API, "google/gemini-2.5-flash", body, status=status, headers={"content-type": content_type}
     )
+    return message
 
 
 def test_unknown_finish_reason_is_an_error_with_pi_text() -> None:
@@ -137,7 +81,7 @@ def test_generated_tool_ids_count_per_response() -> None:
 
 
 def test_fixture_dir_exists() -> None:
-    assert Path(CASES_DIR).is_dir() and _case_names()
+    assert (STREAMS / "cases" / API).is_dir() and stream_case_names(API)
 
 
 # Responses built to probe edge cases; the expectations were produced by running pi-ai 0.85.1 itself (its
@@ -369,26 +313,4 @@ REFERENCE_EDGE_CASES: dict[str, dict[str, Any]] = {
 
 @pytest.mark.parametrize("name", list(REFERENCE_EDGE_CASES))
 def test_edge_case_matches_reference_run(name: str) -> None:
-    case = REFERENCE_EDGE_CASES[name]
-    body: bytes = case["body"]
-
-    def chunks() -> Iterator[bytes]:
-        if body:
-            yield body
-        if case["cut"]:
-            raise TransportError()
-
-    events, message = decode_response(
-        API,
-        find_model(case["model"]),
-        status=case["status"],
-        headers=case["headers"],
-        chunks=chunks(),
-        options={**case["options"], **FIXED_OPTIONS},
-        now_ms=NOW_MS,
-    )
-    expect = case["expect"]
-    assert [event["type"] for event in events] == expect["types"]
-    assert message["stopReason"] == expect["stopReason"]
-    assert message.get("errorMessage") == expect["errorMessage"]
-    assert json.loads(json.dumps(message["content"])) == expect["content"]
+    assert_reference_run(API, REFERENCE_EDGE_CASES[name])

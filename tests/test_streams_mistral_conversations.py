@@ -7,94 +7,34 @@ reference's ``expected`` document exactly.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from functools import cache
 from typing import Any
 
 import pytest
 
-from pi_tools.providers.catalog import find_model
-from pi_tools.providers.decode import classify, decode_response
-from pi_tools.providers.mistral_conversations import stream as mistral_stream
-from pi_tools.providers.streaming import EventEmitter, TransportError
-
-from golden import STREAMS
+from streamcases import (
+    assert_chunking_does_not_matter,
+    assert_matches_reference,
+    assert_reference_run,
+    decode_body,
+    stream_case_names,
+)
 
 API = "mistral-conversations"
-NOW_MS = 1767225600000
-FIXED_OPTIONS = {"apiKey": "replay-dummy-api-key", "sessionId": "replay-session-0001"}
-CASES_DIR = STREAMS / "cases" / API
-EXPECTED_DIR = STREAMS / "expected" / API
 
 
-def _case_names() -> list[str]:
-    return sorted(p.stem for p in CASES_DIR.glob("*.json") if (EXPECTED_DIR / p.name).exists())
-
-
-@cache
-def _load(name: str) -> tuple[dict[str, Any], bytes, dict[str, Any]]:
-    sidecar = json.loads((CASES_DIR / f"{name}.json").read_text(encoding="utf-8"))
-    body = (CASES_DIR / sidecar["body"]).read_bytes()
-    with open(EXPECTED_DIR / f"{name}.json", encoding="utf-8") as fh:
-        expected = json.load(fh)
-    return sidecar, body, expected
-
-
-def _chunks(body: bytes, size: int | None, cut: bool) -> Iterator[bytes]:
-    if size is None:
-        if body:
-            yield body
-    else:
-        for start in range(0, len(body), size):
-            yield body[start : start + size]
-    if cut:
-        raise TransportError()
-
-
-def _replay(name: str, size: int | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    sidecar, body, _ = _load(name)
-    options = {**(sidecar.get("options") or {}), **FIXED_OPTIONS}
-    cut = (sidecar.get("transport") or {}).get("cut") == "reset"
-    events, message = decode_response(
-        API,
-        find_model(sidecar["model"]),
-        status=sidecar["status"],
-        headers=sidecar["headers"],
-        chunks=_chunks(body, size, cut),
-        options=options,
-        now_ms=NOW_MS,
-    )
-    # Compare as JSON documents, exactly as the goldens were written.
-    return json.loads(json.dumps(events)), json.loads(json.dumps(message))
-
-
-@pytest.mark.parametrize("name", _case_names())
+@pytest.mark.parametrize("name", stream_case_names(API))
 def test_case_matches_reference(name: str) -> None:
-    _, _, expected = _load(name)
-    events, message = _replay(name, None)
-    assert events == expected["events"]
-    assert message == expected["message"]
-    assert classify(message, find_model(expected["model"])) == expected["classification"]
+    assert_matches_reference(API, name)
 
 
-@pytest.mark.parametrize("name", _case_names())
+@pytest.mark.parametrize("name", stream_case_names(API))
 def test_chunk_boundaries_do_not_matter(name: str) -> None:
-    assert _replay(name, 7) == _replay(name, None)
+    assert_chunking_does_not_matter(API, name)
 
 
-def _decode_body(
-    body: bytes, status: int = 200, model: str = "mistral/mistral-medium-latest"
-) -> dict[str, Any]:
-    return mistral_stream.decode(
-        find_model(model),
-        status=status,
-        headers={"content-type": "text/event-stream"},
-        chunks=iter([body]),
-        options=dict(FIXED_OPTIONS),
-        now_ms=NOW_MS,
-        emitter=EventEmitter(),
-    )
+def _decode_body(body: bytes, status: int = 200) -> dict[str, Any]:
+    _, message = decode_body(API, "mistral/mistral-medium-latest", body, status=status)
+    return message
 
 
 def _event(payload: str) -> bytes:
@@ -400,26 +340,4 @@ REFERENCE_EDGE_CASES: dict[str, dict[str, Any]] = {
 
 @pytest.mark.parametrize("name", list(REFERENCE_EDGE_CASES))
 def test_edge_case_matches_reference_run(name: str) -> None:
-    case = REFERENCE_EDGE_CASES[name]
-    body: bytes = case["body"]
-
-    def chunks() -> Iterator[bytes]:
-        if body:
-            yield body
-        if case["cut"]:
-            raise TransportError()
-
-    events, message = decode_response(
-        API,
-        find_model(case["model"]),
-        status=case["status"],
-        headers=case["headers"],
-        chunks=chunks(),
-        options={**case["options"], **FIXED_OPTIONS},
-        now_ms=NOW_MS,
-    )
-    expect = case["expect"]
-    assert [event["type"] for event in events] == expect["types"]
-    assert message["stopReason"] == expect["stopReason"]
-    assert message.get("errorMessage") == expect["errorMessage"]
-    assert json.loads(json.dumps(message["content"])) == expect["content"]
+    assert_reference_run(API, REFERENCE_EDGE_CASES[name])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from test_streams_common import assert_case, stream_case_names
+
+from streamcases import assert_case, stream_case_names, stream_case_params
 
 API = "openai-responses"
 
@@ -11,16 +12,7 @@ API = "openai-responses"
 KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
-def _params() -> list[object]:
-    return [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[name]))
-        if name in KNOWN_DIFFERENCES
-        else name
-        for name in stream_case_names(API)
-    ]
-
-
-@pytest.mark.parametrize("name", _params())
+@pytest.mark.parametrize("name", stream_case_params(API, KNOWN_DIFFERENCES))
 def test_stream_golden(name: str) -> None:
     assert_case(API, name)
 
