@@ -9,7 +9,7 @@ they are ported regex for regex.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pi_tools.providers.catalog import Model
@@ -26,13 +26,16 @@ def decode_response(
     chunks: Iterable[bytes],
     options: dict[str, Any],
     now_ms: int,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(event snapshots, settled AssistantMessage) for one streamed response of ``api``.
 
     ``chunks`` is the body as delivered; it raises :class:`~pi_tools.providers.streaming.TransportError` where
-    the connection was cut. ``headers`` keys are matched case-insensitively by the decoders.
+    the connection was cut. ``headers`` keys are matched case-insensitively by the decoders. ``on_event``
+    receives each snapshot as it is pushed, so a live consumer can stream while the body is still arriving
+    instead of waiting for the returned list.
     """
-    emitter = EventEmitter()
+    emitter = EventEmitter(on_event)
     module = stream_decoder(api)
     lowered = {key.lower(): value for key, value in headers.items()}
     message: dict[str, Any] = module.decode(

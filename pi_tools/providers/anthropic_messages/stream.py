@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pi_tools.providers.catalog import Model, calculate_cost
+from pi_tools.providers.stream_message import PiError, emit_done, raise_unless_settled, record_stop_reason
 from pi_tools.providers.streaming import (
     ABSENT,
     NULL_BODY_STATUSES,
@@ -46,10 +47,6 @@ _MESSAGE_EVENTS = frozenset(
 )
 
 
-class _StreamFailure(Exception):
-    """A condition Pi turns into ``errorMessage`` (the text is Pi's own)."""
-
-
 def _sse_events(chunks: Iterable[bytes]) -> Iterator[SseEvent]:
     decoder = LineSseDecoder()
     for chunk in chunks:
@@ -63,7 +60,7 @@ def _anthropic_events(chunks: Iterable[bytes]) -> Iterator[Any]:
     saw_stop = False
     for sse in _sse_events(chunks):
         if sse.event == "error":
-            raise _StreamFailure(sse.data)
+            raise PiError(sse.data)
         if sse.event not in _MESSAGE_EVENTS:
             continue
         try:
@@ -73,7 +70,7 @@ def _anthropic_events(chunks: Iterable[bytes]) -> Iterator[Any]:
             kind = event.get("type") if isinstance(event, dict) else None
         except JsJsonError as error:
             raw = "\\n".join(sse.raw)
-            raise _StreamFailure(
+            raise PiError(
                 f"Could not parse Anthropic SSE event {sse.event}: {error}; data={sse.data}; raw={raw}"
             ) from None
         if kind == "message_start":
@@ -82,7 +79,7 @@ def _anthropic_events(chunks: Iterable[bytes]) -> Iterator[Any]:
             saw_stop = True
         yield event
     if saw_start and not saw_stop:
-        raise _StreamFailure("Anthropic stream ended before message_stop")
+        raise PiError("Anthropic stream ended before message_stop")
 
 
 def _map_stop_reason(reason: Any, details: Any) -> tuple[str, str | None]:
@@ -97,7 +94,7 @@ def _map_stop_reason(reason: Any, details: Any) -> tuple[str, str | None]:
         return "error", explanation or "The model refused to complete the request"
     if reason == "sensitive":
         return "error", "Provider stopped with: sensitive"
-    raise _StreamFailure(f"Unhandled stop reason: {js_to_string(reason)}")
+    raise PiError(f"Unhandled stop reason: {js_to_string(reason)}")
 
 
 def _usage_model(model: Model, response_model: Any) -> Model:
@@ -175,7 +172,7 @@ class _AnthropicDecoder:
         content = self.output["content"]
         if kind == "fallback":
             if content:
-                raise _StreamFailure("Anthropic performed an unsupported mid-output model fallback")
+                raise PiError("Anthropic performed an unsupported mid-output model fallback")
             return
         if kind == "text":
             text = {"type": "text", "text": _or_empty(block.get("text"))}
@@ -258,11 +255,8 @@ class _AnthropicDecoder:
         delta = js_member(event, "delta", "stop_reason")
         reason = js_field(delta, "stop_reason")
         if js_truthy(reason):
-            self.output["rawStopReason"] = reason
-            stop_reason, message = _map_stop_reason(reason, js_field(delta, "stop_details"))
-            self.output["stopReason"] = stop_reason
-            if message:
-                self.output["errorMessage"] = message
+            details = js_field(delta, "stop_details")
+            record_stop_reason(self.output, reason, lambda raw: _map_stop_reason(raw, details))
         usage = event.get("usage")
         if usage and isinstance(usage, dict):
             target = self.output["usage"]
@@ -295,11 +289,7 @@ class _AnthropicDecoder:
             self.on_message_delta(event)
 
     def finish(self, now_ms: int) -> None:
-        stop_reason = self.output["stopReason"]
-        if stop_reason == "pending":
-            raise _StreamFailure("Anthropic stream ended without a stop reason")
-        if stop_reason in ("aborted", "error"):
-            raise _StreamFailure(self.output.get("errorMessage") or "An unknown error occurred")
+        raise_unless_settled(self.output, "Anthropic stream ended without a stop reason")
         if self.transformations:
             summary = []
             for item in self.transformations:
@@ -318,7 +308,7 @@ class _AnthropicDecoder:
                 }
             )
             self.output["diagnostics"] = diagnostics
-        self.emitter.emit({"type": "done", "reason": stop_reason, "message": self.output})
+        emit_done(self.output, self.emitter)
 
 
 def _or_empty(value: Any) -> Any:
@@ -351,10 +341,10 @@ def decode(
     try:
         if not 200 <= status < 300:
             body = read_body_text(chunks)
-            raise _StreamFailure(stainless_status_error(status, body, unwrap_error=False))
+            raise PiError(stainless_status_error(status, body, unwrap_error=False))
         emitter.emit({"type": "start", "partial": output})
         if status in NULL_BODY_STATUSES:
-            raise _StreamFailure("Attempted to iterate over an Anthropic response with no body")
+            raise PiError("Attempted to iterate over an Anthropic response with no body")
         decoder = _AnthropicDecoder(model, output, emitter)
         for event in _anthropic_events(chunks):
             decoder.handle(event)
@@ -365,7 +355,7 @@ def decode(
 
 
 def _message_of(error: BaseException) -> str:
-    if isinstance(error, (_StreamFailure, JsTypeError, TransportError)):
+    if isinstance(error, (PiError, JsTypeError, TransportError)):
         return str(error)
     # Anything else is a shape Pi would have choked on differently; keep the Python detail visible.
     return f"{type(error).__name__}: {error}"

@@ -22,12 +22,14 @@ from typing import Any
 
 from pi_tools.providers.catalog import Model, calculate_cost
 from pi_tools.providers.eventstream import EventStreamDecoder, EventStreamError, EventStreamMessage
-from pi_tools.providers.jsonjs import js_number_str, js_stringify
+from pi_tools.providers.jsonjs import JS_WHITESPACE, js_number_str, js_stringify
+from pi_tools.providers.stream_message import emit_done, raise_unless_settled
 from pi_tools.providers.streaming import (
     EventEmitter,
     TransportError,
     error_text,
     js_json_parse,
+    js_truthy,
     new_output,
     parse_streaming_json,
 )
@@ -40,10 +42,6 @@ _DESERIALIZATION_HINT = "\n  Deserialization error: to see the raw response, ins
 _REQUEST_ID_HEADER = re.compile(r"^x-[\w-]+-request-?id$")
 _DATA_RETENTION = re.compile("data retention mode", re.IGNORECASE)
 _BASE64 = re.compile(r"^[A-Za-z0-9+/]*={0,2}$")
-_JS_WHITESPACE = (
-    " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 # Exceptions the ConverseStream output union models; their events become SDK exception objects.
 _STREAM_EXCEPTIONS = {
@@ -101,12 +99,6 @@ def _js_string(value: Any) -> str:
     return "[object Object]"
 
 
-def _js_truthy(value: Any) -> bool:
-    if isinstance(value, dict | list):
-        return True
-    return bool(value)
-
-
 def _same(left: Any, right: Any) -> bool:
     """JS ``===`` for the scalar values block indexes can take (``0`` never equals ``False`` or ``"0"``)."""
     if isinstance(left, bool) or isinstance(right, bool):
@@ -130,7 +122,7 @@ def _block_index(event: dict[str, Any]) -> Any:
 def _normalize_diagnostic_value(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
-    trimmed = value.strip(_JS_WHITESPACE)
+    trimmed = value.strip(JS_WHITESPACE)
     if not trimmed or len(trimmed) > _MAX_DIAGNOSTIC_VALUE_CHARS:
         return None
     return trimmed
@@ -206,8 +198,8 @@ def _http_error(status: int, headers: dict[str, str], body: bytes) -> BedrockFai
         if isinstance(parsed, dict):
             data = parsed
     name = _error_code(headers, data)
-    message_value = data.get("message") if _js_truthy(data.get("message")) else data.get("Message")
-    message = _js_string(message_value) if _js_truthy(message_value) else "UnknownError"
+    message_value = data.get("message") if js_truthy(data.get("message")) else data.get("Message")
+    message = _js_string(message_value) if js_truthy(message_value) else "UnknownError"
     reserved = {"name", "message", "Message", "$fault", "$metadata"}
     fields = {key: value for key, value in data.items() if key not in reserved}
     return BedrockFailure(
@@ -311,7 +303,7 @@ def _map_stop_reason(reason: Any) -> tuple[str, str | None]:
         return "length", None
     if reason == "tool_use":
         return "toolUse", None
-    if _js_truthy(reason):
+    if js_truthy(reason):
         return "error", f"Provider stopped with: {_js_string(reason)}"
     return "error", None
 
@@ -397,13 +389,13 @@ class _BedrockStream:
     def _block_start(self, event: dict[str, Any]) -> None:
         start = event.get("start")
         tool_use = start.get("toolUse") if isinstance(start, dict) else None
-        if not _js_truthy(tool_use):
+        if not js_truthy(tool_use):
             return
         tool = tool_use if isinstance(tool_use, dict) else {}
         block: dict[str, Any] = {
             "type": "toolCall",
-            "id": tool.get("toolUseId") if _js_truthy(tool.get("toolUseId")) else "",
-            "name": tool.get("name") if _js_truthy(tool.get("name")) else "",
+            "id": tool.get("toolUseId") if js_truthy(tool.get("toolUseId")) else "",
+            "name": tool.get("name") if js_truthy(tool.get("name")) else "",
             "arguments": {},
             "partialJson": "",
         }
@@ -438,15 +430,15 @@ class _BedrockStream:
                 self._emit({"type": "text_delta", "contentIndex": position, "delta": text})
             return
         tool_use = delta.get("toolUse")
-        if _js_truthy(tool_use) and block is not None and block.get("type") == "toolCall":
+        if js_truthy(tool_use) and block is not None and block.get("type") == "toolCall":
             raw_input = tool_use.get("input") if isinstance(tool_use, dict) else None
-            piece = _js_string(raw_input) if _js_truthy(raw_input) else ""
+            piece = _js_string(raw_input) if js_truthy(raw_input) else ""
             block["partialJson"] = (block.get("partialJson") or "") + piece
             block["arguments"] = parse_streaming_json(block["partialJson"])
             self._emit({"type": "toolcall_delta", "contentIndex": position, "delta": piece})
             return
         reasoning = delta.get("reasoningContent")
-        if not _js_truthy(reasoning):
+        if not js_truthy(reasoning):
             return
         reasoning = reasoning if isinstance(reasoning, dict) else {}
         if block is None:
@@ -457,11 +449,11 @@ class _BedrockStream:
         if block.get("type") != "thinking":
             return
         text = reasoning.get("text")
-        if _js_truthy(text):
+        if js_truthy(text):
             self._buffer(block, "thinking", _js_string(text))
             self._emit({"type": "thinking_delta", "contentIndex": position, "delta": text})
         signature = reasoning.get("signature")
-        if _js_truthy(signature) and not block.get("redacted"):
+        if js_truthy(signature) and not block.get("redacted"):
             block["thinkingSignature"] = (block.get("thinkingSignature") or "") + _js_string(signature)
         redacted = reasoning.get("redactedContent")
         if isinstance(redacted, bytes) and redacted:
@@ -498,12 +490,12 @@ class _BedrockStream:
 
     def _metadata(self, event: dict[str, Any]) -> None:
         usage = event.get("usage")
-        if not _js_truthy(usage) or not isinstance(usage, dict):
+        if not js_truthy(usage) or not isinstance(usage, dict):
             return
 
         def count(key: str) -> Any:
             value = usage.get(key)
-            return value if _js_truthy(value) else 0
+            return value if js_truthy(value) else 0
 
         target = self.output["usage"]
         target["input"] = count("inputTokens")
@@ -511,7 +503,7 @@ class _BedrockStream:
         target["cacheRead"] = count("cacheReadInputTokens")
         target["cacheWrite"] = count("cacheWriteInputTokens")
         total = usage.get("totalTokens")
-        target["totalTokens"] = total if _js_truthy(total) else target["input"] + target["output"]
+        target["totalTokens"] = total if js_truthy(total) else target["input"] + target["output"]
         calculate_cost(self.model, target)
 
 
@@ -526,7 +518,7 @@ def _error_body_text(failure: BedrockFailure) -> str | None:
         text = js_stringify(fields["error"])
     if text is None:
         return None
-    trimmed = text.strip(_JS_WHITESPACE)
+    trimmed = text.strip(JS_WHITESPACE)
     if not trimmed:
         return None
     if len(trimmed) > MAX_ERROR_BODY_CHARS:
@@ -620,14 +612,11 @@ def decode(
             stream.handle(*first)
             for member, value in items:
                 stream.handle(member, value)
-        if output["stopReason"] == "pending":
-            raise BedrockFailure("Bedrock stream ended without a stop reason")
-        if output["stopReason"] in ("error", "aborted"):
-            raise BedrockFailure(output.get("errorMessage") or "An unknown error occurred")
+        raise_unless_settled(output, "Bedrock stream ended without a stop reason")
         stream.flush_all()
         for block in output["content"]:
             _finalize_block(block)
-        emitter.emit({"type": "done", "reason": output["stopReason"], "message": output})
+        emit_done(output, emitter)
         return output
     except Exception as error:
         thrown = error if isinstance(error, BedrockFailure) else BedrockFailure(error_text(error))

@@ -9,39 +9,37 @@ reading, and a trailing event without its blank line is still parsed at EOF. Too
 from __future__ import annotations
 
 import codecs
-import http
 import math
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pi_tools.providers.catalog import Model, calculate_cost
-from pi_tools.providers.hashing import short_hash
-from pi_tools.providers.jsonjs import js_length, js_number_str, js_stringify, sanitize_surrogates
+from pi_tools.providers.jsonjs import JS_WHITESPACE, js_number_str, js_stringify, sanitize_surrogates
+from pi_tools.providers.mistral_conversations.payload import derive_tool_call_id
+from pi_tools.providers.node_http import node_status_text
+from pi_tools.providers.stream_message import (
+    PiError,
+    SequentialBlocks,
+    emit_done,
+    raise_unless_settled,
+    record_response_id,
+    record_stop_reason,
+)
 from pi_tools.providers.streaming import (
     EventEmitter,
     error_text,
     fail_output,
     js_json_parse,
+    js_truthy,
     new_output,
     parse_streaming_json,
+    truncate_error_text,
 )
 
 MAX_ERROR_BODY_CHARS = 4000
-_TOOL_CALL_ID_LENGTH = 9
 _EVENT_BOUNDARY = re.compile(r"\r\n\r\n|\r\n\r|\r\n\n|\r\r\n|\n\r\n|\r\r|\n\r|\n\n")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_NON_ALPHANUMERIC = re.compile(r"[^a-zA-Z0-9]")
-_JS_WHITESPACE = (
-    " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-_NODE_REASON_PHRASES = {
-    413: "Payload Too Large",
-    414: "URI Too Long",
-    416: "Range Not Satisfiable",
-    509: "Bandwidth Limit Exceeded",
-}
 _DONE = object()
 
 
@@ -51,36 +49,13 @@ class MistralHttpError(Exception):
     def __init__(self, status: int, body: str) -> None:
         self.status = status
         self.body = body
-        super().__init__(_node_status_text(status) or f"Request failed with status {status}")
-
-
-class _StreamFailure(Exception):
-    """A failure whose message Pi copies verbatim into ``errorMessage``."""
-
-
-def _node_status_text(status: int) -> str:
-    if status in _NODE_REASON_PHRASES:
-        return _NODE_REASON_PHRASES[status]
-    try:
-        return http.HTTPStatus(status).phrase
-    except ValueError:
-        return "unknown"
-
-
-def truncate_error_text(text: str, max_chars: int) -> str:
-    """pi-ai ``truncateErrorText``; lengths are UTF-16 code units, as in JS."""
-    length = js_length(text)
-    if length <= max_chars:
-        return text
-    encoded = text.encode("utf-16-le", "surrogatepass")
-    head = encoded[: 2 * max_chars].decode("utf-16-le", "surrogatepass")
-    return f"{head}... [truncated {length - max_chars} chars]"
+        super().__init__(node_status_text(status) or f"Request failed with status {status}")
 
 
 def format_mistral_error(error: BaseException) -> str:
     """pi-ai ``formatMistralError``: HTTP errors become ``Mistral API error (<status>): <body>``."""
     if isinstance(error, MistralHttpError):
-        body = error.body.strip(_JS_WHITESPACE)
+        body = error.body.strip(JS_WHITESPACE)
         if body:
             return f"Mistral API error ({error.status}): {truncate_error_text(body, MAX_ERROR_BODY_CHARS)}"
         return f"Mistral API error ({error.status}): {error_text(error)}"
@@ -99,20 +74,12 @@ def _js_string(value: Any) -> str:
     return "[object Object]"
 
 
-def _js_truthy(value: Any) -> bool:
-    if isinstance(value, dict | list):
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return False
-    return bool(value)
-
-
 def _property_holder(container: dict[str, Any], key: str, reading: str) -> dict[str, Any]:
     """``container[key]`` about to have ``.reading`` read: null/undefined throw V8's TypeError, other
     primitives simply have no properties."""
     if key not in container or container[key] is None:
         missing = "undefined" if key not in container else "null"
-        raise _StreamFailure(f"Cannot read properties of {missing} (reading '{reading}')")
+        raise PiError(f"Cannot read properties of {missing} (reading '{reading}')")
     value = container[key]
     return value if isinstance(value, dict) else {}
 
@@ -126,29 +93,19 @@ def _map_key(value: Any) -> tuple[str, Any]:
     return ("object", id(value))
 
 
-def derive_tool_call_id(raw_id: str, attempt: int) -> str:
-    """pi-ai ``deriveMistralToolCallId``: nine alphanumerics, from the id itself or from its hash."""
-    normalized = _NON_ALPHANUMERIC.sub("", raw_id)
-    if attempt == 0 and len(normalized) == _TOOL_CALL_ID_LENGTH:
-        return normalized
-    seed_base = normalized or raw_id
-    seed = seed_base if attempt == 0 else f"{seed_base}:{attempt}"
-    return _NON_ALPHANUMERIC.sub("", short_hash(seed))[:_TOOL_CALL_ID_LENGTH]
-
-
 def _parse_event(raw: str) -> Any:
     """One event block: its ``data:`` lines joined; ``None`` when empty, ``_DONE`` for ``[DONE]``."""
     data_lines = [
-        line[5:].lstrip(_JS_WHITESPACE) for line in _LINE_BREAK.split(raw) if line.startswith("data:")
+        line[5:].lstrip(JS_WHITESPACE) for line in _LINE_BREAK.split(raw) if line.startswith("data:")
     ]
-    data = "\n".join(data_lines).strip(_JS_WHITESPACE)
+    data = "\n".join(data_lines).strip(JS_WHITESPACE)
     if not data:
         return None
     if data == "[DONE]":
         return _DONE
     parsed = js_json_parse(data)
     if not isinstance(parsed, dict) or not isinstance(parsed.get("choices"), list):
-        raise _StreamFailure("Invalid Mistral streaming event")
+        raise PiError("Invalid Mistral streaming event")
     return parsed
 
 
@@ -189,7 +146,7 @@ def read_events(chunks: Iterable[bytes]) -> Iterator[dict[str, Any]]:
         scan_from = max(0, len(buffer) - 3)
         if done:
             break
-    if buffer.strip(_JS_WHITESPACE):
+    if buffer.strip(JS_WHITESPACE):
         event = _parse_event(buffer)
         if event is not _DONE and event is not None:
             yield event
@@ -230,97 +187,58 @@ def _map_stop_reason(reason: Any) -> tuple[str, str | None]:
     return "error", f"Provider stopped with: {_js_string(reason)}"
 
 
-class _MistralStream:
+class _MistralStream(SequentialBlocks):
     """pi-ai ``consumeChatStream``: text and thinking blocks in arrival order, tool calls finalised at the end."""
 
     def __init__(self, model: Model, output: dict[str, Any], emitter: EventEmitter) -> None:
+        super().__init__(output, emitter)
         self.model = model
-        self.output = output
-        self.emitter = emitter
-        self.current: dict[str, Any] | None = None
-        # Deltas of the open block, joined only when the block can be observed (its end, a terminal event):
-        # appending to a growing str stored in a dict would copy it on every delta.
-        self.pieces: list[str] = []
         # Map keys keep JS identity: the number 0 and the string "0" are different calls.
         self.tool_blocks: dict[tuple[str, Any], int] = {}
 
-    def _emit(self, event: dict[str, Any]) -> None:
-        event["partial"] = self.output
-        self.emitter.emit(event)
-
-    def _last_index(self) -> int:
-        return len(self.output["content"]) - 1
-
-    def flush_text(self) -> None:
-        """Write the open block's buffered deltas into it."""
-        block = self.current
-        if block is not None and self.pieces:
-            block[block["type"]] += "".join(self.pieces)
-            self.pieces.clear()
-
-    def finish_current(self) -> None:
-        block = self.current
-        if block is None:
-            return
-        self.flush_text()
-        if block["type"] == "text":
-            self._emit({"type": "text_end", "contentIndex": self._last_index(), "content": block["text"]})
-        else:
-            self._emit(
-                {"type": "thinking_end", "contentIndex": self._last_index(), "content": block["thinking"]}
-            )
-
     def handle(self, chunk: dict[str, Any]) -> None:
         output = self.output
-        if not _js_truthy(output.get("responseId")):
-            if "id" in chunk:
-                output["responseId"] = chunk["id"]
-            else:
-                output.pop("responseId", None)
+        record_response_id(output, chunk)
         usage = chunk.get("usage")
-        if _js_truthy(usage):
+        if js_truthy(usage):
             self._apply_usage(usage if isinstance(usage, dict) else {})
         choice = chunk["choices"][0] if chunk["choices"] else None
-        if not _js_truthy(choice):
+        if not js_truthy(choice):
             return
         if not isinstance(choice, dict):
             choice = {}
         finish_reason = choice.get("finish_reason")
-        if _js_truthy(finish_reason):
-            output["rawStopReason"] = finish_reason
-            stop_reason, message = _map_stop_reason(finish_reason)
-            output["stopReason"] = stop_reason
-            if message:
-                output["errorMessage"] = message
+        if js_truthy(finish_reason):
+            record_stop_reason(output, finish_reason, _map_stop_reason)
         delta = _property_holder(choice, "delta", "content")
         content = delta.get("content")
         if content is not None:
             items = [content] if isinstance(content, str) else content
             if not isinstance(items, list):
-                raise _StreamFailure("delta.content is not iterable")
+                raise PiError("delta.content is not iterable")
             for item in items:
                 self._handle_content_item(item)
         tool_calls = delta.get("tool_calls")
-        if _js_truthy(tool_calls):
+        if js_truthy(tool_calls):
             if not isinstance(tool_calls, list):
-                raise _StreamFailure("delta.tool_calls is not iterable")
+                raise PiError("delta.tool_calls is not iterable")
             for tool_call in tool_calls:
                 self._handle_tool_call(tool_call)
 
     def _apply_usage(self, usage: dict[str, Any]) -> None:
         prompt_tokens = usage.get("prompt_tokens")
-        prompt_tokens = prompt_tokens if _js_truthy(prompt_tokens) else 0
+        prompt_tokens = prompt_tokens if js_truthy(prompt_tokens) else 0
         cached = _cached_prompt_tokens(usage, prompt_tokens)
         target = self.output["usage"]
         target["input"] = max(0, prompt_tokens - cached)
         completion = usage.get("completion_tokens")
-        target["output"] = completion if _js_truthy(completion) else 0
+        target["output"] = completion if js_truthy(completion) else 0
         target["cacheRead"] = cached
         target["cacheWrite"] = 0
         total = usage.get("total_tokens")
         target["totalTokens"] = (
             total
-            if _js_truthy(total)
+            if js_truthy(total)
             else target["input"] + target["output"] + target["cacheRead"] + target["cacheWrite"]
         )
         calculate_cost(self.model, target)
@@ -328,24 +246,24 @@ class _MistralStream:
     def _open(self, kind: str) -> dict[str, Any]:
         block = self.current
         if block is None or block["type"] != kind:
-            self.finish_current()
+            self.close_current()
             block = {"type": kind, kind: ""}
             self.current = block
             self.output["content"].append(block)
-            self._emit({"type": f"{kind}_start", "contentIndex": self._last_index()})
+            self.emit({"type": f"{kind}_start", "contentIndex": self.last_index()})
         return block
 
     def _append(self, kind: str, delta: str) -> None:
         self._open(kind)
         self.pieces.append(delta)
-        self._emit({"type": f"{kind}_delta", "contentIndex": self._last_index(), "delta": delta})
+        self.emit({"type": f"{kind}_delta", "contentIndex": self.last_index(), "delta": delta})
 
     def _handle_content_item(self, item: Any) -> None:
         if isinstance(item, str):
             self._append("text", sanitize_surrogates(item))
             return
         if item is None:
-            raise _StreamFailure("Cannot read properties of null (reading 'type')")
+            raise PiError("Cannot read properties of null (reading 'type')")
         if not isinstance(item, dict):
             return
         kind = item.get("type")
@@ -365,16 +283,16 @@ class _MistralStream:
 
     def _handle_tool_call(self, tool_call: Any) -> None:
         if self.current is not None:
-            self.finish_current()
+            self.close_current()
             self.current = None
         if tool_call is None:
-            raise _StreamFailure("Cannot read properties of null (reading 'id')")
+            raise PiError("Cannot read properties of null (reading 'id')")
         if not isinstance(tool_call, dict):
             tool_call = {}
         function = _property_holder(tool_call, "function", "name")
         raw_id = tool_call.get("id")
         index = tool_call.get("index")
-        if _js_truthy(raw_id) and raw_id != "null":
+        if js_truthy(raw_id) and raw_id != "null":
             call_id = raw_id
         else:
             call_id = derive_tool_call_id(f"toolcall:{_js_string(0 if index is None else index)}", 0)
@@ -392,18 +310,18 @@ class _MistralStream:
             block["partialArgs"] = ""
             content.append(block)
             self.tool_blocks[key] = len(content) - 1
-            self._emit({"type": "toolcall_start", "contentIndex": len(content) - 1})
+            self.emit({"type": "toolcall_start", "contentIndex": len(content) - 1})
         arguments = function.get("arguments")
         if isinstance(arguments, str):
             args_delta = arguments
         else:
-            args_delta = js_stringify(arguments if _js_truthy(arguments) else {})
+            args_delta = js_stringify(arguments if js_truthy(arguments) else {})
         block["partialArgs"] = (block.get("partialArgs") or "") + args_delta
         block["arguments"] = parse_streaming_json(block["partialArgs"])
-        self._emit({"type": "toolcall_delta", "contentIndex": self.tool_blocks[key], "delta": args_delta})
+        self.emit({"type": "toolcall_delta", "contentIndex": self.tool_blocks[key], "delta": args_delta})
 
     def finish(self) -> None:
-        self.finish_current()
+        self.close_current()
         content = self.output["content"]
         for index in self.tool_blocks.values():
             block = content[index]
@@ -411,7 +329,7 @@ class _MistralStream:
                 continue
             block["arguments"] = parse_streaming_json(block.get("partialArgs"))
             block.pop("partialArgs", None)
-            self._emit({"type": "toolcall_end", "contentIndex": index, "toolCall": block})
+            self.emit({"type": "toolcall_end", "contentIndex": index, "toolCall": block})
 
 
 def decode(
@@ -436,11 +354,8 @@ def decode(
         for chunk in read_events(chunks):
             stream.handle(chunk)
         stream.finish()
-        if output["stopReason"] == "pending":
-            raise _StreamFailure("Mistral stream ended without a finish reason")
-        if output["stopReason"] in ("error", "aborted"):
-            raise _StreamFailure(output.get("errorMessage") or "An unknown error occurred")
-        emitter.emit({"type": "done", "reason": output["stopReason"], "message": output})
+        raise_unless_settled(output, "Mistral stream ended without a finish reason")
+        emit_done(output, emitter)
         return output
     except Exception as error:
         stream.flush_text()

@@ -13,8 +13,9 @@ from typing import Any
 from pi_tools.providers.catalog import Model, calculate_cost
 from pi_tools.providers.jsonjs import js_stringify
 from pi_tools.providers.openai_completions.compat import resolve_compat
+from pi_tools.providers.sse import open_openai_sdk_stream
+from pi_tools.providers.stream_message import counted_usage, emit_done, record_response_id, record_stop_reason
 from pi_tools.providers.streaming import (
-    NULL_BODY_STATUSES,
     EventEmitter,
     PiError,
     SdkApiError,
@@ -22,15 +23,12 @@ from pi_tools.providers.streaming import (
     fail_output,
     format_provider_error,
     grammar_input_json_delta,
-    iter_openai_sdk_stream,
     js_field,
     js_map_key,
     js_to_string,
     js_truthy,
     new_output,
-    openai_status_error,
     parse_streaming_json,
-    read_body_text,
 )
 
 _SCRATCH_KEYS = ("index", "partialArgs", "customInput", "streamIndex")
@@ -110,15 +108,14 @@ def parse_chunk_usage(raw: Any, model: Model) -> dict[str, Any]:
     cache_write = _or_zero(js_field(prompt_details, "cache_write_tokens"))
     input_tokens = max(0, prompt_tokens - cache_read - cache_write)
     output_tokens = _or_zero(js_field(raw, "completion_tokens"))
-    usage: dict[str, Any] = {
-        "input": input_tokens,
-        "output": output_tokens,
-        "cacheRead": cache_read,
-        "cacheWrite": cache_write,
-        "reasoning": _or_zero(js_field(js_field(raw, "completion_tokens_details"), "reasoning_tokens")),
-        "totalTokens": input_tokens + output_tokens + cache_read + cache_write,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }
+    usage = counted_usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read=cache_read,
+        cache_write=cache_write,
+        reasoning=_or_zero(js_field(js_field(raw, "completion_tokens_details"), "reasoning_tokens")),
+        total=input_tokens + output_tokens + cache_read + cache_write,
+    )
     calculate_cost(model, usage)
     return usage
 
@@ -211,7 +208,7 @@ class _CompletionsDecoder:
             block = self.by_id.get(js_map_key(call_id))
         if block is None:
             custom_property = None
-            if _js_truthy_value(custom) and not _js_truthy_value(function):
+            if js_truthy(custom) and not js_truthy(function):
                 custom_property = self.grammar.get(name, "input")
             block = {"type": "toolCall", "id": call_id or "", "name": name}
             if custom_property is not None:
@@ -237,7 +234,7 @@ class _CompletionsDecoder:
             self.by_id[js_map_key(call_id)] = block
         if not block.get("name") and name:
             block["name"] = name
-        if _js_truthy_value(custom) and not _js_truthy_value(function) and block.get("customInput") is None:
+        if js_truthy(custom) and not js_truthy(function) and block.get("customInput") is None:
             custom_property = self.grammar.get(block.get("name") or "", "input")
             block["arguments"] = {custom_property: ""}
             block["customInput"] = {
@@ -274,34 +271,26 @@ class _CompletionsDecoder:
         if not isinstance(chunk, dict):
             return
         output = self.output
-        if not js_truthy(output.get("responseId")):
-            if "id" in chunk:
-                output["responseId"] = chunk["id"]
-            else:
-                output.pop("responseId", None)
+        record_response_id(output, chunk)
         chunk_model = chunk.get("model")
         if isinstance(chunk_model, str) and chunk_model and chunk_model != self.model["id"]:
             if not output.get("responseModel"):
                 output["responseModel"] = chunk_model
         usage = chunk.get("usage")
-        if _js_truthy_value(usage):
+        if js_truthy(usage):
             output["usage"] = parse_chunk_usage(usage, self.model)
         choices = chunk.get("choices")
         choice = choices[0] if isinstance(choices, list) and choices else None
-        if not _js_truthy_value(choice) or not isinstance(choice, dict):
+        if not js_truthy(choice) or not isinstance(choice, dict):
             return
-        if not _js_truthy_value(usage) and _js_truthy_value(choice.get("usage")):
+        if not js_truthy(usage) and js_truthy(choice.get("usage")):
             output["usage"] = parse_chunk_usage(choice["usage"], self.model)
         finish_reason = choice.get("finish_reason")
         if js_truthy(finish_reason):
-            output["rawStopReason"] = finish_reason
-            stop_reason, message = _map_stop_reason(finish_reason)
-            output["stopReason"] = stop_reason
-            if message:
-                output["errorMessage"] = message
+            record_stop_reason(output, finish_reason, _map_stop_reason)
             self.has_finish_reason = True
         delta = choice.get("delta")
-        if _js_truthy_value(delta) and isinstance(delta, dict):
+        if js_truthy(delta) and isinstance(delta, dict):
             self.handle_delta(delta)
 
     def handle_delta(self, delta: dict[str, Any]) -> None:
@@ -321,7 +310,7 @@ class _CompletionsDecoder:
                 self.push({"type": "thinking_delta", "contentIndex": self.position(block), "delta": value})
                 break
         tool_calls = delta.get("tool_calls")
-        if _js_truthy_value(tool_calls) and isinstance(tool_calls, list):
+        if js_truthy(tool_calls) and isinstance(tool_calls, list):
             for call in tool_calls:
                 self.handle_tool_call(call if isinstance(call, dict) else {})
         details = delta.get("reasoning_details")
@@ -372,7 +361,7 @@ class _CompletionsDecoder:
             "stopReason"
         ] == "pending":
             raise PiError("Stream ended without finish_reason")
-        self.emitter.emit({"type": "done", "reason": output["stopReason"], "message": output})
+        emit_done(output, self.emitter)
 
 
 def _first_defined(*values: Any) -> Any:
@@ -380,12 +369,6 @@ def _first_defined(*values: Any) -> Any:
         if value is not None:
             return value
     return None
-
-
-def _js_truthy_value(value: Any) -> bool:
-    if value is None or value is False or value == "" or (_is_number(value) and value == 0):
-        return False
-    return True
 
 
 def decode(
@@ -409,12 +392,7 @@ def decode(
         model, output, emitter, dict(options.get("grammarToolInputProperties") or {})
     )
     try:
-        if not 200 <= status < 300:
-            raise openai_status_error(status, read_body_text(chunks))
-        emitter.emit({"type": "start", "partial": output})
-        if status in NULL_BODY_STATUSES:
-            raise PiError("Attempted to iterate over a response with no body")
-        for chunk in iter_openai_sdk_stream(chunks):
+        for chunk in open_openai_sdk_stream(status, chunks, output, emitter):
             decoder.handle(chunk)
         decoder.finish(compat)
     except Exception as error:  # noqa: BLE001 - every failure settles the message, as in Pi
@@ -423,7 +401,7 @@ def decode(
                 decoder.apply_reasoning_details(block)
         message = format_provider_error(error) if not isinstance(error, PiError) else error_text(error)
         raw = js_field(js_field(error.error, "metadata"), "raw") if isinstance(error, SdkApiError) else None
-        if _js_truthy_value(raw) and js_to_string(raw) not in message:
+        if js_truthy(raw) and js_to_string(raw) not in message:
             message += f"\n{js_to_string(raw)}"
         fail_output(output, emitter, message, scratch_keys=_SCRATCH_KEYS)
     return output

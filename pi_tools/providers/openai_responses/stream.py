@@ -12,9 +12,10 @@ from typing import Any
 
 from pi_tools.providers.catalog import Model, calculate_cost
 from pi_tools.providers.jsonjs import js_stringify
+from pi_tools.providers.sse import open_openai_sdk_stream
+from pi_tools.providers.stream_message import counted_usage, emit_done, raise_unless_settled
 from pi_tools.providers.streaming import (
     ABSENT,
-    NULL_BODY_STATUSES,
     EventEmitter,
     JsTypeError,
     PiError,
@@ -22,7 +23,6 @@ from pi_tools.providers.streaming import (
     fail_output,
     format_provider_error,
     grammar_input_json_delta,
-    iter_openai_sdk_stream,
     js_field,
     js_json_parse,
     js_map_key,
@@ -30,17 +30,10 @@ from pi_tools.providers.streaming import (
     js_to_string,
     js_truthy,
     new_output,
-    openai_status_error,
     parse_streaming_json,
-    read_body_text,
 )
 
 _SCRATCH_KEYS = ("index", "partialJson", "customInput")
-_ABSENT = ABSENT
-
-
-def _js_string(value: Any) -> str:
-    return js_to_string(value)
 
 
 def _join_item(value: Any) -> str:
@@ -51,7 +44,7 @@ def _join_item(value: Any) -> str:
 def _template_part(container: Any, key: str) -> str:
     if not isinstance(container, dict) or key not in container:
         return "undefined"
-    return _js_string(container[key])
+    return js_to_string(container[key])
 
 
 def _text_signature(item: dict[str, Any]) -> str:
@@ -87,7 +80,7 @@ def _map_stop_reason(status: Any, incomplete_reason: str | None) -> tuple[str, s
         return "error", None
     if status in ("in_progress", "queued"):
         return "stop", None
-    raise PiError(f"Unhandled stop reason: {_js_string(status)}")
+    raise PiError(f"Unhandled stop reason: {js_to_string(status)}")
 
 
 def _mapped_parts(item: dict[str, Any], field: str, reading: str) -> list[Any] | None:
@@ -230,19 +223,19 @@ class _ResponsesDecoder:
         elif kind == "response.output_item.added":
             self.create_slot(index, event.get("item", ABSENT))
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-            self.append_delta(index, "thinking", "thinking", event.get("delta", _ABSENT), "thinking_delta")
+            self.append_delta(index, "thinking", "thinking", event.get("delta", ABSENT), "thinking_delta")
         elif kind == "response.reasoning_summary_part.done":
             self.append_delta(index, "thinking", "thinking", "\n\n", "thinking_delta")
         elif kind in ("response.output_text.delta", "response.refusal.delta"):
-            self.append_delta(index, "text", "text", event.get("delta", _ABSENT), "text_delta")
+            self.append_delta(index, "text", "text", event.get("delta", ABSENT), "text_delta")
         elif kind == "response.function_call_arguments.delta":
             slot = self.slot(index, "toolCall")
             if slot is None or "partialJson" not in slot[1]:
                 return
-            delta = event.get("delta", _ABSENT)
+            delta = event.get("delta", ABSENT)
             slot[1]["partialJson"] = js_to_string(slot[1]["partialJson"]) + _concat_part(delta)
             slot[1]["arguments"] = parse_streaming_json(slot[1]["partialJson"])
-            if delta is not _ABSENT:
+            if delta is not ABSENT:
                 self.push({"type": "toolcall_delta", "contentIndex": slot[2], "delta": delta})
         elif kind == "response.function_call_arguments.done":
             self.on_arguments_done(index, event)
@@ -250,7 +243,7 @@ class _ResponsesDecoder:
             slot = self.slot(index, "toolCall")
             if slot is None or not slot[1].get("customInput"):
                 return
-            next_input = self.custom_input(slot[1]) + _concat_part(event.get("delta", _ABSENT))
+            next_input = self.custom_input(slot[1]) + _concat_part(event.get("delta", ABSENT))
             self.push_tool_delta(slot, self.append_custom_input(slot[1], next_input, False))
         elif kind == "response.custom_tool_call_input.done":
             slot = self.slot(index, "toolCall")
@@ -275,7 +268,7 @@ class _ResponsesDecoder:
             return
         slot[1][field] = slot[1][field] + _concat_part(delta)
         event: dict[str, Any] = {"type": event_type, "contentIndex": slot[2]}
-        if delta is not _ABSENT:
+        if delta is not ABSENT:
             event["delta"] = delta
         self.push(event)
 
@@ -286,7 +279,7 @@ class _ResponsesDecoder:
         previous = slot[1]["partialJson"]
         arguments = event.get("arguments", ABSENT)
         assign_or_drop(slot[1], "partialJson", arguments)
-        if isinstance(arguments, str) or not _js_truthy(arguments):
+        if isinstance(arguments, str) or not js_truthy(arguments):
             slot[1]["arguments"] = parse_streaming_json(arguments if isinstance(arguments, str) else None)
         else:
             raise JsTypeError("partialJson.trim is not a function")
@@ -384,15 +377,14 @@ class _ResponsesDecoder:
             details = js_field(usage, "input_tokens_details")
             cached = js_field(details, "cached_tokens") or 0
             cache_write = js_field(details, "cache_write_tokens") or 0
-            output["usage"] = {
-                "input": max(0, (js_field(usage, "input_tokens") or 0) - cached - cache_write),
-                "output": js_field(usage, "output_tokens") or 0,
-                "cacheRead": cached,
-                "cacheWrite": cache_write,
-                "reasoning": js_field(js_field(usage, "output_tokens_details"), "reasoning_tokens") or 0,
-                "totalTokens": js_field(usage, "total_tokens") or 0,
-                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-            }
+            output["usage"] = counted_usage(
+                input_tokens=max(0, (js_field(usage, "input_tokens") or 0) - cached - cache_write),
+                output_tokens=js_field(usage, "output_tokens") or 0,
+                cache_read=cached,
+                cache_write=cache_write,
+                reasoning=js_field(js_field(usage, "output_tokens_details"), "reasoning_tokens") or 0,
+                total=js_field(usage, "total_tokens") or 0,
+            )
         calculate_cost(self.model, output["usage"])
         tier = response.get("service_tier")
         multiplier = _service_tier_multiplier(self.model, self.service_tier if tier is None else tier)
@@ -431,16 +423,10 @@ class _ResponsesDecoder:
         if js_truthy(error):
             code = js_field(error, "code") if js_truthy(js_field(error, "code")) else "unknown"
             text = js_field(error, "message") if js_truthy(js_field(error, "message")) else "no message"
-            raise PiError(f"{_js_string(code)}: {_js_string(text)}")
+            raise PiError(f"{js_to_string(code)}: {js_to_string(text)}")
         if js_truthy(js_field(details, "reason")):
-            raise PiError(f"incomplete: {_js_string(details['reason'])}")
+            raise PiError(f"incomplete: {js_to_string(details['reason'])}")
         raise PiError("Unknown error (no error details in response)")
-
-
-def _js_truthy(value: Any) -> bool:
-    if value is None or value is ABSENT or value is False or value == "":
-        return False
-    return not (isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0)
 
 
 def _nullish(value: Any) -> str:
@@ -455,7 +441,7 @@ def _require_object(value: Any, reading: str) -> None:
 
 def _concat_part(value: Any) -> str:
     """The text ``+=`` appends for a delta value (``undefined`` when absent)."""
-    return "undefined" if value is _ABSENT else _js_string(value)
+    return "undefined" if value is ABSENT else js_to_string(value)
 
 
 def decode(
@@ -478,20 +464,12 @@ def decode(
     # The tier the request asked for prices the answer when the response does not name one.
     decoder.service_tier = options.get("serviceTier")
     try:
-        if not 200 <= status < 300:
-            raise openai_status_error(status, read_body_text(chunks))
-        emitter.emit({"type": "start", "partial": output})
-        if status in NULL_BODY_STATUSES:
-            raise PiError("Attempted to iterate over a response with no body")
-        for event in iter_openai_sdk_stream(chunks):
+        for event in open_openai_sdk_stream(status, chunks, output, emitter):
             decoder.handle(event)
         if not decoder.saw_terminal:
             raise PiError("OpenAI Responses stream ended before a terminal response event")
-        if output["stopReason"] == "pending":
-            raise PiError("OpenAI Responses stream ended without a stop reason")
-        if output["stopReason"] in ("aborted", "error"):
-            raise PiError(output.get("errorMessage") or "An unknown error occurred")
-        emitter.emit({"type": "done", "reason": output["stopReason"], "message": output})
+        raise_unless_settled(output, "OpenAI Responses stream ended without a stop reason")
+        emit_done(output, emitter)
     except Exception as error:  # noqa: BLE001 - every failure settles the message, as in Pi
         fail_output(
             output, emitter, format_provider_error(error, "OpenAI API error"), scratch_keys=_SCRATCH_KEYS
