@@ -16,7 +16,12 @@ from pi_tools.audit import usage_scan
 from pi_tools.audit.usage import UsageOptions, collect_usage, usage_document, usage_rows
 from pi_tools.providers.catalog import calculate_cost, get_model
 
-GEN_CORPUS = Path("/work/shared/oracle/gen_corpus.py")
+# The reference material's session generator: beside the checkout (as CI lays it out), else the workspace copy.
+GEN_CORPUS = next(
+    (p for p in (Path(__file__).resolve().parents[2] / "shared" / "oracle" / "gen_corpus.py",
+                 Path("/work/shared/oracle/gen_corpus.py")) if p.exists()),
+    Path("/work/shared/oracle/gen_corpus.py"),
+)
 ROW_KEYS = ["messages", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "costStored",
             "costRecomputed", "recomputedMessages", "unpricedMessages", "cacheHitRatio"]
 TOTAL_KEYS = {"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "messages"}
