@@ -41,6 +41,7 @@ from ..options import (
 )
 from ..transform_messages import transform_messages
 from .compat import resolve_compat
+from .reasoning_details import is_reasoning_detail
 
 _REPLAY_FIELDS = ("reasoning", "reasoning_content", "reasoning_text")
 _TOOL_RESULT_BRIDGE = "I have processed the tool results."
@@ -116,32 +117,12 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _is_reasoning_detail(detail: Any) -> bool:
-    if not isinstance(detail, dict):
-        return False
-    if "id" in detail and not (detail["id"] is None or isinstance(detail["id"], str)):
-        return False
-    if "format" in detail and not isinstance(detail["format"], str):
-        return False
-    if "index" in detail and not _is_number(detail["index"]):
-        return False
-    kind = detail.get("type")
-    if kind == "reasoning.summary":
-        return isinstance(detail.get("summary"), str)
-    if kind == "reasoning.encrypted":
-        return isinstance(detail.get("data"), str)
-    if kind == "reasoning.text":
-        signature = detail.get("signature")
-        return isinstance(detail.get("text"), str) and (signature is None or isinstance(signature, str))
-    return False
-
-
 def _signed_reasoning_details(signature: Any) -> list[Any] | None:
     """A thinking signature that is a JSON array of OpenRouter reasoning details, replayed as-is."""
     if not isinstance(signature, str) or not signature:
         return None
     parsed = _parse_json(signature)
-    if isinstance(parsed, list) and parsed and all(_is_reasoning_detail(item) for item in parsed):
+    if isinstance(parsed, list) and parsed and all(is_reasoning_detail(item) for item in parsed):
         return parsed
     return None
 
@@ -152,7 +133,7 @@ def _legacy_encrypted_detail(signature: Any) -> dict[str, Any] | None:
         return None
     parsed = _parse_json(signature)
     if (
-        _is_reasoning_detail(parsed)
+        is_reasoning_detail(parsed)
         and parsed["type"] == "reasoning.encrypted"
         and isinstance(parsed.get("id"), str)
         and parsed["id"]

@@ -13,6 +13,7 @@ from typing import Any
 from pi_tools.providers.catalog import Model, calculate_cost
 from pi_tools.providers.jsonjs import js_stringify
 from pi_tools.providers.openai_completions.compat import resolve_compat
+from pi_tools.providers.openai_completions.reasoning_details import is_reasoning_detail
 from pi_tools.providers.sse import open_openai_sdk_stream
 from pi_tools.providers.stream_message import counted_usage, emit_done, record_response_id, record_stop_reason
 from pi_tools.providers.streaming import (
@@ -37,27 +38,6 @@ _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _is_reasoning_detail(detail: Any) -> bool:
-    """pi-ai ``isOpenAIReasoningDetail``: only well-formed OpenRouter details are kept for replay."""
-    if not isinstance(detail, dict):
-        return False
-    if "id" in detail and detail["id"] is not None and not isinstance(detail["id"], str):
-        return False
-    if "format" in detail and not isinstance(detail["format"], str):
-        return False
-    if "index" in detail and not _is_number(detail["index"]):
-        return False
-    kind = detail.get("type")
-    if kind == "reasoning.summary":
-        return isinstance(detail.get("summary"), str)
-    if kind == "reasoning.encrypted":
-        return isinstance(detail.get("data"), str)
-    if kind == "reasoning.text":
-        signature = detail.get("signature")
-        return isinstance(detail.get("text"), str) and (signature is None or isinstance(signature, str))
-    return False
 
 
 def _fill_common_fields(target: dict[str, Any], source: dict[str, Any]) -> None:
@@ -316,7 +296,7 @@ class _CompletionsDecoder:
         details = delta.get("reasoning_details")
         if isinstance(details, list):
             for detail in details:
-                if not _is_reasoning_detail(detail):
+                if not is_reasoning_detail(detail):
                     continue
                 self.ensure_thinking("")
                 if self.reasoning_details is None:
