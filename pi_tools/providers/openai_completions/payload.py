@@ -113,10 +113,6 @@ def _parse_json(text: str) -> Any:
         return _MISSING
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _signed_reasoning_details(signature: Any) -> list[Any] | None:
     """A thinking signature that is a JSON array of OpenRouter reasoning details, replayed as-is."""
     if not isinstance(signature, str) or not signature:
