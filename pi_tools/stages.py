@@ -202,14 +202,14 @@ def resolve_model(request: PayloadRequest, document: Document) -> Any:
         else:
             current = document.get("model")
             if not isinstance(current, dict) or not current.get("provider") or not current.get("modelId"):
-                raise DocumentError(f"{document.get('source')}: the session has no model; pass --model PROVIDER/ID")
+                raise DocumentError("the session has no model; pass --model PROVIDER/ID")
             model = get_model(str(current["provider"]), str(current["modelId"]))
     except UnknownModelError as exc:
-        raise DocumentError(f"{document.get('source')}: {exc.args[0] if exc.args else exc}") from None
-    if model.get("api") != request.api and not (request.api == "google-vertex" and model.get("api") == "google-vertex"):
+        raise DocumentError(str(exc.args[0] if exc.args else exc)) from None
+    if model.get("api") != request.api:
         raise DocumentError(
-            f"{document.get('source')}: model {model['provider']}/{model['id']} speaks {model.get('api')}, not "
-            f"{request.api}; pass --model with a {request.api} model"
+            f"model {model['provider']}/{model['id']} speaks {model.get('api')}, not {request.api}; "
+            f"pass --model with a model of that API (see pi-tools models --api {request.api})"
         )
     return model
 

@@ -49,6 +49,16 @@ def payload_command(
 
     if api not in supported_apis():
         fail(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
+    if model is not None:
+        from pi_tools.providers.catalog import find_model
+        from pi_tools.providers.errors import UnknownModelError
+
+        try:
+            chosen = find_model(model)
+        except UnknownModelError as exc:
+            fail(f"--model: {exc.args[0] if exc.args else exc}")
+        if chosen.get("api") != api:
+            fail(f"--model {model} speaks {chosen.get('api')}, not {api}")
     request = PayloadRequest(
         api=api, model=model, system_prompt=system_prompt, tools=_load_tools(tools) if tools else None,
         reasoning=reasoning, session_id=session_id, wire=wire,
