@@ -1,8 +1,11 @@
-"""``JSON.parse`` as the stream decoders meet it: V8's error texts, and pi-ai's repair of tool-call JSON.
+"""``JSON.parse`` as Pi runs it (V8 in Node 22): the same values, the same ``SyntaxError`` texts, and pi-ai's
+repair of tool-call JSON.
 
-Pi copies a failed parse's message into ``errorMessage`` (where retry rules read it), and repairs the
-arguments models stream (raw newlines, Windows paths) before parsing, so both the texts and the repaired values
-are part of what a decoder settles.
+Stream decoders copy a failed parse's message into ``errorMessage`` (where retry rules read it) and payload
+builders fail a request with it, so the wording, which depends on the token class and on the position in UTF-16
+code units, is part of what Pi produces. Values come from orjson, or the stdlib for the texts orjson refuses
+(lone surrogate escapes, huge numbers); the scanner only decides where and how V8 rejects. V8 parses without
+recursion, so nesting deeper than Python's stack allows still yields a value here.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import re
 from typing import Any
 
 import orjson
+
+from pi_tools.providers.hashing import utf16_code_units
 
 
 class JsJsonError(ValueError):
@@ -26,260 +31,319 @@ _MAX_SAFE = 2**53
 
 
 def _js_int(text: str) -> int | float:
-    value = int(text)
-    # JS numbers are doubles: integers beyond 2^53 lose precision the same way a float does.
-    return value if -_MAX_SAFE <= value <= _MAX_SAFE else float(value)
+    """Integers beyond 2**53 are doubles in JS; ``float(text)`` also copes with digit runs ``int`` refuses."""
+    if len(text) < 16:
+        return int(text)
+    value = float(text)
+    return int(text) if -_MAX_SAFE <= value <= _MAX_SAFE else value
 
 
 def js_json_loads(text: str) -> Any:
-    """``JSON.parse`` semantics without the error text (fast path for hot loops)."""
+    """``JSON.parse`` semantics without the error text (fast path for hot loops); raises ``ValueError``."""
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        # orjson refuses lone surrogate escapes and huge integers, which JS accepts.
+        pass  # lone surrogate escapes, huge numbers, deep nesting and real errors
+    try:
         return json.loads(text, parse_constant=_reject_constant, parse_int=_js_int)
+    except RecursionError:
+        return _load_deep(text)
 
 
 def js_json_parse(text: str) -> Any:
     """``JSON.parse(text)``: the same value, or :class:`JsJsonError` carrying V8's message."""
     try:
         return js_json_loads(text)
-    except (ValueError, RecursionError):
+    except ValueError:
         raise JsJsonError(v8_json_error_message(text)) from None
 
 
-class _V8Error(Exception):
-    def __init__(self, kind: str, position: int, token: str = "") -> None:
-        super().__init__(kind)
-        self.kind = kind
-        self.position = position
-        self.token = token
+# One JSON token after optional whitespace: punctuation, a string body, or a number / literal.
+_DEEP_TOKEN = re.compile(r'[ \t\n\r]*+(?:([\[\]{},:])|"([^"\\]*+(?:\\[\s\S][^"\\]*+)*+)"|([-+.0-9A-Za-z]++))')
 
 
-_V8_TEMPLATES = {
-    "prop_or_rbrace": "Expected property name or '}'",
-    "comma_or_rbrack": "Expected ',' or ']' after array element",
-    "comma_or_rbrace": "Expected ',' or '}' after property value",
-    "colon": "Expected ':' after property name",
-    "quoted_prop": "Expected double-quoted property name",
-    "unterminated_string": "Unterminated string",
-    "bad_control": "Bad control character in string literal",
-    "bad_unicode": "Bad Unicode escape",
-    "bad_escape": "Bad escaped character",
-    "minus": "No number after minus sign",
-    "fraction": "Unterminated fractional number",
-    "exponent": "Exponent part is missing a number",
-    "number": "Unexpected number",
-    "string": "Unexpected string",
-    "trailing": "Unexpected non-whitespace character after JSON",
-}
-_JSON_WS = " \t\n\r"
-_SPECIAL_SOURCES = {"NaN", "Infinity", "undefined", "[object Object]"}
+def _load_deep(text: str) -> Any:
+    """Build the value of a text nested too deeply for the recursive parsers, with an explicit stack."""
+    message = v8_json_error_message(text)
+    if message:
+        raise ValueError(message)
+    root: list[Any] = []
+    stack: list[Any] = [root]
+    key: str | None = None
+    expecting_key = False
+    for match in _DEEP_TOKEN.finditer(text):
+        punctuation, body, scalar = match.groups()
+        value: Any
+        if punctuation is not None:
+            if punctuation in "]}":
+                stack.pop()
+                continue
+            if punctuation == ",":
+                expecting_key = isinstance(stack[-1], dict)
+                continue
+            if punctuation == ":":
+                expecting_key = False
+                continue
+            value = [] if punctuation == "[" else {}
+        elif body is not None:
+            value = body if "\\" not in body else json.loads(f'"{body}"')
+            if expecting_key:
+                key = value
+                continue
+        elif scalar in _LITERALS:
+            value = _LITERALS[scalar]
+        elif any(mark in scalar for mark in ".eE"):
+            value = float(scalar)
+        else:
+            value = _js_int(scalar)
+        container = stack[-1]
+        if isinstance(container, dict):
+            container[key] = value
+        else:
+            container.append(value)
+        if isinstance(value, dict):
+            stack.append(value)
+            expecting_key = True
+        elif isinstance(value, list):
+            stack.append(value)
+    return root[0]
+
+
+_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+_WHITESPACE = frozenset((0x20, 0x09, 0x0A, 0x0D))
+_DIGITS = frozenset(range(0x30, 0x3A))
+_HEX_DIGITS = frozenset([*range(0x30, 0x3A), *range(0x41, 0x47), *range(0x61, 0x67)])
+_SIMPLE_ESCAPES = frozenset(ord(c) for c in '"\\/bfnrt')
+_SPECIAL_SOURCES = frozenset(("[object Object]", "undefined", "Infinity", "NaN"))
 _CONTEXT_CHARS = 10
+_TOKEN_OF = {ord('"'): "string", ord("-"): "number", **{d: "number" for d in _DIGITS}}
+_LITERAL_WORDS = {0x74: "true", 0x66: "false", 0x6E: "null"}
+
+
+class _V8Rejection(Exception):
+    """Internal: V8's message for the first error the scanner meets."""
 
 
 class _V8Scanner:
-    """Walks invalid JSON the way V8's JsonParser does, to find which error it reports and where."""
+    """Walks a JSON text the way V8's parser does, only to find where and how it reports the first error.
+
+    Works on UTF-16 code units, as V8 does: positions, the quoted context and the offending token are all
+    counted and cut in those units. Iterative, like V8, so any nesting depth is scanned.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.n = len(text)
+        self.units = utf16_code_units(text)
+        self.pos = 0
 
-    def ws(self, i: int) -> int:
-        while i < self.n and self.text[i] in _JSON_WS:
-            i += 1
-        return i
+    # error reporting ---------------------------------------------------------------------------------------
 
-    def value(self, i: int) -> int:
-        i = self.ws(i)
-        if i >= self.n:
-            raise _V8Error("eos", i)
-        c = self.text[i]
-        if c == '"':
-            return self.string(i)
-        if c == "{":
-            return self.obj(i)
-        if c == "[":
-            return self.arr(i)
-        if c == "-" or c.isdigit() and c.isascii():
-            return self.number(i)
-        for literal in ("true", "false", "null"):
-            if c == literal[0]:
-                for k, expected in enumerate(literal):
-                    if i + k >= self.n:
-                        raise _V8Error("eos", i + k)
-                    if self.text[i + k] != expected:
-                        raise _V8Error("token", i + k, self.text[i + k])
-                return i + len(literal)
-        raise _V8Error("token", i, c)
+    def _location(self, pos: int) -> str:
+        line = 1
+        last_break = 0
+        index = 0
+        units = self.units
+        while index < pos:
+            unit = units[index]
+            if unit == 0x0D and index < pos - 1 and units[index + 1] == 0x0A:
+                index += 1
+                unit = 0x0A
+            if unit in (0x0A, 0x0D):
+                line += 1
+                last_break = index + 1
+            index += 1
+        return f"at position {pos} (line {line} column {1 + index - last_break})"
 
-    def obj(self, i: int) -> int:
-        i = self.ws(i + 1)
-        if i < self.n and self.text[i] == "}":
-            return i + 1
-        if i >= self.n or self.text[i] != '"':
-            raise _V8Error("prop_or_rbrace", i)
+    def _explicit(self, message: str, pos: int, where: str = "in JSON") -> _V8Rejection:
+        return _V8Rejection(f"{message} {where} {self._location(pos)}")
+
+    def _snippet(self, start: int, end: int) -> str:
+        return b"".join(unit.to_bytes(2, "little") for unit in self.units[start:end]).decode(
+            "utf-16-le", "surrogatepass"
+        )
+
+    def _unexpected(self, pos: int) -> _V8Rejection:
+        units = self.units
+        if pos >= len(units):
+            return _V8Rejection("Unexpected end of JSON input")
+        token = _TOKEN_OF.get(units[pos])
+        if token == "number":
+            return self._explicit("Unexpected number", pos)
+        if token == "string":
+            return self._explicit("Unexpected string", pos)
+        if self.text in _SPECIAL_SOURCES:
+            return _V8Rejection(f'"{self.text}" is not valid JSON')
+        char = self._snippet(pos, pos + 1)
+        length = len(units)
+        if length <= _CONTEXT_CHARS * 2:
+            return _V8Rejection(f"Unexpected token '{char}', \"{self.text}\" is not valid JSON")
+        if pos < _CONTEXT_CHARS:
+            context = self._snippet(0, pos + _CONTEXT_CHARS)
+            return _V8Rejection(f"Unexpected token '{char}', \"{context}\"... is not valid JSON")
+        if pos < length - _CONTEXT_CHARS:
+            context = self._snippet(pos - _CONTEXT_CHARS, pos + _CONTEXT_CHARS)
+            return _V8Rejection(f"Unexpected token '{char}', ...\"{context}\"... is not valid JSON")
+        context = self._snippet(pos - _CONTEXT_CHARS, length)
+        return _V8Rejection(f"Unexpected token '{char}', ...\"{context}\" is not valid JSON")
+
+    # scanning ----------------------------------------------------------------------------------------------
+
+    def _peek(self) -> int:
+        """Skip whitespace; the next code unit, or -1 at the end."""
+        units = self.units
+        while self.pos < len(units) and units[self.pos] in _WHITESPACE:
+            self.pos += 1
+        return units[self.pos] if self.pos < len(units) else -1
+
+    def _expect(self, unit: int, message: str) -> None:
+        if self._peek() != unit:
+            raise self._explicit(message, self.pos)
+        self.pos += 1
+
+    def _string(self) -> None:
+        units = self.units
+        end = len(units)
+        self.pos += 1
         while True:
-            i = self.ws(self.string(i))
-            if i >= self.n or self.text[i] != ":":
-                raise _V8Error("colon", i)
-            i = self.ws(self.value(i + 1))
-            if i < self.n and self.text[i] == "}":
-                return i + 1
-            if i >= self.n or self.text[i] != ",":
-                raise _V8Error("comma_or_rbrace", i)
-            i = self.ws(i + 1)
-            if i >= self.n or self.text[i] != '"':
-                raise _V8Error("quoted_prop", i)
+            if self.pos >= end:
+                raise self._explicit("Unterminated string", end)
+            unit = units[self.pos]
+            if unit == 0x22:
+                self.pos += 1
+                return
+            if unit == 0x5C:
+                self.pos += 1
+                escape = units[self.pos] if self.pos < end else -1
+                if escape in _SIMPLE_ESCAPES:
+                    self.pos += 1
+                elif escape == 0x75:
+                    for offset in range(1, 5):
+                        at = self.pos + offset
+                        if at >= end or units[at] not in _HEX_DIGITS:
+                            raise self._explicit("Bad Unicode escape", min(at, end))
+                    self.pos += 5
+                elif escape == -1:
+                    raise _V8Rejection("Unexpected end of JSON input")
+                elif escape > 0xFF:
+                    # V8 only names Latin-1 escape characters; anything wider is an unexpected token.
+                    raise self._unexpected(self.pos)
+                else:
+                    raise self._explicit("Bad escaped character", self.pos)
+            elif unit < 0x20:
+                raise self._explicit("Bad control character in string literal", self.pos)
+            else:
+                self.pos += 1
 
-    def arr(self, i: int) -> int:
-        i = self.ws(i + 1)
-        if i < self.n and self.text[i] == "]":
-            return i + 1
-        while True:
-            i = self.ws(self.value(i))
-            if i < self.n and self.text[i] == "]":
-                return i + 1
-            if i >= self.n or self.text[i] != ",":
-                raise _V8Error("comma_or_rbrack", i)
-            i += 1
+    def _digits(self) -> None:
+        units = self.units
+        while self.pos < len(units) and units[self.pos] in _DIGITS:
+            self.pos += 1
 
-    def digits(self, i: int) -> int:
-        while i < self.n and "0" <= self.text[i] <= "9":
-            i += 1
-        return i
+    def _at_digit(self) -> bool:
+        return self.pos < len(self.units) and self.units[self.pos] in _DIGITS
 
-    def number(self, i: int) -> int:
-        if self.text[i] == "-":
-            i += 1
-            if i >= self.n or not "0" <= self.text[i] <= "9":
-                raise _V8Error("minus", i)
-        if self.text[i] == "0":
-            i += 1
-            if i < self.n and "0" <= self.text[i] <= "9":
-                raise _V8Error("number", i)
+    def _number(self) -> None:
+        units = self.units
+        if units[self.pos] == 0x2D:
+            self.pos += 1
+            if not self._at_digit():
+                raise self._explicit("No number after minus sign", self.pos)
+        if units[self.pos] == 0x30:
+            self.pos += 1
+            if self._at_digit():
+                raise self._unexpected(self.pos)
         else:
-            i = self.digits(i)
-        if i < self.n and self.text[i] == ".":
-            i += 1
-            if i >= self.n or not "0" <= self.text[i] <= "9":
-                raise _V8Error("fraction", i)
-            i = self.digits(i)
-        if i < self.n and self.text[i] in "eE":
-            i += 1
-            if i < self.n and self.text[i] in "+-":
-                i += 1
-            if i >= self.n or not "0" <= self.text[i] <= "9":
-                raise _V8Error("exponent", i)
-            i = self.digits(i)
-        return i
+            self._digits()
+        if self.pos < len(units) and units[self.pos] == 0x2E:
+            self.pos += 1
+            if not self._at_digit():
+                raise self._explicit("Unterminated fractional number", self.pos)
+            self._digits()
+        if self.pos < len(units) and units[self.pos] in (0x45, 0x65):
+            self.pos += 1
+            if self.pos < len(units) and units[self.pos] in (0x2B, 0x2D):
+                self.pos += 1
+            if not self._at_digit():
+                raise self._explicit("Exponent part is missing a number", self.pos)
+            self._digits()
 
-    def string(self, i: int) -> int:
-        i += 1
-        text = self.text
+    def _literal(self, word: str) -> None:
+        units = self.units
+        self.pos += 1
+        for char in word[1:]:
+            if self.pos >= len(units):
+                raise _V8Rejection("Unexpected end of JSON input")
+            if units[self.pos] != ord(char):
+                raise self._unexpected(self.pos)
+            self.pos += 1
+
+    def _property_key(self, message: str) -> None:
+        if self._peek() != 0x22:
+            raise self._explicit(message, self.pos)
+        self._string()
+        self._expect(0x3A, "Expected ':' after property name")
+
+    def scan(self) -> None:
+        """Raise ``_V8Rejection`` exactly where V8 would; return quietly for text V8 accepts."""
+        stack: list[int] = []  # 0x7B for an open object, 0x5B for an open array
         while True:
-            if i >= self.n:
-                raise _V8Error("unterminated_string", i)
-            c = text[i]
-            if c == '"':
-                return i + 1
-            if c == "\\":
-                i += 1
-                if i >= self.n:
-                    raise _V8Error("eos", i)
-                escape = text[i]
-                if escape == "u":
-                    for k in range(1, 5):
-                        if i + k >= self.n or text[i + k] not in "0123456789abcdefABCDEF":
-                            raise _V8Error("bad_unicode", i + k)
-                    i += 5
+            unit = self._peek()
+            if unit == 0x22:
+                self._string()
+            elif unit == 0x2D or unit in _DIGITS:
+                self._number()
+            elif unit == 0x7B:
+                self.pos += 1
+                if self._peek() == 0x7D:
+                    self.pos += 1
+                else:
+                    stack.append(0x7B)
+                    self._property_key("Expected property name or '}'")
                     continue
-                if ord(escape) > 0xFFFF:
-                    raise _V8Error("token", i, escape)
-                if escape not in '"\\/bfnrt':
-                    raise _V8Error("bad_escape", i)
-                i += 1
-                continue
-            if ord(c) < 0x20:
-                raise _V8Error("bad_control", i)
-            i += 1
+            elif unit == 0x5B:
+                self.pos += 1
+                if self._peek() == 0x5D:
+                    self.pos += 1
+                else:
+                    stack.append(0x5B)
+                    continue
+            elif unit in _LITERAL_WORDS:
+                self._literal(_LITERAL_WORDS[unit])
+            else:
+                raise self._unexpected(self.pos)
+            if self._close_containers(stack):
+                return
 
-
-def _utf16_index(text: str, index: int) -> int:
-    head = text[:index]
-    if head.isascii():
-        return index
-    return index + sum(1 for ch in head if ord(ch) > 0xFFFF)
-
-
-def _utf16_slice(text: str, start: int, end: int) -> str:
-    if text.isascii():
-        return text[start:end]
-    units = text.encode("utf-16-le", "surrogatepass")
-    return units[2 * start : 2 * end].decode("utf-16-le", "surrogatepass")
-
-
-def _line_and_column(text: str, index: int) -> tuple[int, int]:
-    line = 1
-    last_break = 0
-    i = 0
-    while i < index:
-        c = text[i]
-        if c == "\r" and i < index - 1 and text[i + 1] == "\n":
-            i += 1
-            c = "\n"
-        if c in "\r\n":
-            line += 1
-            last_break = i + 1
-        i += 1
-    return line, 1 + _utf16_index(text, i) - _utf16_index(text, last_break)
+    def _close_containers(self, stack: list[int]) -> bool:
+        """After a value: close what ends here; True when the whole text is done, False when a value follows."""
+        while stack:
+            unit = self._peek()
+            if unit == 0x2C:
+                self.pos += 1
+                if stack[-1] == 0x7B:
+                    self._property_key("Expected double-quoted property name")
+                return False
+            if stack[-1] == 0x7B:
+                self._expect(0x7D, "Expected ',' or '}' after property value")
+            else:
+                self._expect(0x5D, "Expected ',' or ']' after array element")
+            stack.pop()
+        if self._peek() != -1:
+            raise self._explicit("Unexpected non-whitespace character", self.pos, "after JSON")
+        return True
 
 
 def v8_json_error_message(text: str) -> str:
     """The message of the ``SyntaxError`` that ``JSON.parse(text)`` throws in Node 22 (``""`` if it parses)."""
-    scanner = _V8Scanner(text)
     try:
-        end = scanner.ws(scanner.value(0))
-        if end < len(text):
-            raise _V8Error("trailing", end)
-    except _V8Error as error:
-        return _format_v8_error(text, error)
-    except RecursionError:
-        return "Maximum call stack size exceeded"
-    return ""
-
-
-def _format_v8_error(text: str, error: _V8Error) -> str:
-    if error.kind == "eos":
+        _V8Scanner(text).scan()
+    except _V8Rejection as rejection:
+        return str(rejection)
+    except IndexError:
         return "Unexpected end of JSON input"
-    position = _utf16_index(text, error.position)
-    kind = error.kind
-    if kind == "token" and error.token == '"':
-        kind = "string"
-    elif kind == "token" and (error.token == "-" or "0" <= error.token <= "9"):
-        kind = "number"
-    if kind == "token":
-        if text in _SPECIAL_SOURCES:
-            return f'"{text}" is not valid JSON'
-        length = _utf16_index(text, len(text))
-        # An astral character shows as its first UTF-16 unit, as V8 reads one code unit.
-        token = (
-            error.token if ord(error.token) <= 0xFFFF else chr(0xD800 + ((ord(error.token) - 0x10000) >> 10))
-        )
-        if length <= 2 * _CONTEXT_CHARS:
-            return f"Unexpected token '{token}', \"{text}\" is not valid JSON"
-        if position < _CONTEXT_CHARS:
-            snippet = _utf16_slice(text, 0, position + _CONTEXT_CHARS)
-            return f"Unexpected token '{token}', \"{snippet}\"... is not valid JSON"
-        if position < length - _CONTEXT_CHARS:
-            snippet = _utf16_slice(text, position - _CONTEXT_CHARS, position + _CONTEXT_CHARS)
-            return f"Unexpected token '{token}', ...\"{snippet}\"... is not valid JSON"
-        snippet = _utf16_slice(text, position - _CONTEXT_CHARS, length)
-        return f"Unexpected token '{token}', ...\"{snippet}\" is not valid JSON"
-    line, column = _line_and_column(text, error.position)
-    if kind == "trailing":
-        return f"{_V8_TEMPLATES[kind]} at position {position} (line {line} column {column})"
-    return f"{_V8_TEMPLATES[kind]} in JSON at position {position} (line {line} column {column})"
+    return ""
 
 
 # A string literal as repairJson delimits it: a backslash always pairs with the next character (an invalid

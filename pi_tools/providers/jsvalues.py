@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_tools.providers.jsonjs import js_number_str
+from pi_tools.providers.jstext import js_string
 from pi_tools.providers.jstext import js_truthy as _js_truthy_defined
 
 
@@ -58,12 +58,9 @@ def js_to_string(value: Any) -> str:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, (int, float)):
-        return js_number_str(value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return "[object Object]"
+    if isinstance(value, (int, float, str, dict)):
+        # Numbers include the non-finite ones ``JSON.parse("1e999")`` yields, which print as ``Infinity``.
+        return js_string(value)
     if isinstance(value, list):
         return ",".join("" if item is None else js_to_string(item) for item in value)
     return str(value)
