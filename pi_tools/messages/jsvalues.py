@@ -1,68 +1,130 @@
-"""JavaScript value coercions that Pi's string templates apply to whatever a session file holds.
+"""JavaScript value semantics, in one place for the whole package.
 
 Pi builds texts such as ``Ran `${command}``` from fields that a damaged or hand-edited file may store with the
-wrong type; JavaScript then stringifies them (``undefined``, ``null``, ``[object Object]``, ``1,2``). Matching
-Pi byte for byte on such files needs the same coercion, so it lives here, in the lowest layer.
+wrong type, and pi-ai reads provider events without validating them; JavaScript then stringifies values
+(``undefined``, ``null``, ``[object Object]``, ``1,2``, ``1e+21``), treats ``[]`` as true and compares with
+``===``. Matching Pi byte for byte needs the same rules everywhere, so they live here, in the lowest layer,
+and the session, provider and report code all use these.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from decimal import Decimal
+from typing import Any, Final
 
-UNDEFINED: Any = type("Undefined", (), {"__repr__": lambda self: "undefined", "__bool__": lambda self: False})()
-"""Sentinel for a JavaScript ``undefined`` (a missing key), distinct from JSON ``null``."""
+_MAX_SAFE_INTEGER = 2**53
+
+
+class _Undefined:
+    """The one JavaScript ``undefined``: a missing key read with ``mapping.get(key, UNDEFINED)``."""
+
+    _instance: _Undefined | None = None
+
+    def __new__(cls) -> _Undefined:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNDEFINED: Final[Any] = _Undefined()
+"""Sentinel for a JavaScript ``undefined`` (a missing key), distinct from JSON ``null`` (``None``)."""
+
+
+def _format_double(x: float) -> str:
+    """ECMAScript Number::toString for a finite, non-zero double (shortest round-trip digits)."""
+    sign = "-" if x < 0 else ""
+    digits_tuple, exponent = Decimal(repr(abs(x))).as_tuple()[1:]
+    digits = "".join(map(str, digits_tuple)).lstrip("0")
+    assert isinstance(exponent, int)
+    stripped = digits.rstrip("0")
+    exponent += len(digits) - len(stripped)
+    digits = stripped
+    k = len(digits)
+    n = k + exponent  # decimal point position: value = 0.digits * 10**n
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    exp = n - 1
+    exp_str = f"e+{exp}" if exp >= 0 else f"e-{-exp}"
+    if k == 1:
+        return sign + digits + exp_str
+    return sign + digits[0] + "." + digits[1:] + exp_str
 
 
 def js_number_to_string(value: float | int) -> str:
-    """Format a number as JavaScript's ``String(number)`` does (integral floats without ``.0``)."""
+    """``String(number)``: integral values without ``.0``, JS exponent rules, ``NaN`` / ``Infinity``.
+
+    Python ints beyond 2**53 are rounded to a double first, because that is what ``JSON.parse`` made of them.
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        if abs(value) < 10**21:
+        if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
             return str(value)
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            return "Infinity" if value > 0 else "-Infinity"
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "0"
-    if value.is_integer() and abs(value) < 1e21:
+    if value.is_integer() and abs(value) <= _MAX_SAFE_INTEGER:
         return str(int(value))
-    text = repr(value)
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        exp = int(exponent)
-        if -7 < exp < 21:
-            # Python switches to exponent notation earlier than JavaScript does.
-            return format(value, "f").rstrip("0").rstrip(".") if exp < 0 else str(int(value))
-        mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
-        return f"{mantissa}e{'+' if exp > 0 else '-'}{abs(exp)}"
-    return text
+    return _format_double(value)
 
 
 def js_to_string(value: Any) -> str:
     """``String(value)`` / template-literal interpolation for a JSON-derived value."""
+    if isinstance(value, str):
+        return value
     if value is UNDEFINED:
         return "undefined"
     if value is None:
         return "null"
-    if isinstance(value, str):
-        return value
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return js_number_to_string(value)
-    if isinstance(value, list):
-        return ",".join("" if item is None else js_to_string(item) for item in value)
-    return "[object Object]"
+    if isinstance(value, (list, tuple)):
+        # Array.prototype.join writes null and undefined elements as empty strings.
+        return ",".join("" if item is None or item is UNDEFINED else js_to_string(item) for item in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
 
 
 def js_truthy(value: Any) -> bool:
-    """JavaScript truthiness of a JSON value (every object and array is truthy, NaN is not)."""
-    if isinstance(value, (dict, list)):
-        return True
-    if isinstance(value, float) and math.isnan(value):
+    """JavaScript truthiness of a JSON value: every object and array is truthy; NaN, 0, "" are not."""
+    if value is None or value is False or value is UNDEFINED:
         return False
-    return bool(value)
+    if isinstance(value, (int, float)):
+        return value == value and value != 0
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+def js_strict_equal(left: Any, right: Any) -> bool:
+    """``left === right`` for JSON values (undefined only equals undefined; objects only themselves)."""
+    if left is UNDEFINED or right is UNDEFINED:
+        return left is right
+    if isinstance(left, (dict, list)) or isinstance(right, (dict, list)):
+        return left is right
+    if isinstance(left, bool) or isinstance(right, bool):
+        return left is right
+    if isinstance(left, str) != isinstance(right, str):
+        return False
+    return bool(left == right)

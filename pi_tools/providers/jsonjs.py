@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
+
+from pi_tools.messages.jsvalues import js_number_to_string
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_PAIR = re.compile("([\ud800-\udbff])([\udc00-\udfff])")
@@ -113,51 +114,14 @@ def js_quote(s: str) -> str:
     return _LONE_SURROGATE.sub(_escape_lone, _join_surrogate_pairs(quoted))
 
 
-def _format_double(x: float) -> str:
-    """ECMAScript Number::toString for a finite, non-zero double."""
-    sign = "-" if x < 0 else ""
-    digits_tuple, exponent = Decimal(repr(abs(x))).as_tuple()[1:]
-    digits = "".join(map(str, digits_tuple)).lstrip("0")
-    assert isinstance(exponent, int)
-    stripped = digits.rstrip("0")
-    exponent += len(digits) - len(stripped)
-    digits = stripped
-    k = len(digits)
-    n = k + exponent  # decimal point position: value = 0.digits * 10**n
-    if k <= n <= 21:
-        return sign + digits + "0" * (n - k)
-    if 0 < n <= 21:
-        return sign + digits[:n] + "." + digits[n:]
-    if -6 < n <= 0:
-        return sign + "0." + "0" * (-n) + digits
-    exp = n - 1
-    exp_str = f"e+{exp}" if exp >= 0 else f"e-{-exp}"
-    if k == 1:
-        return sign + digits + exp_str
-    return sign + digits[0] + "." + digits[1:] + exp_str
-
-
 def js_number_str(x: float | int) -> str:
-    """``String(x)`` for a JS number; ``"null"`` for NaN/Infinity, which is what ``JSON.stringify`` writes.
-
-    Python ints beyond 2**53 are rounded to a double first, because that is what ``JSON.parse`` made of them.
-    """
+    """``String(x)`` for a JS number, but ``"null"`` for NaN/Infinity: what ``JSON.stringify`` writes."""
     if isinstance(x, bool):
         return "true" if x else "false"
-    if isinstance(x, int):
-        if -_MAX_SAFE_INTEGER <= x <= _MAX_SAFE_INTEGER:
-            return str(x)
-        try:
-            x = float(x)
-        except OverflowError:
-            return "null"
-    if not math.isfinite(x):
+    if isinstance(x, float) and not math.isfinite(x):
         return "null"
-    if x == 0:
-        return "0"
-    if x.is_integer() and abs(x) <= _MAX_SAFE_INTEGER:
-        return str(int(x))
-    return _format_double(x)
+    text = js_number_to_string(x)
+    return "null" if text.endswith("Infinity") else text
 
 
 def _is_array_index(key: str) -> bool:

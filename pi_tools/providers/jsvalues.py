@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_tools.providers.jstext import js_string
-from pi_tools.providers.jstext import js_truthy as _js_truthy_defined
+from pi_tools.messages.jsvalues import UNDEFINED, js_strict_equal, js_to_string, js_truthy
+
+__all__ = ["ABSENT", "JsTypeError", "UNDEFINED", "assign_or_drop", "js_field", "js_map_key", "js_member", "js_prop",
+           "js_strict_equal", "js_to_string", "js_truthy"]
 
 
 class JsTypeError(Exception):
     """What V8 throws for a property read on ``null``/``undefined``; adapters report its message."""
 
 
-_MISSING = object()
-
 #: Marks a member that is absent (JS ``undefined``), as opposed to present with JSON ``null`` (``None``).
-ABSENT: Any = _MISSING
+ABSENT: Any = UNDEFINED
 
 
 def js_member(container: dict[str, Any], key: str, reading: str) -> Any:
@@ -30,8 +30,8 @@ def js_member(container: dict[str, Any], key: str, reading: str) -> Any:
     ``errorMessage``; this reproduces that text. Non-object values read as themselves (their properties are
     then ``undefined``, see :func:`js_field`).
     """
-    value = container.get(key, _MISSING) if isinstance(container, dict) else _MISSING
-    if value is _MISSING:
+    value = container.get(key, ABSENT) if isinstance(container, dict) else ABSENT
+    if value is ABSENT:
         raise JsTypeError(f"Cannot read properties of undefined (reading '{reading}')")
     if value is None:
         raise JsTypeError(f"Cannot read properties of null (reading '{reading}')")
@@ -41,42 +41,6 @@ def js_member(container: dict[str, Any], key: str, reading: str) -> Any:
 def js_field(value: Any, key: str) -> Any:
     """``value?.[key]`` for plain JSON data: ``None`` for anything that is not an object holding ``key``."""
     return value.get(key) if isinstance(value, dict) else None
-
-
-def js_truthy(value: Any) -> bool:
-    """JS truthiness of a JSON value: empty objects and arrays are truthy, ``0``/``""``/``null`` are not."""
-    return value is not ABSENT and _js_truthy_defined(value)
-
-
-def js_to_string(value: Any) -> str:
-    """``String(value)`` for JSON data, as ``+=`` and template literals convert what providers send."""
-    if value is ABSENT:
-        return "undefined"
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, (int, float, str, dict)):
-        # Numbers include the non-finite ones ``JSON.parse("1e999")`` yields, which print as ``Infinity``.
-        return js_string(value)
-    if isinstance(value, list):
-        return ",".join("" if item is None else js_to_string(item) for item in value)
-    return str(value)
-
-
-def js_strict_equal(left: Any, right: Any) -> bool:
-    """``left === right`` for JSON values (objects and arrays are only identical to themselves)."""
-    if left is ABSENT or right is ABSENT:
-        return left is right
-    if isinstance(left, (dict, list)) or isinstance(right, (dict, list)):
-        return left is right
-    if isinstance(left, bool) or isinstance(right, bool):
-        return left is right
-    if isinstance(left, str) != isinstance(right, str):
-        return False
-    return bool(left == right)
 
 
 def js_map_key(value: Any) -> Any:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_tools.messages.jsvalues import UNDEFINED, js_truthy
+from pi_tools.messages.jsvalues import UNDEFINED, js_strict_equal, js_truthy
 from pi_tools.session.diagnostics import Diagnostic, diagnostic
 from pi_tools.session.jsdate import js_date_ms
 from pi_tools.session.tree import PathCycleError, SessionTree
@@ -78,7 +78,7 @@ def context_entries(path: list[Any]) -> list[Any]:
             if type(entry) is dict and entry.get("id") == compaction_id and type(entry.get("id")) is str
         )
     else:
-        compaction_index = next(i for i, entry in enumerate(path) if _js_same(_js_id(entry), compaction_id))
+        compaction_index = next(i for i, entry in enumerate(path) if js_strict_equal(_js_id(entry), compaction_id))
     first_kept = compaction.get("firstKeptEntryId", UNDEFINED)
     start = compaction_index
     for index in range(compaction_index):
@@ -87,7 +87,7 @@ def context_entries(path: list[Any]) -> list[Any]:
             if entry.get("id") == first_kept and type(entry.get("id")) is str:
                 start = index
                 break
-        elif _js_same(_js_id(entry), first_kept):
+        elif js_strict_equal(_js_id(entry), first_kept):
             start = index
             break
     return [compaction, *path[start:compaction_index], *path[compaction_index + 1:]]
@@ -96,18 +96,6 @@ def context_entries(path: list[Any]) -> list[Any]:
 def _js_id(entry: Any) -> Any:
     """`entry.id` in JavaScript: undefined for junk values and entries without an id."""
     return entry.get("id", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
-
-
-def _js_same(a: Any, b: Any) -> bool:
-    """`a === b` for JSON-derived values (undefined equals only undefined; objects never equal)."""
-    if a is UNDEFINED or b is UNDEFINED:
-        return a is b
-    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
-        return False
-    return type(a) is type(b) and a == b or (
-        isinstance(a, (int, float)) and isinstance(b, (int, float))
-        and not isinstance(a, bool) and not isinstance(b, bool) and a == b
-    )
 
 
 def entry_to_messages(entry: Any) -> list[Any]:

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pi_tools.providers.catalog import Model, calculate_cost
-from pi_tools.providers.jsonjs import JS_WHITESPACE, js_number_str, js_stringify, sanitize_surrogates
+from pi_tools.providers.jsonjs import JS_WHITESPACE, js_stringify, sanitize_surrogates
+from pi_tools.providers.jstext import js_string
 from pi_tools.providers.mistral_conversations.payload import derive_tool_call_id
 from pi_tools.providers.node_http import node_status_text
 from pi_tools.providers.stream_message import (
@@ -60,18 +61,6 @@ def format_mistral_error(error: BaseException) -> str:
             return f"Mistral API error ({error.status}): {truncate_error_text(body, MAX_ERROR_BODY_CHARS)}"
         return f"Mistral API error ({error.status}): {error_text(error)}"
     return error_text(error)
-
-
-def _js_string(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return js_number_str(value)
-    return "[object Object]"
 
 
 def _property_holder(container: dict[str, Any], key: str, reading: str) -> dict[str, Any]:
@@ -184,7 +173,7 @@ def _map_stop_reason(reason: Any) -> tuple[str, str | None]:
         return "length", None
     if reason == "tool_calls":
         return "toolUse", None
-    return "error", f"Provider stopped with: {_js_string(reason)}"
+    return "error", f"Provider stopped with: {js_string(reason)}"
 
 
 class _MistralStream(SequentialBlocks):
@@ -279,7 +268,7 @@ class _MistralStream(SequentialBlocks):
                 self._append("thinking", thinking)
         elif kind == "text":
             text = item.get("text")
-            self._append("text", sanitize_surrogates("" if text is None else _js_string(text)))
+            self._append("text", sanitize_surrogates("" if text is None else js_string(text)))
 
     def _handle_tool_call(self, tool_call: Any) -> None:
         if self.current is not None:
@@ -295,7 +284,7 @@ class _MistralStream(SequentialBlocks):
         if js_truthy(raw_id) and raw_id != "null":
             call_id = raw_id
         else:
-            call_id = derive_tool_call_id(f"toolcall:{_js_string(0 if index is None else index)}", 0)
+            call_id = derive_tool_call_id(f"toolcall:{js_string(0 if index is None else index)}", 0)
         key = _map_key(call_id if index is None else index)
         content = self.output["content"]
         block: dict[str, Any] | None = None
