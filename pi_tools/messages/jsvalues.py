@@ -10,10 +10,20 @@ and the session, provider and report code all use these.
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal
 from typing import Any, Final
 
 _MAX_SAFE_INTEGER = 2**53
+
+JS_WHITESPACE: Final[str] = (
+    " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+"""What JavaScript's trim() and Number() strip (Python's str.strip() differs: it keeps U+FEFF, strips U+001C-F)."""
+
+_DECIMAL_LITERAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_RADIX_LITERAL = re.compile(r"0([xXoObB])([0-9a-fA-F]+)")
 
 
 class _Undefined:
@@ -128,3 +138,32 @@ def js_strict_equal(left: Any, right: Any) -> bool:
     if isinstance(left, str) != isinstance(right, str):
         return False
     return bool(left == right)
+
+
+def js_to_number(value: Any) -> float:
+    """``Number(value)`` for a JSON value: null is 0, booleans 0/1, strings by JS's numeric-literal grammar."""
+    if value is None:
+        return 0.0
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip(JS_WHITESPACE)
+        if not text:
+            return 0.0
+        if _DECIMAL_LITERAL.fullmatch(text):
+            return float(text)
+        if text in ("Infinity", "+Infinity", "-Infinity"):
+            return -math.inf if text[0] == "-" else math.inf
+        radix = _RADIX_LITERAL.fullmatch(text)
+        if radix:
+            base = {"x": 16, "o": 8, "b": 2}[radix.group(1).lower()]
+            try:
+                return float(int(radix.group(2), base))
+            except ValueError:
+                return math.nan
+        return math.nan
+    if isinstance(value, list):  # an array converts through its string form: [] -> "" -> 0, [5] -> "5" -> 5
+        return js_to_number(js_to_string(value))
+    return math.nan

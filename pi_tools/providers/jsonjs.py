@@ -12,7 +12,7 @@ import re
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
-from pi_tools.messages.jsvalues import js_number_to_string
+from pi_tools.messages.jsvalues import JS_WHITESPACE, js_number_to_string
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_PAIR = re.compile("([\ud800-\udbff])([\udc00-\udfff])")
@@ -23,10 +23,6 @@ _MAX_ARRAY_INDEX = 2**32 - 2
 _MAX_SAFE_INTEGER = 2**53
 # What String.prototype.trim removes: ECMAScript WhiteSpace and LineTerminator. Python's str.strip() differs
 # (it strips U+001C..U+001F and U+0085, but keeps the BOM U+FEFF).
-JS_WHITESPACE = (
-    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 
 def js_length(s: Any) -> int:

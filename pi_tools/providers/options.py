@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
+from pi_tools.messages.jsvalues import js_to_number
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError
 from pi_tools.providers.jsaccess import block_type
@@ -154,20 +155,7 @@ def _field_length(block: Any, key: str) -> int:
 
 def _js_number(value: Any) -> float:
     """JS ``Number(value)`` for what can sit in a timestamp slot; ``None`` stands for the NaN JSON wrote as null."""
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return 0.0
-        try:
-            return float(text)
-        except ValueError:
-            return math.nan
-    return math.nan
-
+    return math.nan if value is None else js_to_number(value)
 
 def _text_and_image_chars(content: Any) -> int:
     if isinstance(content, str):

@@ -19,17 +19,13 @@ from typing import Any
 
 import orjson
 
+from pi_tools.messages.jsvalues import JS_WHITESPACE
 from pi_tools.session.diagnostics import Diagnostic, diagnostic
 from pi_tools.session.heads import message_head
 from pi_tools.session.jsonparse import JsonSyntaxError, parse_js_json
 
 APP_NAME = "pi"
 
-# JavaScript's String.prototype.trim() whitespace set (blank-line check), beyond ASCII.
-_JS_WHITESPACE = (
-    " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 
 class SessionReadError(Exception):
@@ -80,7 +76,7 @@ def _describe_failure(text: str, error: JsonSyntaxError, is_last: bool) -> tuple
         return "torn-final-line", f"torn final line (no newline at end of file, not valid JSON: {error})"
     if "\x00" in text:
         return "nul-byte", "line contains NUL bytes; not valid JSON"
-    if text.lstrip(_JS_WHITESPACE) != text.lstrip(" \t\r") and text.startswith("\ufeff"):
+    if text.lstrip(JS_WHITESPACE) != text.lstrip(" \t\r") and text.startswith("\ufeff"):
         return "bom", "line starts with a UTF-8 byte-order mark, which JSON.parse rejects"
     stripped = text.strip(" \t\r")
     if stripped[:1] in "{[" and "after JSON" in str(error):
@@ -187,7 +183,7 @@ def _slow_parse(line: bytes, line_number: int, is_last: bool, diagnostics: list[
         text = line.decode("utf-8", "replace")
         diagnostics.append(diagnostic(
             "invalid-utf8", f"invalid UTF-8 at byte {exc.start + 1}; decoded with U+FFFD as Pi does", line_number))
-    if not text.strip(_JS_WHITESPACE):
+    if not text.strip(JS_WHITESPACE):
         return _SKIP  # blank line: Pi skips it silently and so do we
     try:
         value = parse_js_json(text)

@@ -10,13 +10,13 @@ fails, so they are reproduced here rather than delegated to a generic SSE parser
 from __future__ import annotations
 
 import codecs
-import math
 import re
 from collections.abc import Iterable
 from typing import Any
 
 import orjson
 
+from pi_tools.messages.jsvalues import js_to_number
 from pi_tools.providers.catalog import Model, calculate_cost
 from pi_tools.providers.jsonjs import JS_WHITESPACE, js_stringify
 from pi_tools.providers.node_http import node_status_text
@@ -68,25 +68,6 @@ class GoogleApiError(Exception):
     """The SDK's ``ApiError``: its message is the whole error body, which Pi shows unchanged."""
 
 
-def _js_to_number(value: Any) -> float:
-    """``Number(value)`` for the primitives an error ``code`` field can hold."""
-    if value is None:
-        return 0.0
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        text = value.strip(JS_WHITESPACE)
-        if not text:
-            return 0.0
-        try:
-            return float(text)
-        except ValueError:
-            return math.nan
-    return math.nan
-
-
 def _is_ok_status(status: int) -> bool:
     return 200 <= status <= 299
 
@@ -119,7 +100,7 @@ def _raw_chunk_error(chunk_text: str) -> GoogleApiError | None:
     error = parsed["error"]
     if not isinstance(error, dict):
         return None
-    code = _js_to_number(error.get("code"))
+    code = js_to_number(error.get("code"))
     if not 400 <= code < 600:
         return None
     status = error["status"] if "status" in error else None
