@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import (
     json_schema_tool_parameters,
     resolve_json_schema_strict,
@@ -33,7 +34,6 @@ from pi_tools.providers.options import (
 )
 from pi_tools.providers.transform_messages import transform_messages
 
-Model = dict[str, Any]
 Block = dict[str, Any]
 
 CLAUDE_CODE_VERSION = "2.1.251"

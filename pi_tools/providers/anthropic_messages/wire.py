@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from pi_tools.providers.anthropic_messages.payload import CLAUDE_CODE_VERSION, uses_oauth
+from pi_tools.providers.catalog import Model
 from pi_tools.providers.options import resolve_cache_retention
-
-Model = dict[str, Any]
 
 SDK_VERSION = "0.123.0"
 DEFAULT_BASE_URL = "https://api.anthropic.com"

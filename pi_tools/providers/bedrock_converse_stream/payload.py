@@ -17,6 +17,7 @@ from pi_tools.providers.anthropic_messages.payload import MIN_ANSWER_TOKENS, NAN
 from pi_tools.providers.anthropic_messages.payload import (
     normalize_tool_call_id as _anthropic_normalize_tool_call_id,
 )
+from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
 from pi_tools.providers.errors import PayloadError
 from pi_tools.providers.jsaccess import block_type, string_field
@@ -31,7 +32,6 @@ from pi_tools.providers.options import (
 from pi_tools.providers.provider_env import provider_env
 from pi_tools.providers.transform_messages import transform_messages
 
-Model = dict[str, Any]
 Block = dict[str, Any]
 
 EMPTY_TEXT_PLACEHOLDER = "<empty>"

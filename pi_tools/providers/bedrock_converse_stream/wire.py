@@ -15,10 +15,9 @@ from typing import Any
 from urllib.parse import quote
 
 from pi_tools.providers.bedrock_converse_stream.payload import configured_region
+from pi_tools.providers.catalog import Model
 from pi_tools.providers.jsonjs import js_stringify
 from pi_tools.providers.provider_env import provider_env
-
-Model = dict[str, Any]
 
 SDK_VERSION = "3.1048.0"
 USER_AGENT = (
