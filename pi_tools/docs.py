@@ -18,8 +18,6 @@ import orjson
 
 from pi_tools.session.jsonparse import JsonSyntaxError, loads_line
 
-DOCUMENT_KINDS = frozenset({"context", "llm", "payload", "finding", "error"})
-
 
 class DocumentError(Exception):
     """A line on stdin is neither a stage document nor part of a session file."""

@@ -49,7 +49,6 @@ class RepairResult:
     origins: list[int]  # original line number of each output line (0 for added lines)
     rejected: list[tuple[int, bytes]] = field(default_factory=list)
     changes: list[tuple[int, str]] = field(default_factory=list)
-    fixed_rules: frozenset[str] = FIXED_RULES
 
     def data(self) -> bytes:
         return b"".join(line + b"\n" for line in self.lines)
@@ -229,7 +228,6 @@ def close_orphans(result: RepairResult, source: str) -> None:
             lines.append(added)
             origins.append(0)
     result.lines, result.origins = lines, origins
-    result.fixed_rules = FIXED_RULES | {ORPHAN_RULE}
 
 
 _INDEX_FIELD = re.compile(rb'("firstKeptEntryIndex"\s*:\s*)(\d+)(?![\d.eE])')

@@ -197,7 +197,6 @@ class FauxProvider:
         self._steps = list(steps)
         self._random = random.Random(seed)
         self._prompt_cache: dict[str, str] = {}
-        self.call_count = 0
 
     def _usage(self, message: dict[str, Any], context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
         prompt = serialize_context(context)
@@ -246,7 +245,6 @@ class FauxProvider:
         emit: EventSink,
     ) -> dict[str, Any]:
         """Stream the next scripted message to ``emit`` as pi-ai events; returns the settled message."""
-        self.call_count += 1
         if not self._steps:
             failed: dict[str, Any] = {
                 "role": "assistant",

@@ -16,7 +16,7 @@ from typing import Any
 from pi_tools.loop.agent import AgentLoop, LoopConfig, StreamFunction, user_message
 from pi_tools.loop.persist import SessionWriteError, SessionWriter
 from pi_tools.loop.signals import AbortSignal, abort_on_signals
-from pi_tools.loop.tools import Workspace, build_tools
+from pi_tools.loop.tools import DEFAULT_TOOLS, Workspace, build_tools
 
 #: The thinking level Pi's coding agent uses when neither the user nor the session chose one.
 DEFAULT_THINKING_LEVEL = "medium"
@@ -39,7 +39,7 @@ class RunRequest:
     model: str | None = None
     base_url: str | None = None
     thinking: str | None = None
-    tools: list[str] = field(default_factory=lambda: ["read", "bash", "edit", "write"])
+    tools: list[str] = field(default_factory=lambda: list(DEFAULT_TOOLS))
     allow_outside: bool = False
     faux_script: str | None = None
     max_turns: int | None = None

@@ -40,8 +40,6 @@ class RawSession:
     file_entries: list[Any]
     line_numbers: list[int]
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    missing_final_newline: bool = False
-    empty_file: bool = False
     data: bytes | None = None  # kept by lazy parsing, for heads parsed on demand
 
 
@@ -150,8 +148,7 @@ def parse_session_bytes(data: bytes, source: str, lazy: bool = False) -> RawSess
             "missing-final-newline",
             "file does not end with a newline; Pi would append one when it opens the file (pi-tools does not write)",
             number, "info"))
-    return RawSession(source, entries, line_numbers, diagnostics, missing_final_newline=trailing,
-                      data=data if lazy else None)
+    return RawSession(source, entries, line_numbers, diagnostics, data=data if lazy else None)
 
 
 _SKIP: Any = object()
@@ -214,7 +211,6 @@ def validate_header(raw: RawSession, size: int) -> RawSession:
     """Apply Pi's header rule: the first kept value must be a `session` header with a string id."""
     if not raw.file_entries:
         if size == 0:
-            raw.empty_file = True
             raise SessionReadError(f"empty session file: {raw.source} (Pi would start a new session in it)")
         raise SessionReadError(f"Session file is not a valid {APP_NAME} session: {raw.source}")
     header = raw.file_entries[0]
