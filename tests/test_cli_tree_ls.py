@@ -53,3 +53,12 @@ def test_ls_lists_sessions_newest_first(cli: Any, tmp_path: Path) -> None:
 def test_ls_rejects_a_file(cli: Any) -> None:
     run = cli("ls", "README.md")
     assert run.code == 2 and run.stderr == "pi-tools: README.md: not a directory\n"
+
+
+def test_text_output_shows_lone_surrogates_instead_of_crashing(cli: Any) -> None:
+    # fixtures/bad/lone_surrogate.jsonl holds a JSON "\ud83d" escape in the first user message.
+    listing = cli("ls", "fixtures/bad")
+    assert listing.code == 0 and "Traceback" not in listing.stderr
+    assert "turn \\ud83d zero" in listing.stdout
+    tree = cli("tree", "fixtures/bad/lone_surrogate.jsonl")
+    assert tree.code == 0 and tree.stdout.splitlines()[1] == "e0000000 user: turn \\ud83d zero  •"

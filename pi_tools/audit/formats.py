@@ -23,6 +23,7 @@ import orjson
 from pi_tools.audit.checks import AuditResult
 from pi_tools.audit.rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule
 from pi_tools.docs import dumps_document
+from pi_tools.texttable import align_columns
 
 FORMATS = ("table", "json", "junit", "sarif")
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -79,11 +80,9 @@ def table(results: list[AuditResult]) -> str:
              " ".join(str(f["message"]).splitlines()))
             for f in result.findings
         ]
-        widths = [max(len(row[i]) for row in rows) for i in range(4)]
         for row in rows:
             counts[row[1]] += 1
-            cells = [row[0].rjust(widths[0]), *(row[i].ljust(widths[i]) for i in (1, 2, 3))]
-            lines.append("  " + "  ".join(cells) + "  " + row[4])
+        lines.extend("  " + line for line in align_columns(rows, right={0}))
     unusable = sum(1 for r in results if r.error is not None)
     summary = (
         f"{len(results)} file(s): {counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info; "

@@ -59,6 +59,13 @@ def main() -> None:
     # A pi-tools process is short-lived and its data (parsed JSON) holds no reference cycles: the cyclic
     # collector would only rescan millions of live objects again and again (3x slower on a 100 MB session).
     import gc
+    import sys
 
     gc.disable()
+    # Session text can hold lone UTF-16 surrogates (JSON "\ud83d" escapes); tables, trees and messages show
+    # them as \ud83d instead of failing on them.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     app()

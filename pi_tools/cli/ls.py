@@ -23,6 +23,7 @@ def ls_command(
     """
     from pi_tools.session.listing import list_sessions
     from pi_tools.session.preview import shorten
+    from pi_tools.texttable import align_columns
 
     if not os.path.isdir(directory):
         fail(f"{directory}: not a directory")
@@ -43,6 +44,4 @@ def ls_command(
             str(info["modified"])[:19], str(info["id"])[:36], str(info["messageCount"]),
             shorten(info["name"] or "", 20), shorten(info["cwd"], 30), shorten(info["firstMessage"], 50),
         ))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    text = "\n".join("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows)
-    sys.stdout.write(text + "\n")
+    sys.stdout.write("\n".join(align_columns(rows)) + "\n")

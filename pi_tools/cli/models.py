@@ -45,5 +45,6 @@ def models_command(
             ",".join(m.get("input") or []), str(m.get("contextWindow")), str(m.get("maxTokens")),
             f"{cost.get('input', 0):g}", f"{cost.get('output', 0):g}",
         ))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    sys.stdout.write("\n".join("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows) + "\n")
+    from pi_tools.texttable import align_columns
+
+    sys.stdout.write("\n".join(align_columns(rows)) + "\n")

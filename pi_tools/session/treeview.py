@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_tools.messages.jsvalues import UNDEFINED
 from pi_tools.session.preview import entry_preview, shorten
 from pi_tools.session.tree import PathCycleError, SessionTree
 
@@ -21,7 +20,7 @@ def render_tree(tree: SessionTree, width: int = 100) -> list[str]:
     leaf = tree.leaf_id
     leaf_entry = tree.by_id.get(leaf) if isinstance(leaf, str) else None
     try:
-        active = {id(e) for e in tree.path(leaf if leaf is not UNDEFINED else UNDEFINED)}
+        active = {id(e) for e in tree.path(leaf)}
     except PathCycleError:
         active = set()  # the cycle is reported with the diagnostics below
     shown: set[int] = set()
