@@ -70,17 +70,6 @@ class LazyMessages:
     def __iter__(self) -> Iterator[Any]:
         return self._produce()
 
-    def map(self, function: Callable[[Any], Any]) -> LazyMessages:
-        """A new lazy sequence with `function` applied (None results dropped), still produced on demand."""
-
-        def produce() -> Iterator[Any]:
-            for message in self._produce():
-                result = function(message)
-                if result is not None:
-                    yield result
-
-        return LazyMessages(produce)
-
 
 def materialized(messages: Any) -> list[Any]:
     """A real list of messages from a document's `messages` (lazy or not)."""

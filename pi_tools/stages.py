@@ -20,17 +20,12 @@ from pi_tools.docs import (
     materialized,
 )
 from pi_tools.messages import convert_to_llm, default_registry
+from pi_tools.messages.convert import iter_llm_messages
 from pi_tools.messages.jsvalues import UNDEFINED
-from pi_tools.session import (
-    ContextError,
-    SessionReadError,
-    SessionTree,
-    load_session,
-    parse_session_bytes,
-    tree_from_raw,
-)
+from pi_tools.session import ContextError, SessionReadError, SessionTree
+from pi_tools.session.bulk import BulkSession
 from pi_tools.session.context import iter_context_messages, plan_session_context
-from pi_tools.session.reader import validate_header
+from pi_tools.session.load import context_source, load_context_source
 
 Document = dict[str, Any]
 
@@ -40,22 +35,22 @@ class StageInput:
     """One unit of work: a loaded session, a document from stdin, or an input that already failed."""
 
     source: str
-    tree: SessionTree | None = None
+    tree: SessionTree | BulkSession | None = None
     document: Document | None = None
     error: str | None = None
 
 
-def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None,
-                lazy: bool = True) -> Iterator[StageInput]:
+def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None) -> Iterator[StageInput]:
     """Session files named on the command line, else stdin (a raw session file or stage documents).
 
-    Sessions load lazily by default: the context stages only ever need the entries of one context.
+    Sessions are read for context building only (see load_context_source): the entries of one context are all
+    the context stages ever need.
     """
     names = list(files)
     if names:
         for name in names:
             try:
-                yield StageInput(name, tree=load_session(name, lazy))
+                yield StageInput(name, tree=load_context_source(name))
             except SessionReadError as exc:
                 yield StageInput(name, error=str(exc))
         return
@@ -64,8 +59,7 @@ def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None,
     data = stdin_data()
     if looks_like_session(data):
         try:
-            raw = validate_header(parse_session_bytes(data, "<stdin>", lazy), len(data))
-            yield StageInput("<stdin>", tree=tree_from_raw(raw))
+            yield StageInput("<stdin>", tree=context_source(data, "<stdin>"))
         except SessionReadError as exc:
             yield StageInput("<stdin>", error=str(exc))
         return
@@ -81,7 +75,7 @@ def _json_leaf(leaf: Any) -> Any:
     return None if leaf is UNDEFINED else leaf
 
 
-def context_document(tree: SessionTree, leaf: str | None = None) -> Document:
+def context_document(tree: SessionTree | BulkSession, leaf: str | None = None) -> Document:
     """The `context` document for a session: Pi's buildSessionContext for its leaf (or `leaf`).
 
     For a lazily loaded session the messages are a LazyMessages sequence: parsed entry by entry while the
@@ -89,12 +83,18 @@ def context_document(tree: SessionTree, leaf: str | None = None) -> Document:
     """
     if leaf is not None and leaf not in tree.by_id:
         raise ContextError(f"Entry {leaf} not found")
-    plan = plan_session_context(tree, UNDEFINED if leaf is None else leaf)
+    wanted = UNDEFINED if leaf is None else leaf
     messages: Any
-    if tree.data is not None:
-        messages = LazyMessages(lambda: iter_context_messages(tree, plan.entries))
+    if isinstance(tree, BulkSession):
+        plan = tree.plan(wanted)
+        bulk = tree
+        messages = LazyMessages(lambda: bulk.context_messages(plan))
     else:
-        messages = list(iter_context_messages(tree, plan.entries))
+        plan = plan_session_context(tree, wanted)
+        if tree.data is not None:
+            messages = LazyMessages(lambda: iter_context_messages(tree, plan.entries))
+        else:
+            messages = list(iter_context_messages(tree, plan.entries))
     return {
         "kind": "context",
         "source": tree.source,
@@ -110,17 +110,13 @@ def context_document(tree: SessionTree, leaf: str | None = None) -> Document:
 def llm_document(context_doc: Document) -> Document:
     """The `llm` document: the same session with messages passed through convertToLlm (lazily if they are)."""
     messages = context_doc.get("messages")
+    converted: Any
     if isinstance(messages, LazyMessages):
         registry = default_registry()
-        converted: Any = messages.map(lambda message: _convert_one(message, registry))
+        converted = LazyMessages(lambda: iter_llm_messages(messages, registry))
     else:
         converted = convert_to_llm(messages or [])
     return {**context_doc, "kind": "llm", "messages": converted}
-
-
-def _convert_one(message: Any, registry: Any) -> Any:
-    result = convert_to_llm([message], registry)
-    return result[0] if result else None
 
 
 def as_context(item: StageInput, leaf: str | None = None) -> Document:

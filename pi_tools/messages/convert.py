@@ -6,6 +6,8 @@ same objects, custom roles go through the role registry, and anything else is dr
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from pi_tools.messages.jsvalues import UNDEFINED, js_to_string, js_truthy
 from pi_tools.messages.roles import RoleRegistry, default_registry
 from pi_tools.messages.types import LLM_ROLES, AgentMessage, Message
@@ -56,22 +58,24 @@ def user_text_message(text: str, message: AgentMessage) -> Message:
     return out
 
 
-def convert_to_llm(messages: list[AgentMessage], registry: RoleRegistry | None = None) -> list[Message]:
+def convert_to_llm(messages: Iterable[AgentMessage], registry: RoleRegistry | None = None) -> list[Message]:
     """Convert the runtime transcript to provider-facing messages exactly as Pi's convertToLlm does."""
+    return list(iter_llm_messages(messages, registry))
+
+
+def iter_llm_messages(messages: Iterable[AgentMessage], registry: RoleRegistry | None = None) -> Iterator[Message]:
+    """convert_to_llm one message at a time, for transcripts streamed rather than held."""
     roles = registry or default_registry()
-    out: list[Message] = []
     for message in messages:
-        if not isinstance(message, dict):
+        if type(message) is not dict:
             continue
         role = message.get("role")
         if role in LLM_ROLES:
-            out.append(message)
+            yield message
             continue
         spec = roles.get(role)
         if spec is None:
             continue
         converted = spec.to_llm(message)
         if converted is not None:
-            out.append(converted)
-    return out
-
+            yield converted

@@ -164,12 +164,16 @@ def plan_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED) -> Context
             if isinstance(path[i], dict) and path[i].get("type") == "compaction"
         )
         if after > PI_SPREAD_LIMIT:
-            diagnostics.append(diagnostic(
-                "pi-cannot-load",
-                f"{after} entries follow the latest compaction on this path; Pi 0.85 overflows its stack past "
-                f"about {PI_SPREAD_LIMIT} (Maximum call stack size exceeded) and cannot open this session",
-                tree.line_of(path[-after - 1]), "warning"))
+            diagnostics.append(pi_cannot_load(after, tree.line_of(path[-after - 1])))
     return ContextPlan(selected, thinking_level, model, effective_leaf, diagnostics)
+
+
+def pi_cannot_load(after: int, compaction_line: int | None) -> Diagnostic:
+    return diagnostic(
+        "pi-cannot-load",
+        f"{after} entries follow the latest compaction on this path; Pi 0.85 overflows its stack past "
+        f"about {PI_SPREAD_LIMIT} (Maximum call stack size exceeded) and cannot open this session",
+        compaction_line, "warning")
 
 
 def iter_context_messages(tree: SessionTree, entries: list[Any]) -> Iterator[Any]:

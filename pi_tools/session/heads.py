@@ -10,7 +10,7 @@ reason, takes the ordinary path, so the result never depends on which path a lin
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 from msgspec import Raw, Struct
@@ -21,13 +21,19 @@ SPAN = object()
 Number = int | float
 
 
-class _User(Struct, tag_field="role", tag="user"):
-    content: Raw
+# Content must be text or blocks (user, custom) or blocks (assistant, tool result). Blocks stay raw: checked to
+# be JSON, never built.
+TextOrBlocks = str | list[Raw]
+Blocks = list[Raw]
+
+
+class _User(Struct, tag_field="role", tag="user", gc=False):
+    content: TextOrBlocks
     timestamp: Number
 
 
-class _Assistant(Struct, tag_field="role", tag="assistant"):
-    content: Raw
+class _Assistant(Struct, tag_field="role", tag="assistant", gc=False):
+    content: Blocks
     api: str
     provider: str
     model: str
@@ -35,68 +41,63 @@ class _Assistant(Struct, tag_field="role", tag="assistant"):
     timestamp: Number
 
 
-class _ToolResult(Struct, tag_field="role", tag="toolResult"):
+class _ToolResult(Struct, tag_field="role", tag="toolResult", gc=False):
     toolCallId: str
     toolName: str
-    content: Raw
+    content: Blocks
     isError: bool
     timestamp: Number
 
 
-class _Bash(Struct, tag_field="role", tag="bashExecution"):
+class _Bash(Struct, tag_field="role", tag="bashExecution", gc=False):
     command: str
     output: str
     timestamp: Number
 
 
-class _Custom(Struct, tag_field="role", tag="custom"):
+class _Custom(Struct, tag_field="role", tag="custom", gc=False):
     customType: str
-    content: Raw
+    content: TextOrBlocks
     timestamp: Number
 
 
-class _MessageEntry(Struct):
-    type: Literal["message"]
+class MessageEntry(Struct, tag_field="type", tag="message", gc=False):
+    """A message line as Pi writes it; any other shape fails to decode (and takes the ordinary path)."""
+
     id: str
     parentId: str | None
     timestamp: datetime
     message: _User | _Assistant | _ToolResult | _Bash | _Custom
 
 
-_decode = msgspec.json.Decoder(_MessageEntry).decode
-_Errors = (msgspec.ValidationError, msgspec.DecodeError)
-# Content must be text or blocks (user, custom) or blocks (assistant, tool result): checked on the raw bytes.
-_TEXT_OR_LIST = (b'"'[0], b"["[0])
-_LIST = (b"["[0],)
+_decode = msgspec.json.Decoder(MessageEntry).decode
+DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
 
-
-_ROLE_RULES: dict[type, tuple[str, tuple[int, ...] | None]] = {
-    _User: ("user", _TEXT_OR_LIST),
-    _Assistant: ("assistant", _LIST),
-    _ToolResult: ("toolResult", _LIST),
-    _Bash: ("bashExecution", None),
-    _Custom: ("custom", _TEXT_OR_LIST),
+_SHARED_HEADS: dict[type, dict[str, Any]] = {
+    role_type: {"role": role_type.__struct_config__.tag}  # type: ignore[attr-defined]
+    for role_type in (_User, _ToolResult, _Bash, _Custom)
 }
 
 
-_SHARED_HEADS: dict[str, dict[str, Any]] = {role: {"role": role} for role, _ in _ROLE_RULES.values()}
+def is_assistant_entry(entry: MessageEntry) -> bool:
+    return type(entry.message) is _Assistant
+
+
+def head_of_entry(entry: MessageEntry, start: int, end: int) -> dict[Any, Any]:
+    """The head dict the tree and settings logic read: ids, role, and an assistant's provider and model."""
+    message = entry.message
+    if type(message) is _Assistant:
+        head_message: dict[str, Any] = {"role": "assistant", "provider": message.provider, "model": message.model}
+    else:
+        head_message = _SHARED_HEADS[type(message)]  # read-only, shared by every head of that role
+    return {"type": "message", "id": entry.id, "parentId": entry.parentId, "message": head_message,
+            SPAN: (start, end)}
 
 
 def message_head(line: bytes | memoryview, start: int, end: int) -> dict[Any, Any] | None:
     """A head dict for a well-formed Pi message line, or None when the line needs the ordinary path."""
     try:
         entry = _decode(line)
-    except _Errors:
+    except DECODE_ERRORS:
         return None
-    message = entry.message
-    role, allowed = _ROLE_RULES[type(message)]
-    if allowed is not None:
-        view = memoryview(message.content)  # type: ignore[union-attr]
-        if not len(view) or view[0] not in allowed:
-            return None
-    if role == "assistant":
-        head_message: dict[str, Any] = {"role": role, "provider": message.provider, "model": message.model}  # type: ignore[union-attr]
-    else:
-        head_message = _SHARED_HEADS[role]  # read-only, shared by every head of that role
-    return {"type": "message", "id": entry.id, "parentId": entry.parentId, "message": head_message,
-            SPAN: (start, end)}
+    return head_of_entry(entry, start, end)

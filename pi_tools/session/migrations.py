@@ -44,6 +44,12 @@ def _js_less_than(version: Any, bound: int) -> bool:
     return False
 
 
+def header_is_current(header: dict[str, Any]) -> bool:
+    """True when a file with this header needs no migration."""
+    version = header.get("version")
+    return not _js_less_than(1 if version is None else version, CURRENT_SESSION_VERSION)
+
+
 def migrate_to_current(file_entries: list[Any], new_id: Callable[[], str] | None = None) -> bool:
     """Migrate entries in place (header included) the way Pi's migrateToCurrentVersion does; True if it ran."""
     version = session_version(file_entries)

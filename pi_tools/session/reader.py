@@ -101,7 +101,7 @@ def parse_session_bytes(data: bytes, source: str, lazy: bool = False) -> RawSess
     find = data.find
     # msgspec does not look inside the raw message content, so invalid UTF-8 there would slip past the heads;
     # such a file (rare) is read eagerly, where every bad byte is found and reported.
-    head_of = message_head if lazy and _valid_utf8(data) else None
+    head_of = message_head if lazy and valid_utf8(data) else None
     start = 0
     number = 0
     with paused_gc():
@@ -142,20 +142,23 @@ def parse_session_bytes(data: bytes, source: str, lazy: bool = False) -> RawSess
                     number, "warning"))
             append_entry(value)
             append_line(number)
-    trailing = size > 0 and not data.endswith(b"\n")
-    if trailing:
-        diagnostics.append(diagnostic(
-            "missing-final-newline",
-            "file does not end with a newline; Pi would append one when it opens the file (pi-tools does not write)",
-            number, "info"))
+    if size > 0 and not data.endswith(b"\n"):
+        diagnostics.append(missing_final_newline(number))
     return RawSession(source, entries, line_numbers, diagnostics, data=data if lazy else None)
+
+
+def missing_final_newline(line: int) -> Diagnostic:
+    return diagnostic(
+        "missing-final-newline",
+        "file does not end with a newline; Pi would append one when it opens the file (pi-tools does not write)",
+        line, "info")
 
 
 _SKIP: Any = object()
 _ASCII = bytes(range(128))
 
 
-def _valid_utf8(data: bytes) -> bool:
+def valid_utf8(data: bytes) -> bool:
     """Cheap check that the non-ASCII bytes of a file decode as UTF-8 (about 1 ms per MB).
 
     Only the high bytes are kept (ASCII removed in C) and decoded. A contrived file could pass while holding an
@@ -193,17 +196,22 @@ def _slow_parse(line: bytes, line_number: int, is_last: bool, diagnostics: list[
     return value
 
 
-def read_session_file(path: str, lazy: bool = False) -> RawSession:
-    """Read and parse a session file; raise SessionReadError for files that cannot be sessions at all."""
+def read_session_bytes(path: str) -> bytes:
+    """A session file's bytes; SessionReadError for paths that cannot be session files at all."""
     if os.path.isdir(path):
         raise SessionReadError(f"{path}: is a directory, not a session file")
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            return handle.read()
     except FileNotFoundError:
         raise SessionReadError(f"{path}: no such file") from None
     except OSError as exc:
         raise SessionReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def read_session_file(path: str, lazy: bool = False) -> RawSession:
+    """Read and parse a session file; raise SessionReadError for files that cannot be sessions at all."""
+    data = read_session_bytes(path)
     return validate_header(parse_session_bytes(data, path, lazy), len(data))
 
 

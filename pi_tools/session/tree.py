@@ -69,11 +69,7 @@ class SessionTree:
 
     def materialize(self, entry: Any) -> Any:
         """The full entry for a head from lazy loading (parsed now); any other entry as it is."""
-        if isinstance(entry, dict) and self.data is not None:
-            span = entry.get(SPAN)
-            if span is not None:
-                return loads_line_lenient(memoryview(self.data)[span[0]:span[1]])
-        return entry
+        return materialize_head(self.data, entry)
 
     def line_of(self, entry: Any) -> int | None:
         """File line number of an entry object (identity lookup; built on first use)."""
@@ -157,6 +153,15 @@ class SessionTree:
         return walked
 
 
+def materialize_head(data: bytes | None, entry: Any) -> Any:
+    """The full entry for a head (its line parsed now, from the file's bytes); any other entry as it is."""
+    if data is not None and type(entry) is dict:
+        span = entry.get(SPAN)
+        if span is not None:
+            return loads_line_lenient(memoryview(data)[span[0]:span[1]])
+    return entry
+
+
 def _hashable(value: Any) -> bool:
     return not isinstance(value, (dict, list))
 
@@ -215,7 +220,7 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
         append_entry(entry)
         append_line(line)
         leaf_id = entry_id
-        _check_entry(entry, entry_type, entry_id, line, diagnostics, timestamp_match, known_roles)
+        check_entry(entry, entry_type, entry_id, line, diagnostics, timestamp_match, known_roles)
         if entry_type == "label":
             target = entry.get("targetId")
             if _hashable(target):
@@ -231,8 +236,9 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
     return tree
 
 
-def _check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: int,
-                 diagnostics: list[Diagnostic], timestamp_match: Any, known_roles: Any) -> None:
+def check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: int,
+                diagnostics: list[Diagnostic], timestamp_match: Any = _PI_TIMESTAMP.fullmatch,
+                known_roles: Any = None) -> None:
     """Cheap per-entry checks whose failures change or threaten what Pi builds."""
     if entry_type not in ENTRY_TYPES:
         diagnostics.append(diagnostic(
@@ -261,7 +267,7 @@ def _check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: in
         role = message.get("role")
         fields = MESSAGE_FIELDS.get(role) if isinstance(role, str) else None
         if fields is None:
-            if role not in known_roles:
+            if role not in (known_roles or default_registry()):
                 diagnostics.append(diagnostic(
                     "unknown-role", f"unknown message role {role!r}; Pi's convertToLlm drops it",
                     line, "warning", _id_or_none(entry_id)))

@@ -1,0 +1,200 @@
+"""Index a clean session file in a few passes of C instead of line by line.
+
+Almost every session on disk is clean: each line one JSON object that Pi wrote, ids unique, every parent earlier
+in the file. For such a file, msgspec decodes all line heads in one call (validating each line exactly as the
+per-line heads do) and list, dict and set operations check the tree's invariants; only the entries on the
+context's path are then built. Anything unusual anywhere in the file makes `index_clean_session` return None, and
+the caller falls back to the line-by-line reader, which explains every problem it finds. The two readers must
+agree on every clean file: the tests run both over all fixtures and compare.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, insort
+from collections.abc import Iterator, Mapping
+from itertools import islice, repeat
+from operator import attrgetter, ge
+from typing import Any, Union
+
+import msgspec
+import orjson
+from msgspec import Struct
+
+from pi_tools.messages.jsvalues import UNDEFINED
+from pi_tools.session.context import (
+    PI_SPREAD_LIMIT,
+    ContextPlan,
+    context_settings,
+    entry_to_messages,
+    pi_cannot_load,
+)
+from pi_tools.session.diagnostics import Diagnostic
+from pi_tools.session.heads import DECODE_ERRORS, MessageEntry, head_of_entry, is_assistant_entry
+from pi_tools.session.jsonparse import loads_line_lenient
+from pi_tools.session.migrations import header_is_current
+from pi_tools.session.reader import missing_final_newline, valid_utf8
+from pi_tools.session.tree import ENTRY_TYPES, check_entry
+
+
+class _Header(Struct, tag_field="type", tag="session", gc=False):
+    """The first line; parsed in full separately. (A second header line sends the file to the other reader.)"""
+
+    id: str | None = None
+    parentId: str | None = None
+
+
+def _other_entry(entry_type: str) -> type[Struct]:
+    """A non-message entry: only its ids are decoded here; the rare such lines are parsed in full later."""
+    return msgspec.defstruct(f"_{entry_type}", [("id", str), ("parentId", Union[str, None])],  # noqa: UP007
+                             tag_field="type", tag=entry_type, gc=False)
+
+
+_LINE_TYPES = (MessageEntry, _Header, *(_other_entry(name) for name in sorted(ENTRY_TYPES - {"message"})))
+_decode_lines = msgspec.json.Decoder(Union[_LINE_TYPES]).decode_lines  # type: ignore[valid-type]  # noqa: UP007
+# A line break between "}" and "{": with the count check below, each line then holds exactly one whole value.
+_BOUNDARY = re.compile(rb"\}\n(?=\{)")
+_ids = attrgetter("id")
+_parents = attrgetter("parentId")
+
+
+class BulkSession:
+    """A clean session indexed in bulk: what the context stages need (a leaf, a context plan, its messages).
+
+    Entries are referred to by line index (0 is the header); only the entries of the planned context are ever
+    parsed in full, and only while their messages are produced.
+    """
+
+    def __init__(self, source: str, data: bytes, header: dict[str, Any], heads: list[Any], line_starts: list[int],
+                 line_ends: list[int], parent_index: list[int], by_id: dict[str, int],
+                 parsed: dict[int, dict[str, Any]], diagnostics: list[Diagnostic]) -> None:
+        self.source = source
+        self.data: bytes | None = data
+        self.header = header
+        self.diagnostics = diagnostics
+        self.by_id: Mapping[Any, int] = by_id
+        self.leaf_id: Any = heads[-1].id if len(heads) > 1 else None
+        self._heads = heads
+        self._line_starts = line_starts
+        self._line_ends = line_ends
+        self._parent_index = parent_index
+        self._parsed = parsed
+
+    def _path_indices(self, leaf_id: Any) -> list[int]:
+        """Line indices from root to leaf (as SessionTree.path; parents always come earlier, so no cycles)."""
+        if leaf_id is None:
+            return []
+        index = self.by_id.get(leaf_id) if isinstance(leaf_id, str) else None
+        if index is None:
+            index = len(self._heads) - 1
+        indices: list[int] = []
+        parent_index = self._parent_index
+        while index > 0:
+            indices.append(index)
+            index = parent_index[index]
+        indices.reverse()
+        return indices
+
+    def plan(self, leaf_id: Any = UNDEFINED) -> ContextPlan:
+        """plan_session_context for a clean file, reading only the entries that decide it.
+
+        The settings depend only on setting changes and the last assistant of the path; the compaction is one of
+        the few fully parsed entries. The planned entries are line indices (see `context_messages`).
+        """
+        effective_leaf = self.leaf_id if leaf_id is UNDEFINED else leaf_id
+        path = self._path_indices(effective_leaf)
+        parsed = self._parsed
+        deciding = [index for index in path if index in parsed]
+        heads = self._heads
+        last_assistant = next((i for i in reversed(path) if i not in parsed and is_assistant_entry(heads[i])), None)
+        if last_assistant is not None:
+            insort(deciding, last_assistant)
+        thinking_level, model = context_settings([self._settings_entry(index) for index in deciding])
+        compactions = [index for index in deciding if index in parsed and parsed[index].get("type") == "compaction"]
+        diagnostics: list[Diagnostic] = []
+        if not compactions:
+            return ContextPlan(path, thinking_level, model, effective_leaf, diagnostics)
+        compaction = compactions[-1]
+        position = bisect_left(path, compaction)
+        first_kept = parsed[compaction].get("firstKeptEntryId")
+        kept_index = self.by_id.get(first_kept) if isinstance(first_kept, str) else None
+        start = position
+        if kept_index is not None:
+            kept_position = bisect_left(path, kept_index)
+            if kept_position < position and path[kept_position] == kept_index:
+                start = kept_position
+        after = len(path) - 1 - position
+        if after > PI_SPREAD_LIMIT:
+            diagnostics.append(pi_cannot_load(after, compaction + 1))
+        return ContextPlan([compaction, *path[start:position], *path[position + 1:]], thinking_level, model,
+                           effective_leaf, diagnostics)
+
+    def _settings_entry(self, index: int) -> dict[str, Any]:
+        parsed = self._parsed.get(index)
+        if parsed is not None:
+            return parsed
+        return head_of_entry(self._heads[index], self._line_starts[index], self._line_ends[index])
+
+    def context_messages(self, plan: ContextPlan) -> Iterator[Any]:
+        """The planned entries' messages, each line parsed only now (message lines hold their message as is)."""
+        view = memoryview(self.data or b"")
+        starts, ends, parsed = self._line_starts, self._line_ends, self._parsed
+        loads = orjson.loads
+        for index in plan.entries:
+            entry = parsed.get(index)
+            if entry is not None:
+                yield from entry_to_messages(entry)
+                continue
+            line = view[starts[index]:ends[index]]
+            try:
+                yield loads(line)["message"]
+            except orjson.JSONDecodeError:  # what orjson refuses and JSON.parse accepts (lone surrogates)
+                yield loads_line_lenient(line)["message"]
+
+
+def index_clean_session(data: bytes, source: str) -> BulkSession | None:
+    """A BulkSession for a clean file, or None when anything at all needs the line-by-line reader."""
+    if not data.startswith(b"{"):
+        return None
+    ends_with_newline = data.endswith(b"\n")
+    line_starts = [0, *(match.end() for match in _BOUNDARY.finditer(data))]
+    line_count = len(line_starts)
+    if data.count(b"\n") != line_count - (0 if ends_with_newline else 1):
+        return None  # a line break elsewhere: blank lines, CRLF, a value spread over lines
+    if not valid_utf8(data):
+        return None  # the line-by-line reader reports each bad byte
+    try:
+        heads = _decode_lines(data)
+    except DECODE_ERRORS:
+        return None
+    if len(heads) != line_count or type(heads[0]) is not _Header:
+        return None
+    size = len(data) - 1 if ends_with_newline else len(data)
+    line_ends = [*(start - 1 for start in islice(line_starts, 1, None)), size]
+    header = loads_line_lenient(memoryview(data)[:line_ends[0]])
+    if not (isinstance(header, dict) and isinstance(header.get("id"), str) and header_is_current(header)):
+        return None
+    entries = heads[1:]
+    ids = list(map(_ids, entries))
+    by_id = dict(zip(ids, range(1, line_count), strict=True))
+    if len(by_id) != len(ids) or "" in by_id:
+        return None  # duplicate ids (or an empty id, which Pi's walk treats as no parent)
+    parents = list(map(_parents, entries))
+    # Index of each line's parent; -1 for roots (and for parents that name no entry, which must not exist).
+    parent_index = [-1, *map(by_id.get, parents, repeat(-1))]
+    if parent_index.count(-1) != parents.count(None) + 1:
+        return None  # a dangling parent
+    if any(map(ge, islice(parent_index, 1, None), range(1, line_count))):
+        return None  # a parent later in the file (or the entry itself): possibly a cycle
+    diagnostics: list[Diagnostic] = []
+    if not ends_with_newline:
+        diagnostics.append(missing_final_newline(line_count))
+    parsed: dict[int, dict[str, Any]] = {}
+    for index, head in enumerate(heads):
+        if index and type(head) is not MessageEntry:
+            if type(head) is _Header:
+                return None  # a second header line
+            entry = loads_line_lenient(memoryview(data)[line_starts[index]:line_ends[index]])
+            parsed[index] = entry
+            check_entry(entry, entry["type"], entry["id"], index + 1, diagnostics)
+    return BulkSession(source, data, header, heads, line_starts, line_ends, parent_index, by_id, parsed, diagnostics)

@@ -1,0 +1,145 @@
+"""The bulk index (session/bulk.py) must give exactly what the line-by-line reader gives, or decline.
+
+The context stages read every session through `context_source`: the bulk index for a clean file, the lazy
+line-by-line tree otherwise. Here both are run on every session file in the repository, on every leaf, and on
+thousands of damaged variants of them; the context documents (messages, settings, diagnostics) must be
+byte-identical whenever the bulk index accepts a file.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from pi_tools.docs import iter_document_bytes
+from pi_tools.session.bulk import BulkSession, index_clean_session
+from pi_tools.session.load import context_source, tree_from_raw
+from pi_tools.session.reader import SessionReadError, parse_session_bytes, validate_header
+from pi_tools.session.tree import SessionTree
+from pi_tools.stages import context_document
+
+from golden import ROOT
+
+SESSION_FILES = sorted(
+    path for pattern in ("fixtures/**/*.jsonl", "tests/data/**/*.jsonl") for path in ROOT.glob(pattern)
+    if "expected" not in path.parts
+)
+
+
+def line_by_line(data: bytes, source: str) -> SessionTree:
+    return tree_from_raw(validate_header(parse_session_bytes(data, source, lazy=True), len(data)))
+
+
+def document_bytes(source: SessionTree | BulkSession, leaf: str | None) -> bytes:
+    try:
+        return b"".join(iter_document_bytes(context_document(source, leaf)))
+    except Exception as exc:  # both readers must fail the same way too
+        return f"{type(exc).__name__}: {exc}".encode()
+
+
+def assert_same_contexts(data: bytes, source: str) -> bool:
+    """Compare both readers on every leaf; False when the bulk index declined the file."""
+    bulk = index_clean_session(data, source)
+    if bulk is None:
+        return False
+    tree = line_by_line(data, source)
+    assert bulk.header == tree.header
+    assert bulk.leaf_id == tree.leaf_id
+    for leaf in [None, *tree.leaves()]:
+        assert document_bytes(bulk, leaf) == document_bytes(tree, leaf), (source, leaf)
+    return True
+
+
+@pytest.mark.parametrize("path", SESSION_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_bulk_index_matches_line_by_line_reader(path: Path) -> None:
+    data = path.read_bytes()
+    try:
+        line_by_line(data, str(path))
+    except SessionReadError:
+        assert index_clean_session(data, str(path)) is None
+        return
+    assert_same_contexts(data, str(path))
+
+
+def test_bulk_index_serves_most_clean_sessions() -> None:
+    """A guard for the fast path itself: clean files must not silently fall back to the slow reader."""
+    accepted = [path for path in SESSION_FILES if index_clean_session(path.read_bytes(), str(path)) is not None]
+    assert len(accepted) >= 50
+    assert isinstance(context_source((ROOT / "fixtures/conformance/cases/c003_compaction.jsonl").read_bytes(), "x"),
+                      BulkSession)
+
+
+CLEAN = (ROOT / "fixtures/conformance/cases/c003_compaction.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize(("damage", "mutate"), [
+    ("blank line", lambda lines: [*lines[:3], b"", *lines[3:]]),
+    ("CRLF", lambda lines: [line + b"\r" for line in lines]),
+    ("duplicate id", lambda lines: [*lines, lines[-1]]),
+    ("two objects on a line", lambda lines: [*lines[:-2], lines[-2] + lines[-1]]),
+    ("object and comma", lambda lines: [*lines[:-2], lines[-2] + b"," + lines[-1]]),
+    ("value over two lines", lambda lines: [*lines[:2], lines[2].replace(b',"parentId"', b'\n,"parentId"'), *lines[3:]]),
+    ("second header", lambda lines: [*lines, lines[0]]),
+    ("version 2", lambda lines: [lines[0].replace(b'"version":3', b'"version":2'), *lines[1:]]),
+    ("unknown entry type", lambda lines: [*lines[:-1], lines[-1].replace(b'"type":"message"', b'"type":"note"', 1)]),
+    ("invalid UTF-8", lambda lines: [*lines[:-1], lines[-1].replace(b'"text":"', b'"text":"\xff', 1)]),
+    ("number line", lambda lines: [*lines, b"42"]),
+    ("leading space", lambda lines: [*lines[:2], b" " + lines[2], *lines[3:]]),
+])
+def test_bulk_index_declines_damage(damage: str, mutate: object) -> None:
+    lines = CLEAN.rstrip(b"\n").split(b"\n")
+    damaged = b"\n".join(mutate(lines)) + b"\n"  # type: ignore[operator]
+    assert damaged != CLEAN
+    assert index_clean_session(damaged, "damaged.jsonl") is None, damage
+
+
+def _mutants(data: bytes, rng: random.Random, count: int) -> list[bytes]:
+    """Random small damages of a clean file: line-level edits and byte edits at structural characters."""
+    lines = data.rstrip(b"\n").split(b"\n")
+    out: list[bytes] = []
+    for _ in range(count):
+        edited = list(lines)
+        kind = rng.randrange(7)
+        i = rng.randrange(1, len(edited)) if len(edited) > 1 else 0
+        if kind == 0:
+            edited.insert(i, edited[rng.randrange(len(edited))])
+        elif kind == 1:
+            del edited[i]
+        elif kind == 2:
+            j = rng.randrange(1, len(edited)) if len(edited) > 1 else 0
+            edited[i], edited[j] = edited[j], edited[i]
+        elif kind == 3:
+            edited[i] = edited[i].replace(b'"parentId":"', b'"parentId":"x', 1)
+        elif kind == 4:
+            ids = [line.split(b'"id":"', 1)[1][:8] for line in edited[1:] if b'"id":"' in line]
+            if ids:
+                edited[i] = edited[i].replace(b'"parentId":"', b'"parentId":"' + rng.choice(ids) + b'","_":"', 1)
+        elif kind == 5:
+            line = edited[i]
+            cut = rng.randrange(len(line) + 1)
+            edited[i] = line[:cut] + rng.choice([b"", b"\n", b"}", b'"', b"\\", b"\x00", b" "]) + line[cut + 1:]
+        else:
+            edited[i] = edited[i].replace(b'"timestamp":"', b'"timestamp":"x', 1)
+        tail = b"\n" if rng.random() < 0.9 else b""
+        out.append(b"\n".join(edited) + tail)
+    return out
+
+
+def test_bulk_index_agrees_on_random_damage() -> None:
+    """Whatever the damage, the bulk index either declines or gives the line-by-line reader's documents."""
+    rng = random.Random(2026)
+    accepted = 0
+    for path in SESSION_FILES:
+        data = path.read_bytes()
+        if index_clean_session(data, str(path)) is None or len(data) > 200_000:
+            continue
+        for mutant in _mutants(data, rng, 20):
+            try:
+                line_by_line(mutant, "mutant.jsonl")
+            except SessionReadError:
+                assert index_clean_session(mutant, "mutant.jsonl") is None
+                continue
+            accepted += assert_same_contexts(mutant, "mutant.jsonl")
+    assert accepted > 100  # the comparison really ran on files the bulk index took
