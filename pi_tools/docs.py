@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from itertools import islice
+from itertools import accumulate, islice
 from typing import IO, Any
 
 import orjson
 
+from pi_tools.messages.types import RawMessage
 from pi_tools.session.jsonparse import JsonSyntaxError, loads_line
 
 
@@ -61,14 +64,21 @@ class LazyMessages:
     """A document's `messages` produced on demand: iterated once per use, never held whole.
 
     A context built from a lazily loaded session is written (or converted) message by message; anything that
-    needs the whole list calls `list()` on it.
+    needs the whole list calls `list()` on it. A writer may ask for `json_items()` instead: the same messages,
+    where possible as RawMessage text that goes to the output unparsed.
     """
 
-    def __init__(self, produce: Callable[[], Iterator[Any]]) -> None:
+    def __init__(self, produce: Callable[[], Iterator[Any]],
+                 produce_json: Callable[[], Iterator[Any]] | None = None) -> None:
         self._produce = produce
+        self._produce_json = produce_json
 
     def __iter__(self) -> Iterator[Any]:
         return self._produce()
+
+    def json_items(self) -> Iterator[Any]:
+        """The messages as RawMessage text or as objects, for writing."""
+        return (self._produce_json or self._produce)()
 
 
 def materialized(messages: Any) -> list[Any]:
@@ -93,15 +103,75 @@ def iter_document_bytes(document: Any) -> Iterator[bytes]:
     prefix, _, suffix = dumps_document({**document, "messages": _LIST_MARKER}).partition(_LIST_MARKER_JSON)
     yield prefix + b"["
     first = True
-    iterator = iter(messages)  # type: ignore[arg-type]
+    iterator = messages.json_items() if isinstance(messages, LazyMessages) else iter(messages or ())
     while True:
         chunk_items = list(islice(iterator, _CHUNK))
         if not chunk_items:
             break
-        chunk = dumps_document(chunk_items)[1:-2]  # strip "[" and "]\n"
+        chunk = _dump_items(chunk_items)
         yield chunk if first else b"," + chunk
         first = False
     yield b"]" + suffix
+
+
+def _dump_items(items: list[Any]) -> bytes:
+    """Comma-separated JSON of the items; RawMessage text as it is where that is safe, everything else serialised."""
+    if not any(type(item) is RawMessage for item in items):
+        return dumps_document(items)[1:-2]  # strip "[" and "]\n"
+    pieces: list[Any] = []
+    raw_at: list[int] = []
+    pending: list[Any] = []
+    for item in items:
+        if type(item) is RawMessage:
+            if pending:
+                pieces.append(dumps_document(pending)[1:-2])
+                pending = []
+            raw_at.append(len(pieces))
+            pieces.append(item.json)
+        else:
+            pending.append(item)
+    if pending:
+        pieces.append(dumps_document(pending)[1:-2])
+    joined = b",".join(pieces)
+    unsafe = _pieces_with_unsafe_numbers(joined, pieces)
+    if not unsafe:
+        return joined
+    raw_indices = set(raw_at)
+    for index in unsafe & raw_indices:
+        pieces[index] = dumps_document(loads_line(memoryview(pieces[index])))[:-1]
+    return b",".join(pieces)
+
+
+# Digits and "+" become "0", "E" becomes "e", and what can stand before or after a number (",[]}-", blanks)
+# becomes ":". A number with a positive exponent of 3 digits or more then reads "0e000...:", and one with 20
+# or more digits before any fraction ":000...". Only such number texts may read back as another value than
+# parsing and re-serialising gives (1e999 is Infinity, written as null; 20 digits can exceed 64 bits).
+# Negative exponents, signs and long fractions read back the same. Hashes ("...3e01427f...") are told apart by
+# what follows the digits; anything else that merely looks like such a number is re-encoded, to be safe.
+_NUMBER_SHAPES = bytes.maketrans(b"123456789+E,[]}- \t", b"0000000000e:::::::")
+_BIG_EXPONENT = b"0e000"
+_EXPONENT_END = re.compile(b"0*:")
+_LONG_INTEGER = b":" + b"0" * 20
+
+
+def _pieces_with_unsafe_numbers(joined: bytes, pieces: list[Any]) -> set[int]:
+    """Indices of the comma-joined pieces whose text holds an unsafe number shape."""
+    shapes = joined.translate(_NUMBER_SHAPES)
+    hits: list[int] = []
+    find = shapes.find
+    position = find(_BIG_EXPONENT)
+    while position >= 0:
+        if _EXPONENT_END.match(shapes, position + len(_BIG_EXPONENT)):
+            hits.append(position)
+        position = find(_BIG_EXPONENT, position + 1)
+    position = find(_LONG_INTEGER)
+    while position >= 0:
+        hits.append(position + 1)
+        position = find(_LONG_INTEGER, position + 1)
+    if not hits:
+        return set()
+    ends = list(accumulate(len(piece) + 1 for piece in pieces))
+    return {bisect_right(ends, position) for position in hits}
 
 
 class DocumentWriter:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from pi_tools.docs import (
@@ -49,19 +50,13 @@ def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None) ->
     names = list(files)
     if names:
         for name in names:
-            try:
-                yield StageInput(name, tree=load_context_source(name))
-            except SessionReadError as exc:
-                yield StageInput(name, error=str(exc))
+            yield _loaded(name, partial(load_context_source, name))
         return
     if stdin_data is None:
         return
     data = stdin_data()
     if looks_like_session(data):
-        try:
-            yield StageInput("<stdin>", tree=context_source(data, "<stdin>"))
-        except SessionReadError as exc:
-            yield StageInput("<stdin>", error=str(exc))
+        yield _loaded("<stdin>", lambda: context_source(data, "<stdin>"))
         return
     try:
         for document in iter_documents(data):
@@ -69,6 +64,16 @@ def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None) ->
             yield StageInput(str(source), document=document)
     except DocumentError as exc:
         yield StageInput("<stdin>", error=str(exc))
+
+
+def _loaded(source: str, load: Callable[[], SessionTree | BulkSession]) -> StageInput:
+    """One session read for a stage; a file that cannot be read, or a reader bug, becomes that input's error."""
+    try:
+        return StageInput(source, tree=load())
+    except SessionReadError as exc:
+        return StageInput(source, error=str(exc))
+    except Exception as exc:  # a bug or an input shape nobody foresaw: report it for this input, go on
+        return StageInput(source, error=f"{source}: internal error ({type(exc).__name__}: {exc}); please report it")
 
 
 def _json_leaf(leaf: Any) -> Any:
@@ -88,7 +93,7 @@ def context_document(tree: SessionTree | BulkSession, leaf: str | None = None) -
     if isinstance(tree, BulkSession):
         plan = tree.plan(wanted)
         bulk = tree
-        messages = LazyMessages(lambda: bulk.context_messages(plan))
+        messages = LazyMessages(lambda: bulk.context_messages(plan), lambda: bulk.context_message_items(plan))
     else:
         plan = plan_session_context(tree, wanted)
         if tree.data is not None:
@@ -113,7 +118,8 @@ def llm_document(context_doc: Document) -> Document:
     converted: Any
     if isinstance(messages, LazyMessages):
         registry = default_registry()
-        converted = LazyMessages(lambda: iter_llm_messages(messages, registry))
+        converted = LazyMessages(lambda: iter_llm_messages(messages, registry),
+                                 lambda: iter_llm_messages(messages.json_items(), registry))
     else:
         converted = convert_to_llm(messages or [])
     return {**context_doc, "kind": "llm", "messages": converted}

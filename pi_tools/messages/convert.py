@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 
 from pi_tools.messages.jsvalues import UNDEFINED, js_to_string, js_truthy
 from pi_tools.messages.roles import RoleRegistry, default_registry
-from pi_tools.messages.types import LLM_ROLES, AgentMessage, Message
+from pi_tools.messages.types import LLM_ROLES, AgentMessage, Message, RawMessage
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -60,13 +60,23 @@ def user_text_message(text: str, message: AgentMessage) -> Message:
 
 def convert_to_llm(messages: Iterable[AgentMessage], registry: RoleRegistry | None = None) -> list[Message]:
     """Convert the runtime transcript to provider-facing messages exactly as Pi's convertToLlm does."""
-    return list(iter_llm_messages(messages, registry))
+    return list(iter_llm_messages(messages, registry))  # type: ignore[arg-type]
 
 
-def iter_llm_messages(messages: Iterable[AgentMessage], registry: RoleRegistry | None = None) -> Iterator[Message]:
-    """convert_to_llm one message at a time, for transcripts streamed rather than held."""
+def iter_llm_messages(messages: Iterable[AgentMessage | RawMessage],
+                      registry: RoleRegistry | None = None) -> Iterator[Message | RawMessage]:
+    """convert_to_llm one message at a time, for transcripts streamed rather than held.
+
+    RawMessage text of an LLM role passes through unparsed (convertToLlm passes those objects through as they
+    are); any other raw message is parsed and converted.
+    """
     roles = registry or default_registry()
     for message in messages:
+        if type(message) is RawMessage:
+            if message.role in LLM_ROLES:
+                yield message
+                continue
+            message = message.value()
         if type(message) is not dict:
             continue
         role = message.get("role")

@@ -7,7 +7,7 @@ untrusted and fields may be missing.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NamedTuple, TypedDict
 
 StopReason = Literal["pending", "stop", "length", "toolUse", "error", "aborted", "deferred"]
 
@@ -56,3 +56,19 @@ AgentMessage = dict[str, Any]
 Message = dict[str, Any]
 
 LLM_ROLES: frozenset[str] = frozenset({"user", "assistant", "toolResult"})
+
+
+class RawMessage(NamedTuple):
+    """A message kept as the JSON text it was read from, to be written out again without being parsed.
+
+    The writer checks that the text reads back as the value it would write (docs.py); `value()` parses it for
+    a stage that needs the object after all.
+    """
+
+    role: str
+    json: Any  # bytes-like: bytes, memoryview or msgspec.Raw
+
+    def value(self) -> Any:
+        from pi_tools.session.jsonparse import loads_line_lenient
+
+        return loads_line_lenient(self.json)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, insort
 from collections.abc import Iterator, Mapping
-from itertools import islice, repeat
-from operator import attrgetter, ge
+from itertools import compress, count, islice
+from operator import attrgetter, ne
 from typing import Any, Union
 
 import msgspec
@@ -22,6 +22,7 @@ import orjson
 from msgspec import Struct
 
 from pi_tools.messages.jsvalues import UNDEFINED
+from pi_tools.messages.types import RawMessage
 from pi_tools.session.context import (
     PI_SPREAD_LIMIT,
     ContextPlan,
@@ -30,7 +31,14 @@ from pi_tools.session.context import (
     pi_cannot_load,
 )
 from pi_tools.session.diagnostics import Diagnostic
-from pi_tools.session.heads import DECODE_ERRORS, MessageEntry, head_of_entry, is_assistant_entry
+from pi_tools.session.heads import (
+    DECODE_ERRORS,
+    MessageEntry,
+    head_of_entry,
+    is_assistant_entry,
+    message_text,
+    role_of_entry,
+)
 from pi_tools.session.jsonparse import loads_line_lenient
 from pi_tools.session.migrations import header_is_current
 from pi_tools.session.reader import missing_final_newline, valid_utf8
@@ -135,6 +143,17 @@ class BulkSession:
             return parsed
         return head_of_entry(self._heads[index], self._line_starts[index], self._line_ends[index])
 
+    def context_message_items(self, plan: ContextPlan) -> Iterator[Any]:
+        """context_messages for writing: a message line's message as its own JSON text (RawMessage), unparsed."""
+        view = memoryview(self.data or b"")
+        starts, ends, parsed, heads = self._line_starts, self._line_ends, self._parsed, self._heads
+        for index in plan.entries:
+            entry = parsed.get(index)
+            if entry is not None:
+                yield from entry_to_messages(entry)
+                continue
+            yield RawMessage(role_of_entry(heads[index]), message_text(view[starts[index]:ends[index]]))
+
     def context_messages(self, plan: ContextPlan) -> Iterator[Any]:
         """The planned entries' messages, each line parsed only now (message lines hold their message as is)."""
         view = memoryview(self.data or b"")
@@ -180,12 +199,20 @@ def index_clean_session(data: bytes, source: str) -> BulkSession | None:
     if len(by_id) != len(ids) or "" in by_id:
         return None  # duplicate ids (or an empty id, which Pi's walk treats as no parent)
     parents = list(map(_parents, entries))
-    # Index of each line's parent; -1 for roots (and for parents that name no entry, which must not exist).
-    parent_index = [-1, *map(by_id.get, parents, repeat(-1))]
-    if parent_index.count(-1) != parents.count(None) + 1:
-        return None  # a dangling parent
-    if any(map(ge, islice(parent_index, 1, None), range(1, line_count))):
-        return None  # a parent later in the file (or the entry itself): possibly a cycle
+    # Index of each line's parent (0 or -1 for roots). Nearly every entry continues the line before it; only the
+    # others are looked up, and their parent must exist and come earlier (else a cycle is possible).
+    parent_index = list(range(-1, line_count - 1))
+    previous_ids = [None, *ids[:-1]]
+    for position in compress(count(), map(ne, parents, previous_ids)):
+        parent = parents[position]
+        line = position + 1
+        if parent is None:
+            parent_index[line] = -1
+            continue
+        target = by_id.get(parent)
+        if target is None or target >= line:
+            return None  # a dangling parent, or one later in the file
+        parent_index[line] = target
     diagnostics: list[Diagnostic] = []
     if not ends_with_newline:
         diagnostics.append(missing_final_newline(line_count))

@@ -74,13 +74,33 @@ _decode = msgspec.json.Decoder(MessageEntry).decode
 DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
 
 _SHARED_HEADS: dict[type, dict[str, Any]] = {
-    role_type: {"role": role_type.__struct_config__.tag}  # type: ignore[attr-defined]
-    for role_type in (_User, _ToolResult, _Bash, _Custom)
+    role_type: {"role": str(role_type.__struct_config__.tag)} for role_type in (_User, _ToolResult, _Bash, _Custom)
 }
 
 
 def is_assistant_entry(entry: MessageEntry) -> bool:
     return type(entry.message) is _Assistant
+
+
+_ROLE_OF_TYPE: dict[type, str] = {
+    role_type: str(role_type.__struct_config__.tag) for role_type in (_User, _Assistant, _ToolResult, _Bash, _Custom)
+}
+
+
+def role_of_entry(entry: MessageEntry) -> str:
+    return _ROLE_OF_TYPE[type(entry.message)]
+
+
+class _MessageOnly(Struct, gc=False):
+    message: Raw
+
+
+_decode_message_only = msgspec.json.Decoder(_MessageOnly).decode
+
+
+def message_text(line: bytes | memoryview) -> Raw:
+    """The exact JSON text of a (validated) message line's `message` value."""
+    return _decode_message_only(line).message
 
 
 def head_of_entry(entry: MessageEntry, start: int, end: int) -> dict[Any, Any]:
