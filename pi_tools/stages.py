@@ -92,8 +92,8 @@ def context_document(tree: SessionTree | BulkSession, leaf: str | None = None) -
     messages: Any
     if isinstance(tree, BulkSession):
         plan = tree.plan(wanted)
-        bulk = tree
-        messages = LazyMessages(lambda: bulk.context_messages(plan), lambda: bulk.context_message_items(plan))
+        planned = tree.planned_messages(plan)
+        messages = LazyMessages(planned.__iter__, planned.json_items)
     else:
         plan = plan_session_context(tree, wanted)
         if tree.data is not None:

@@ -213,25 +213,25 @@ def last_usage_index(messages: Sequence[Mapping[str, Any]]) -> int | None:
     """Index of the newest assistant whose reported usage still describes the prefix before it.
 
     An assistant older than some earlier message (e.g. a compaction summary inserted later) does not qualify; a
-    NaN timestamp anywhere poisons the running maximum, so no later assistant qualifies, exactly as in JS.
+    NaN timestamp anywhere poisons the running maximum (Math.max propagates NaN), so no later assistant
+    qualifies, exactly as in JS.
     """
     latest_prefix = -math.inf
     found: int | None = None
     for index, message in enumerate(messages):
-        timestamp = _js_number(message.get("timestamp"))
-        if message.get("role") == "assistant":
-            applies = timestamp >= latest_prefix  # any NaN operand makes this False
-            if (
-                applies
-                and message.get("stopReason") not in ("aborted", "error")
-                and usage_context_tokens(message.get("usage", UNDEFINED)) > 0
-            ):
-                found = index
-        # Math.max propagates NaN, Python's max() would not.
-        if math.isnan(timestamp) or math.isnan(latest_prefix):
-            latest_prefix = math.nan
-        else:
-            latest_prefix = max(latest_prefix, timestamp)
+        raw = message.get("timestamp")
+        timestamp = raw if type(raw) is int or type(raw) is float else _js_number(raw)
+        if timestamp != timestamp:  # NaN: nothing from here on can qualify
+            break
+        if (
+            timestamp >= latest_prefix
+            and message.get("role") == "assistant"
+            and message.get("stopReason") not in ("aborted", "error")
+            and usage_context_tokens(message.get("usage", UNDEFINED)) > 0
+        ):
+            found = index
+        if timestamp > latest_prefix:
+            latest_prefix = timestamp
     return found
 
 

@@ -143,32 +143,49 @@ class BulkSession:
             return parsed
         return head_of_entry(self._heads[index], self._line_starts[index], self._line_ends[index])
 
-    def context_message_items(self, plan: ContextPlan) -> Iterator[Any]:
-        """context_messages for writing: a message line's message as its own JSON text (RawMessage), unparsed."""
-        view = memoryview(self.data or b"")
+    def planned_messages(self, plan: ContextPlan) -> PlannedMessages:
+        """The messages of a plan from this session, needing nothing of the index any more (which can go)."""
         starts, ends, parsed, heads = self._line_starts, self._line_ends, self._parsed, self._heads
-        for index in plan.entries:
-            entry = parsed.get(index)
-            if entry is not None:
-                yield from entry_to_messages(entry)
-                continue
-            yield RawMessage(role_of_entry(heads[index]), message_text(view[starts[index]:ends[index]]))
+        steps: list[Any] = [
+            parsed[index] if index in parsed else (starts[index], ends[index], role_of_entry(heads[index]))
+            for index in plan.entries
+        ]
+        return PlannedMessages(self.data or b"", steps)
 
-    def context_messages(self, plan: ContextPlan) -> Iterator[Any]:
-        """The planned entries' messages, each line parsed only now (message lines hold their message as is)."""
-        view = memoryview(self.data or b"")
-        starts, ends, parsed = self._line_starts, self._line_ends, self._parsed
+
+class PlannedMessages:
+    """A planned context's messages, produced from the file's text each time they are iterated.
+
+    Holds the file's bytes and, per planned entry, either its line span and role (message lines) or the parsed
+    entry (the few others), so a stage can drop the session index before the messages are built.
+    """
+
+    def __init__(self, data: bytes, steps: list[Any]) -> None:
+        self._data = data
+        self._steps = steps
+
+    def __iter__(self) -> Iterator[Any]:
+        """The context messages as objects (message lines parsed now)."""
+        view = memoryview(self._data)
         loads = orjson.loads
-        for index in plan.entries:
-            entry = parsed.get(index)
-            if entry is not None:
-                yield from entry_to_messages(entry)
+        for step in self._steps:
+            if type(step) is dict:
+                yield from entry_to_messages(step)
                 continue
-            line = view[starts[index]:ends[index]]
+            line = view[step[0]:step[1]]
             try:
                 yield loads(line)["message"]
             except orjson.JSONDecodeError:  # what orjson refuses and JSON.parse accepts (lone surrogates)
                 yield loads_line_lenient(line)["message"]
+
+    def json_items(self) -> Iterator[Any]:
+        """The same messages for writing: a message line's message as its own JSON text (RawMessage), unparsed."""
+        view = memoryview(self._data)
+        for step in self._steps:
+            if type(step) is dict:
+                yield from entry_to_messages(step)
+                continue
+            yield RawMessage(step[2], message_text(view[step[0]:step[1]]))
 
 
 def index_clean_session(data: bytes, source: str) -> BulkSession | None:

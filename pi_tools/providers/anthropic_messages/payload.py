@@ -234,7 +234,7 @@ def _split_deferred_tools(
     unique: dict[str, dict[str, Any]] = {}
     for tool in tools:
         unique[normalize_name(tool["name"])] = tool
-    if not enabled:
+    if not enabled or not unique:
         return list(unique.values()), []
     deferred_names: set[str] = set()
     used_names: set[str] = set()
