@@ -41,22 +41,23 @@ class StageInput:
     error: str | None = None
 
 
-def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None) -> Iterator[StageInput]:
+def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None,
+                check_all_lines: bool = True) -> Iterator[StageInput]:
     """Session files named on the command line, else stdin (a raw session file or stage documents).
 
     Sessions are read for context building only (see load_context_source): the entries of one context are all
-    the context stages ever need.
+    the context stages ever need. `check_all_lines=False` is for stages whose documents carry no diagnostics.
     """
     names = list(files)
     if names:
         for name in names:
-            yield _loaded(name, partial(load_context_source, name))
+            yield _loaded(name, partial(load_context_source, name, check_all_lines))
         return
     if stdin_data is None:
         return
     data = stdin_data()
     if looks_like_session(data):
-        yield _loaded("<stdin>", lambda: context_source(data, "<stdin>"))
+        yield _loaded("<stdin>", lambda: context_source(data, "<stdin>", check_all_lines))
         return
     try:
         for document in iter_documents(data):

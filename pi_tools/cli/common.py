@@ -32,8 +32,13 @@ def stdin_reader() -> Callable[[], bytes] | None:
     return lambda: sys.stdin.buffer.read()
 
 
-def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: bool = True) -> None:
-    """Run a document-producing stage over files or stdin and exit with the stage's status."""
+def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: bool = True,
+                  diagnostics: bool = True) -> None:
+    """Run a document-producing stage over files or stdin and exit with the stage's status.
+
+    A stage whose documents carry no diagnostics passes `diagnostics=False`: sessions are then read without
+    the checks that only produce them.
+    """
     from pi_tools.docs import DocumentWriter
     from pi_tools.stages import iter_inputs, run_stage
 
@@ -41,7 +46,7 @@ def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: 
     if need_input and not files and reader is None:
         fail("no input: name session files or pipe documents into stdin (see --help)")
     writer = DocumentWriter()
-    status = run_stage(iter_inputs(files, reader), build, writer.write, report)
+    status = run_stage(iter_inputs(files, reader, check_all_lines=diagnostics), build, writer.write, report)
     writer.flush()
     exit_without_teardown(status)
 

@@ -71,4 +71,4 @@ def payload_command(
         llm["messages"] = materialized(llm.get("messages"))
         return payload_document(llm, request)
 
-    run_documents(files or [], build)
+    run_documents(files or [], build, diagnostics=False)

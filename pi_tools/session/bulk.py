@@ -35,7 +35,6 @@ from pi_tools.session.heads import (
     DECODE_ERRORS,
     MessageEntry,
     head_of_entry,
-    is_assistant_entry,
     message_text,
     role_of_entry,
 )
@@ -58,8 +57,21 @@ def _other_entry(entry_type: str) -> type[Struct]:
                              tag_field="type", tag=entry_type, gc=False)
 
 
-_LINE_TYPES = (MessageEntry, _Header, *(_other_entry(name) for name in sorted(ENTRY_TYPES - {"message"})))
-_decode_lines = msgspec.json.Decoder(Union[_LINE_TYPES]).decode_lines  # type: ignore[valid-type]  # noqa: UP007
+class _AnyRole(Struct, gc=False):
+    role: Any = None
+
+
+class _MessageIds(Struct, tag_field="type", tag="message", gc=False):
+    """A message line as far as its context needs: ids, and a message object (whose role is kept)."""
+
+    id: str
+    parentId: str | None
+    message: _AnyRole
+
+
+_OTHER_TYPES = tuple(_other_entry(name) for name in sorted(ENTRY_TYPES - {"message"}))
+_decode_checked = msgspec.json.Decoder(Union[(MessageEntry, _Header, *_OTHER_TYPES)]).decode_lines  # type: ignore[valid-type]  # noqa: UP007
+_decode_unchecked = msgspec.json.Decoder(Union[(_MessageIds, _Header, *_OTHER_TYPES)]).decode_lines  # type: ignore[valid-type]  # noqa: UP007
 # A line break between "}" and "{": with the count check below, each line then holds exactly one whole value.
 _BOUNDARY = re.compile(rb"\}\n(?=\{)")
 _ids = attrgetter("id")
@@ -75,7 +87,7 @@ class BulkSession:
 
     def __init__(self, source: str, data: bytes, header: dict[str, Any], heads: list[Any], line_starts: list[int],
                  line_ends: list[int], parent_index: list[int], by_id: dict[str, int],
-                 parsed: dict[int, dict[str, Any]], diagnostics: list[Diagnostic]) -> None:
+                 parsed: dict[int, dict[str, Any]], diagnostics: list[Diagnostic], checked: bool) -> None:
         self.source = source
         self.data: bytes | None = data
         self.header = header
@@ -87,6 +99,7 @@ class BulkSession:
         self._line_ends = line_ends
         self._parent_index = parent_index
         self._parsed = parsed
+        self._checked = checked
 
     def _path_indices(self, leaf_id: Any) -> list[int]:
         """Line indices from root to leaf (as SessionTree.path; parents always come earlier, so no cycles)."""
@@ -114,7 +127,7 @@ class BulkSession:
         parsed = self._parsed
         deciding = [index for index in path if index in parsed]
         heads = self._heads
-        last_assistant = next((i for i in reversed(path) if i not in parsed and is_assistant_entry(heads[i])), None)
+        last_assistant = next((i for i in reversed(path) if i not in parsed and _role(heads[i]) == "assistant"), None)
         if last_assistant is not None:
             insort(deciding, last_assistant)
         thinking_level, model = context_settings([self._settings_entry(index) for index in deciding])
@@ -141,16 +154,28 @@ class BulkSession:
         parsed = self._parsed.get(index)
         if parsed is not None:
             return parsed
-        return head_of_entry(self._heads[index], self._line_starts[index], self._line_ends[index])
+        head = self._heads[index]
+        if type(head) is MessageEntry:
+            return head_of_entry(head, self._line_starts[index], self._line_ends[index])
+        entry: dict[str, Any] = loads_line_lenient(memoryview(self.data or b"")[self._line_starts[index]:self._line_ends[index]])
+        return entry
 
     def planned_messages(self, plan: ContextPlan) -> PlannedMessages:
         """The messages of a plan from this session, needing nothing of the index any more (which can go)."""
         starts, ends, parsed, heads = self._line_starts, self._line_ends, self._parsed, self._heads
         steps: list[Any] = [
-            parsed[index] if index in parsed else (starts[index], ends[index], role_of_entry(heads[index]))
+            parsed[index] if index in parsed else (starts[index], ends[index], _role(heads[index]))
             for index in plan.entries
         ]
-        return PlannedMessages(self.data or b"", steps)
+        return PlannedMessages(self.data or b"", steps, self._checked)
+
+
+_CONTENT_ROLES = ("user", "assistant", "toolResult")
+
+
+def _role(head: Any) -> Any:
+    """A message head's role (whatever JSON value the line holds, for unchecked heads)."""
+    return head.message.role if type(head) is _MessageIds else role_of_entry(head)
 
 
 class PlannedMessages:
@@ -160,9 +185,10 @@ class PlannedMessages:
     entry (the few others), so a stage can drop the session index before the messages are built.
     """
 
-    def __init__(self, data: bytes, steps: list[Any]) -> None:
+    def __init__(self, data: bytes, steps: list[Any], text_is_checked: bool) -> None:
         self._data = data
         self._steps = steps
+        self._text_is_checked = text_is_checked  # valid UTF-8, so a message's own text can be written as it is
 
     def __iter__(self) -> Iterator[Any]:
         """The context messages as objects (message lines parsed now)."""
@@ -174,12 +200,18 @@ class PlannedMessages:
                 continue
             line = view[step[0]:step[1]]
             try:
-                yield loads(line)["message"]
+                message = loads(line)["message"]
             except orjson.JSONDecodeError:  # what orjson refuses and JSON.parse accepts (lone surrogates)
-                yield loads_line_lenient(line)["message"]
+                message = loads_line_lenient(line)["message"]
+            if message.get("content") is None and message.get("role") in _CONTENT_ROLES:
+                message = {**message, "content": []}  # as entry_to_messages; only unchecked lines can lack it
+            yield message
 
     def json_items(self) -> Iterator[Any]:
         """The same messages for writing: a message line's message as its own JSON text (RawMessage), unparsed."""
+        if not self._text_is_checked:
+            yield from self
+            return
         view = memoryview(self._data)
         for step in self._steps:
             if type(step) is dict:
@@ -188,8 +220,12 @@ class PlannedMessages:
             yield RawMessage(step[2], message_text(view[step[0]:step[1]]))
 
 
-def index_clean_session(data: bytes, source: str) -> BulkSession | None:
-    """A BulkSession for a clean file, or None when anything at all needs the line-by-line reader."""
+def index_clean_session(data: bytes, source: str, check_all_lines: bool = True) -> BulkSession | None:
+    """A BulkSession for a clean file, or None when anything at all needs the line-by-line reader.
+
+    `check_all_lines=False` skips what only produces diagnostics (the UTF-8 and field checks of every line and
+    the checks of other entries), for stages that report none: the context is the same, the diagnostics empty.
+    """
     if not data.startswith(b"{"):
         return None
     ends_with_newline = data.endswith(b"\n")
@@ -197,10 +233,10 @@ def index_clean_session(data: bytes, source: str) -> BulkSession | None:
     line_count = len(line_starts)
     if data.count(b"\n") != line_count - (0 if ends_with_newline else 1):
         return None  # a line break elsewhere: blank lines, CRLF, a value spread over lines
-    if not valid_utf8(data):
+    if check_all_lines and not valid_utf8(data):
         return None  # the line-by-line reader reports each bad byte
     try:
-        heads = _decode_lines(data)
+        heads = (_decode_checked if check_all_lines else _decode_unchecked)(data)
     except DECODE_ERRORS:
         return None
     if len(heads) != line_count or type(heads[0]) is not _Header:
@@ -231,14 +267,17 @@ def index_clean_session(data: bytes, source: str) -> BulkSession | None:
             return None  # a dangling parent, or one later in the file
         parent_index[line] = target
     diagnostics: list[Diagnostic] = []
-    if not ends_with_newline:
+    if not ends_with_newline and check_all_lines:
         diagnostics.append(missing_final_newline(line_count))
     parsed: dict[int, dict[str, Any]] = {}
+    message_head = MessageEntry if check_all_lines else _MessageIds
     for index, head in enumerate(heads):
-        if index and type(head) is not MessageEntry:
+        if index and type(head) is not message_head:
             if type(head) is _Header:
                 return None  # a second header line
             entry = loads_line_lenient(memoryview(data)[line_starts[index]:line_ends[index]])
             parsed[index] = entry
-            check_entry(entry, entry["type"], entry["id"], index + 1, diagnostics)
-    return BulkSession(source, data, header, heads, line_starts, line_ends, parent_index, by_id, parsed, diagnostics)
+            if check_all_lines:
+                check_entry(entry, entry["type"], entry["id"], index + 1, diagnostics)
+    return BulkSession(source, data, header, heads, line_starts, line_ends, parent_index, by_id, parsed, diagnostics,
+                       check_all_lines)

@@ -78,10 +78,6 @@ _SHARED_HEADS: dict[type, dict[str, Any]] = {
 }
 
 
-def is_assistant_entry(entry: MessageEntry) -> bool:
-    return type(entry.message) is _Assistant
-
-
 _ROLE_OF_TYPE: dict[type, str] = {
     role_type: str(role_type.__struct_config__.tag) for role_type in (_User, _Assistant, _ToolResult, _Bash, _Custom)
 }

@@ -46,18 +46,19 @@ def load_session(path: str, lazy: bool = False) -> SessionTree:
     return tree_from_raw(read_session_file(path, lazy))
 
 
-def context_source(data: bytes, source: str) -> SessionTree | BulkSession:
+def context_source(data: bytes, source: str, check_all_lines: bool = True) -> SessionTree | BulkSession:
     """What the context stages read a session through: a bulk index for a clean file, else a lazy tree.
 
-    Both give the same contexts and diagnostics; the bulk index is several times faster on large files.
+    Both give the same contexts and diagnostics; the bulk index is several times faster on large files. A stage
+    that reports no diagnostics passes `check_all_lines=False` (see index_clean_session).
     """
     with paused_gc():
-        bulk = index_clean_session(data, source)
+        bulk = index_clean_session(data, source, check_all_lines)
     if bulk is not None:
         return bulk
     return tree_from_raw(validate_header(parse_session_bytes(data, source, lazy=True), len(data)))
 
 
-def load_context_source(path: str) -> SessionTree | BulkSession:
+def load_context_source(path: str, check_all_lines: bool = True) -> SessionTree | BulkSession:
     """context_source for a file (SessionReadError for paths that cannot be session files)."""
-    return context_source(read_session_bytes(path), path)
+    return context_source(read_session_bytes(path), path, check_all_lines)
