@@ -93,7 +93,7 @@ def sanitize_surrogates(s: str) -> str:
     Python strings decoded from ``\\ud83d``-style escapes can hold such code points; a surrogate pair stored as two
     code points is a valid character in JS, so it is kept (merged into one Python character).
     """
-    if _SURROGATE.search(s) is None:
+    if s.isascii() or _SURROGATE.search(s) is None:
         return s
     return _LONE_SURROGATE.sub("", _join_surrogate_pairs(s))
 

@@ -227,9 +227,11 @@ def last_usage_index(messages: Sequence[Mapping[str, Any]]) -> int | None:
             timestamp >= latest_prefix
             and message.get("role") == "assistant"
             and message.get("stopReason") not in ("aborted", "error")
-            and usage_context_tokens(message.get("usage", UNDEFINED)) > 0
         ):
-            found = index
+            usage = message.get("usage", UNDEFINED)
+            total = usage.get("totalTokens") if type(usage) is dict else None
+            if (type(total) is int and total > 0) or usage_context_tokens(usage) > 0:
+                found = index
         if timestamp > latest_prefix:
             latest_prefix = timestamp
     return found

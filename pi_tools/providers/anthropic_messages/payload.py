@@ -307,11 +307,27 @@ def _image_block(block: Any) -> Block:
     return {"type": "image", "source": source}
 
 
+def _plain_texts(content: list[Any]) -> list[str] | None:
+    """The texts of a content list made only of text blocks with string text (the usual case), else None."""
+    texts: list[str] = []
+    for block in content:
+        if type(block) is not dict or block.get("type") != "text":
+            return None
+        text = block.get("text")
+        if type(text) is not str:
+            return None
+        texts.append(text)
+    return texts
+
+
 def _tool_result_content(content: list[Any]) -> str | list[Block]:
     """Text-only results travel as one joined string; any image turns the content into a block list.
 
     The join prints every item's ``text`` as ``Array.prototype.join`` does (missing ones as nothing).
     """
+    texts = _plain_texts(content)
+    if texts is not None:
+        return sanitize_surrogates("\n".join(texts))
     if not any(block_type(block) == "image" for block in content):
         return sanitize_surrogates("\n".join(js_join_piece(block_field(block, "text")) for block in content))
     blocks: list[Block] = [
