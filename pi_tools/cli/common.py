@@ -46,9 +46,28 @@ def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: 
     if need_input and not files and reader is None:
         fail("no input: name session files or pipe documents into stdin (see --help)")
     writer = DocumentWriter()
-    status = run_stage(iter_inputs(files, reader, check_all_lines=diagnostics), build, writer.write, report)
+
+    def build_and_keep(item: Any) -> Any:
+        _kept.clear()  # the previous input's objects go now, so memory stays bounded by one input
+        result = build(item)
+        keep_until_exit(item, result)
+        return result
+
+    status = run_stage(iter_inputs(files, reader, check_all_lines=diagnostics), build_and_keep, writer.write, report)
     writer.flush()
     exit_without_teardown(status)
+
+
+_kept: list[Any] = []
+
+
+def keep_until_exit(*objects: Any) -> None:
+    """Hold the current input's large objects (session index, messages, documents) until the process exits.
+
+    Freeing a 100 MB session's objects one by one costs about 0.15 s, and exit_without_teardown hands the
+    memory back at once; the next input releases them before it starts.
+    """
+    _kept.extend(objects)
 
 
 def exit_without_teardown(status: int) -> NoReturn:

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import fail, run_documents
+from pi_tools.cli.common import fail, keep_until_exit, run_documents
 
 
 def _load_tools(path: str) -> list[dict[str, Any]]:
@@ -69,6 +69,7 @@ def payload_command(
         # the encoder then works beside neither (about 200 MiB less at peak on a 100 MB session).
         item.tree = None
         llm["messages"] = materialized(llm.get("messages"))
+        keep_until_exit(llm)
         return payload_document(llm, request)
 
     run_documents(files or [], build, diagnostics=False)
