@@ -93,17 +93,17 @@ _CHUNK = 2048
 
 
 def iter_document_bytes(document: Any) -> Iterator[bytes]:
-    """Serialise a document in pieces: a huge `messages`/`payload.messages` list is written chunk by chunk, so
-    a 100 MB session never exists a second time as one giant bytes object."""
-    messages = document.get("messages") if isinstance(document, dict) else None
-    lazy = isinstance(messages, LazyMessages)
-    if not lazy and (not isinstance(messages, list) or len(messages) < _STREAM_THRESHOLD):
+    """Serialise a document in pieces: a huge `messages` list (or the payload's message list) is written chunk by
+    chunk, so a 100 MB session never exists a second time as one giant bytes object."""
+    located = _long_list(document)
+    if located is None:
         yield dumps_document(document)
         return
-    prefix, _, suffix = dumps_document({**document, "messages": _LIST_MARKER}).partition(_LIST_MARKER_JSON)
+    with_marker, items = located
+    prefix, _, suffix = dumps_document(with_marker).partition(_LIST_MARKER_JSON)
     yield prefix + b"["
     first = True
-    iterator = messages.json_items() if isinstance(messages, LazyMessages) else iter(messages or ())
+    iterator = items.json_items() if isinstance(items, LazyMessages) else iter(items)
     while True:
         chunk_items = list(islice(iterator, _CHUNK))
         if not chunk_items:
@@ -112,6 +112,26 @@ def iter_document_bytes(document: Any) -> Iterator[bytes]:
         yield chunk if first else b"," + chunk
         first = False
     yield b"]" + suffix
+
+
+_PAYLOAD_LISTS = ("messages", "input", "contents")
+"""Where each API's payload holds its conversation (anthropic/openai/mistral/bedrock, responses, google)."""
+
+
+def _long_list(document: Any) -> tuple[dict[str, Any], Any] | None:
+    """The document with its long message list replaced by a marker, and that list; None for short documents."""
+    if not isinstance(document, dict):
+        return None
+    messages = document.get("messages")
+    if isinstance(messages, LazyMessages) or (isinstance(messages, list) and len(messages) >= _STREAM_THRESHOLD):
+        return {**document, "messages": _LIST_MARKER}, messages
+    payload = document.get("payload")
+    if isinstance(payload, dict):
+        for key in _PAYLOAD_LISTS:
+            items = payload.get(key)
+            if isinstance(items, list) and len(items) >= _STREAM_THRESHOLD:
+                return {**document, "payload": {**payload, key: _LIST_MARKER}}, items
+    return None
 
 
 def _dump_items(items: list[Any]) -> bytes:
@@ -193,7 +213,8 @@ class DocumentWriter:
     def flush(self) -> None:
         if self._pending:
             try:
-                self._stream.write(b"".join(self._pending))
+                for piece in self._pending:  # large pieces go straight out, never copied into one
+                    self._stream.write(piece)
                 self._stream.flush()
             except BrokenPipeError:
                 # The reader went away (e.g. `| head`); stop quietly as Unix tools do.

@@ -78,13 +78,13 @@ _SHARED_HEADS: dict[type, dict[str, Any]] = {
 }
 
 
-_ROLE_OF_TYPE: dict[type, str] = {
+ROLE_OF_TYPE: dict[type, str] = {  # the role of each validated message struct
     role_type: str(role_type.__struct_config__.tag) for role_type in (_User, _Assistant, _ToolResult, _Bash, _Custom)
 }
 
 
 def role_of_entry(entry: MessageEntry) -> str:
-    return _ROLE_OF_TYPE[type(entry.message)]
+    return ROLE_OF_TYPE[type(entry.message)]
 
 
 class _MessageOnly(Struct, gc=False):
