@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -165,3 +166,31 @@ def test_bulk_index_agrees_on_random_damage() -> None:
                 continue
             accepted += assert_same_contexts(mutant, "mutant.jsonl")
     assert accepted > 100  # the comparison really ran on files the bulk index took
+
+
+@pytest.mark.parametrize("name", ["conformance/cases/c003_compaction.jsonl", "bad/invalid_utf8.jsonl",
+                                  "bad/wrong_field_types.jsonl", "realworld/castai__kimchi-dev__session.jsonl"])
+def test_cli_reads_a_piped_session_like_a_named_file(cli: Any, name: str) -> None:
+    """Both CLI inputs go through context_source; piping the file must change nothing but the source name."""
+    path = ROOT / "fixtures" / name
+    for stage in (["convert"], ["payload", "--api", "anthropic-messages", "--model", "anthropic/claude-sonnet-4-5"]):
+        named = cli(*stage, str(path.relative_to(ROOT)))
+        piped = cli(*stage, stdin=path.read_bytes())
+        assert named.code == piped.code, (named.stderr, piped.stderr)
+        assert loads_line(piped.stdout.encode())["source"] == "<stdin>"
+        assert {**loads_line(named.stdout.encode()), "source": None} == {**loads_line(piped.stdout.encode()), "source": None}
+        assert "Traceback" not in named.stderr + piped.stderr
+
+
+def test_payload_reads_unchecked_yet_equals_the_checked_reading(cli: Any) -> None:
+    """payload reads without diagnostics checks; a file those checks would send to the other reader (bad UTF-8
+    in a message) must give the payload the fully checked reading gives."""
+    path = ROOT / "fixtures/bad/invalid_utf8.jsonl"
+    data = path.read_bytes()
+    assert index_clean_session(data, "x") is None
+    assert index_clean_session(data, "x", check_all_lines=False) is not None
+    args = ["payload", "--api", "anthropic-messages", "--model", "anthropic/claude-sonnet-4-5"]
+    from_file = cli(*args, str(path.relative_to(ROOT)))
+    from_context = cli(*args, stdin=cli("context", str(path.relative_to(ROOT))).stdout.encode())
+    assert from_file.code == from_context.code == 0
+    assert loads_line(from_file.stdout.encode())["payload"] == loads_line(from_context.stdout.encode())["payload"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 CASE = "fixtures/conformance/cases/c001_tools.jsonl"
 
 
@@ -36,3 +38,18 @@ def test_tools_file_must_be_a_list_of_tools(cli: Any, tmp_path: Any) -> None:
     assert run.code == 2
     assert run.stderr == (f"pi-tools: --tools {tools}: expected a JSON array of "
                           "{name, description, parameters} objects\n")
+
+
+@pytest.mark.parametrize(("api", "model"), [
+    ("anthropic-messages", "anthropic/claude-sonnet-4-5"), ("openai-completions", "groq/openai/gpt-oss-120b"),
+    ("openai-responses", "openai/gpt-5.1"), ("google-generative-ai", "google/gemini-2.5-flash"),
+    ("mistral-conversations", "mistral/mistral-medium-latest"),
+    ("bedrock-converse-stream", "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0"),
+])
+def test_content_that_is_not_a_list_fails_as_pi_fails(cli: Any, api: str, model: str) -> None:
+    """A user message whose content is a number: Pi 0.85's context estimate throws for every API (oracle)."""
+    bad = "fixtures/bad/wrong_field_types.jsonl"
+    run = cli("payload", "--api", api, "--model", model, bad)
+    assert run.code == 2
+    assert run.documents() == [{"kind": "error", "source": bad, "api": api, "model": model,
+                                "error": "content is not iterable"}]

@@ -157,11 +157,18 @@ def _js_number(value: Any) -> float:
     """JS ``Number(value)`` for what can sit in a timestamp slot; ``None`` stands for the NaN JSON wrote as null."""
     return math.nan if value is None else js_to_number(value)
 
+def _js_iterable(value: Any, expression: str) -> Any:
+    """What ``for (const x of value)`` walks: arrays (and strings); anything else is V8's TypeError."""
+    if isinstance(value, (list, str)) or value is None or value is UNDEFINED:
+        return value or ()
+    raise PayloadError(f"{expression} is not iterable")
+
+
 def _text_and_image_chars(content: Any) -> int:
     if isinstance(content, str):
         return js_length(content)
     chars = 0
-    for block in content or ():
+    for block in _js_iterable(content, "content"):
         chars += _field_length(block, "text") if block_type(block) == "text" else ESTIMATED_IMAGE_CHARS
     return chars
 
@@ -173,7 +180,7 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
     if role in ("user", "toolResult"):
         return _ceil_tokens(_text_and_image_chars(content))
     chars = 0
-    for block in content or ():
+    for block in _js_iterable(content, "message.content"):
         kind = block_type(block)
         if kind == "text":
             chars += _field_length(block, "text")
