@@ -32,6 +32,14 @@ def stdin_reader() -> Callable[[], bytes] | None:
     return lambda: sys.stdin.buffer.read()
 
 
+def read_ahead(files: list[str] | None) -> None:
+    """Start reading the first session file while the stage imports its modules (see pi_tools.readahead)."""
+    if files:
+        from pi_tools.readahead import start_reading
+
+        start_reading(files[0])
+
+
 def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: bool = True,
                   diagnostics: bool = True) -> None:
     """Run a document-producing stage over files or stdin and exit with the stage's status.

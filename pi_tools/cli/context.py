@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import run_documents
+from pi_tools.cli.common import read_ahead, run_documents
 
 
 def context_command(
@@ -20,6 +20,7 @@ def context_command(
 
     Example: pi-tools context ~/.pi/agent/sessions/--home-me-proj--/*.jsonl | jq .model
     """
+    read_ahead(files)
     from pi_tools.stages import as_context
 
     run_documents(files or [], lambda item: as_context(item, leaf))

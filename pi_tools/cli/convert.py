@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import run_documents
+from pi_tools.cli.common import read_ahead, run_documents
 
 
 def convert_command(
@@ -17,6 +17,7 @@ def convert_command(
 
     Example: pi-tools context s.jsonl | pi-tools convert | jq '.messages | length'
     """
+    read_ahead(files)
     from pi_tools.stages import as_llm
 
     run_documents(files or [], lambda item: as_llm(item, leaf))

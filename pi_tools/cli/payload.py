@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import fail, keep_until_exit, run_documents
+from pi_tools.cli.common import fail, keep_until_exit, read_ahead, run_documents
 
 
 def _load_tools(path: str) -> list[dict[str, Any]]:
@@ -43,6 +43,7 @@ def payload_command(
 
     Example: pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 --wire s.jsonl | jq .wire.headers
     """
+    read_ahead(files)
     from pi_tools.docs import materialized
     from pi_tools.providers.registry import supported_apis
     from pi_tools.stages import PayloadRequest, as_llm, payload_document

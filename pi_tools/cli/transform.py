@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import fail, run_documents
+from pi_tools.cli.common import fail, read_ahead, run_documents
 
 
 def transform_command(
@@ -26,6 +26,7 @@ def transform_command(
 
     Example: pi-tools transform --keep-last 3 --redact 'sk-[A-Za-z0-9]+' s.jsonl | pi-tools payload --api openai-responses
     """
+    read_ahead(files)
     from pi_tools.stages import as_context
     from pi_tools.transforms import TransformError, available_transforms, checked, load_plugin
 

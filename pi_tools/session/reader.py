@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from pi_tools import readahead
 from pi_tools.messages.jsvalues import JS_WHITESPACE
 from pi_tools.session.diagnostics import Diagnostic, diagnostic
 from pi_tools.session.heads import message_head
@@ -200,6 +201,9 @@ def read_session_bytes(path: str) -> bytes:
     """A session file's bytes; SessionReadError for paths that cannot be session files at all."""
     if os.path.isdir(path):
         raise SessionReadError(f"{path}: is a directory, not a session file")
+    data = readahead.take(path)
+    if data is not None:
+        return data
     try:
         with open(path, "rb") as handle:
             return handle.read()
