@@ -1,9 +1,9 @@
 """Index a clean session file in a few passes of C instead of line by line.
 
 Almost every session on disk is clean: each line one JSON object that Pi wrote, ids unique, every parent earlier
-in the file. For such a file, msgspec decodes all line heads in one call (validating each line exactly as the
-per-line heads do) and list, dict and set operations check the tree's invariants; only the entries on the
-context's path are then built. Anything unusual anywhere in the file makes `index_clean_session` return None, and
+in the file. For such a file, msgspec decodes the line heads a few thousand lines per call (validating each line
+exactly as the per-line heads do, unless the caller wants no diagnostics) and list and dict operations check the
+tree's invariants; only the entries of the planned context are then built. Anything unusual anywhere in the file makes `index_clean_session` return None, and
 the caller falls back to the line-by-line reader, which explains every problem it finds. The two readers must
 agree on every clean file: the tests run both over all fixtures and compare.
 """
