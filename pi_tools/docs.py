@@ -139,14 +139,14 @@ def _dump_items(items: list[Any]) -> bytes:
     if not any(type(item) is RawMessage for item in items):
         return dumps_document(items)[1:-2]  # strip "[" and "]\n"
     pieces: list[Any] = []
-    raw_at: list[int] = []
+    raw_at: set[int] = set()
     pending: list[Any] = []
     for item in items:
         if type(item) is RawMessage:
             if pending:
                 pieces.append(dumps_document(pending)[1:-2])
                 pending = []
-            raw_at.append(len(pieces))
+            raw_at.add(len(pieces))
             pieces.append(item.json)
         else:
             pending.append(item)
@@ -156,8 +156,7 @@ def _dump_items(items: list[Any]) -> bytes:
     unsafe = _pieces_with_unsafe_numbers(joined, pieces)
     if not unsafe:
         return joined
-    raw_indices = set(raw_at)
-    for index in unsafe & raw_indices:
+    for index in unsafe & raw_at:
         pieces[index] = dumps_document(loads_line(memoryview(pieces[index])))[:-1]
     return b",".join(pieces)
 

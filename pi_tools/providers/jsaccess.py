@@ -16,6 +16,14 @@ from pi_tools.providers.errors import PayloadError
 PayloadBuilder = Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], dict[str, Any]]
 
 
+def for_of(value: Any, expression: str) -> list[Any] | str:
+    """What ``for (const x of value)`` walks: an array, or a string's characters; anything else is V8's TypeError
+    (``expression`` is the source text V8 names)."""
+    if isinstance(value, list | str):
+        return value
+    raise PayloadError(f"{expression} is not iterable")
+
+
 def block_field(block: Any, key: str) -> Any:
     """``block[key]`` for an item of a content list: primitives have no fields (undefined, here None), and a
     null item is V8's TypeError. Strings get here when a tool result's text was walked character by character."""

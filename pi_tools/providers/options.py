@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast
 from pi_tools.messages.jsvalues import js_to_number
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsaccess import block_type
+from pi_tools.providers.jsaccess import block_type, for_of
 from pi_tools.providers.jsonjs import js_length, js_stringify
 from pi_tools.providers.jstext import UNDEFINED, js_string
 
@@ -157,18 +157,16 @@ def _js_number(value: Any) -> float:
     """JS ``Number(value)`` for what can sit in a timestamp slot; ``None`` stands for the NaN JSON wrote as null."""
     return math.nan if value is None else js_to_number(value)
 
-def _js_iterable(value: Any, expression: str) -> Any:
-    """What ``for (const x of value)`` walks: arrays (and strings); anything else is V8's TypeError."""
-    if isinstance(value, (list, str)) or value is None or value is UNDEFINED:
-        return value or ()
-    raise PayloadError(f"{expression} is not iterable")
+def _blocks(content: Any, expression: str) -> Iterable[Any]:
+    """The content blocks the estimate walks (missing content counts as none)."""
+    return () if content is None or content is UNDEFINED else for_of(content, expression)
 
 
 def _text_and_image_chars(content: Any) -> int:
     if isinstance(content, str):
         return js_length(content)
     chars = 0
-    for block in _js_iterable(content, "content"):
+    for block in _blocks(content, "content"):
         chars += _field_length(block, "text") if block_type(block) == "text" else ESTIMATED_IMAGE_CHARS
     return chars
 
@@ -180,7 +178,7 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
     if role in ("user", "toolResult"):
         return _ceil_tokens(_text_and_image_chars(content))
     chars = 0
-    for block in _js_iterable(content, "message.content"):
+    for block in _blocks(content, "message.content"):
         kind = block_type(block)
         if kind == "text":
             chars += _field_length(block, "text")

@@ -8,12 +8,12 @@ shape of that rewrite (including synthetic results and their placement) is visib
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsaccess import block_field
+from pi_tools.providers.jsaccess import block_field, for_of
 from pi_tools.providers.jsonjs import js_is_blank
 from pi_tools.providers.jstext import js_truthy
 
@@ -29,13 +29,6 @@ def _current_time_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def _content_items(content: Any) -> Iterable[Any]:
-    """``for (const block of content)``: a string yields its characters (code points), non-iterables throw."""
-    if isinstance(content, list | str):
-        return content
-    raise PayloadError("content is not iterable")
-
-
 def _replace_images(content: Any, placeholder: str) -> list[Any]:
     """One placeholder text per run of images; an image right after an identical placeholder adds nothing.
 
@@ -44,7 +37,7 @@ def _replace_images(content: Any, placeholder: str) -> list[Any]:
     """
     result: list[Any] = []
     previous_was_placeholder = False
-    for block in _content_items(content):
+    for block in for_of(content, "content"):
         if block_field(block, "type") == "image":
             if not previous_was_placeholder:
                 result.append({"type": "text", "text": placeholder})

@@ -73,18 +73,12 @@ class MessageEntry(Struct, tag_field="type", tag="message", gc=False):
 _decode = msgspec.json.Decoder(MessageEntry).decode
 DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
 
-_SHARED_HEADS: dict[type, dict[str, Any]] = {
-    role_type: {"role": str(role_type.__struct_config__.tag)} for role_type in (_User, _ToolResult, _Bash, _Custom)
-}
-
-
 ROLE_OF_TYPE: dict[type, str] = {  # the role of each validated message struct
     role_type: str(role_type.__struct_config__.tag) for role_type in (_User, _Assistant, _ToolResult, _Bash, _Custom)
 }
-
-
-def role_of_entry(entry: MessageEntry) -> str:
-    return ROLE_OF_TYPE[type(entry.message)]
+_SHARED_HEADS: dict[type, dict[str, Any]] = {
+    role_type: {"role": role} for role_type, role in ROLE_OF_TYPE.items() if role_type is not _Assistant
+}
 
 
 class _MessageOnly(Struct, gc=False):
@@ -99,8 +93,13 @@ def message_text(line: bytes | memoryview) -> Raw:
     return _decode_message_only(line).message
 
 
-def head_of_entry(entry: MessageEntry, start: int, end: int) -> dict[Any, Any]:
-    """The head dict the tree and settings logic read: ids, role, and an assistant's provider and model."""
+def message_head(line: bytes | memoryview, start: int, end: int) -> dict[Any, Any] | None:
+    """A head dict for a well-formed Pi message line (ids, role, and an assistant's provider and model: what
+    the tree and settings logic read), or None when the line needs the ordinary path."""
+    try:
+        entry = _decode(line)
+    except DECODE_ERRORS:
+        return None
     message = entry.message
     if type(message) is _Assistant:
         head_message: dict[str, Any] = {"role": "assistant", "provider": message.provider, "model": message.model}
@@ -108,12 +107,3 @@ def head_of_entry(entry: MessageEntry, start: int, end: int) -> dict[Any, Any]:
         head_message = _SHARED_HEADS[type(message)]  # read-only, shared by every head of that role
     return {"type": "message", "id": entry.id, "parentId": entry.parentId, "message": head_message,
             SPAN: (start, end)}
-
-
-def message_head(line: bytes | memoryview, start: int, end: int) -> dict[Any, Any] | None:
-    """A head dict for a well-formed Pi message line, or None when the line needs the ordinary path."""
-    try:
-        entry = _decode(line)
-    except DECODE_ERRORS:
-        return None
-    return head_of_entry(entry, start, end)

@@ -46,8 +46,7 @@ def _js_less_than(version: Any, bound: int) -> bool:
 
 def header_is_current(header: dict[str, Any]) -> bool:
     """True when a file with this header needs no migration."""
-    version = header.get("version")
-    return not _js_less_than(1 if version is None else version, CURRENT_SESSION_VERSION)
+    return not _js_less_than(session_version([header]), CURRENT_SESSION_VERSION)
 
 
 def migrate_to_current(file_entries: list[Any], new_id: Callable[[], str] | None = None) -> bool:

@@ -69,7 +69,11 @@ class SessionTree:
 
     def materialize(self, entry: Any) -> Any:
         """The full entry for a head from lazy loading (parsed now); any other entry as it is."""
-        return materialize_head(self.data, entry)
+        if self.data is not None and type(entry) is dict:
+            span = entry.get(SPAN)
+            if span is not None:
+                return loads_line_lenient(memoryview(self.data)[span[0]:span[1]])
+        return entry
 
     def line_of(self, entry: Any) -> int | None:
         """File line number of an entry object (identity lookup; built on first use)."""
@@ -153,15 +157,6 @@ class SessionTree:
         return walked
 
 
-def materialize_head(data: bytes | None, entry: Any) -> Any:
-    """The full entry for a head (its line parsed now, from the file's bytes); any other entry as it is."""
-    if data is not None and type(entry) is dict:
-        span = entry.get(SPAN)
-        if span is not None:
-            return loads_line_lenient(memoryview(data)[span[0]:span[1]])
-    return entry
-
-
 def _hashable(value: Any) -> bool:
     return not isinstance(value, (dict, list))
 
@@ -185,20 +180,6 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
         line = line_numbers[position]
         if position == 0 and entry is header:
             continue
-        if type(entry) is dict and SPAN in entry:
-            # Fast path: a head validated while decoding (a message entry with a string id). The registration is
-            # written out here and again below on purpose: a shared helper call costs ~0.3 s per 100 MB session.
-            entry_id = entry["id"]
-            if entry_id in by_id:
-                diagnostics.append(diagnostic(
-                    "duplicate-id", f"id {entry_id} is used again; the later entry wins in Pi's index",
-                    line, "error", entry_id))
-            index_of[entry_id] = len(entries)
-            by_id[entry_id] = entry
-            append_entry(entry)
-            append_line(line)
-            leaf_id = entry_id
-            continue
         if not isinstance(entry, dict):
             entries.append(entry)
             lines.append(line)
@@ -220,6 +201,8 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
         append_entry(entry)
         append_line(line)
         leaf_id = entry_id
+        if SPAN in entry:
+            continue  # a message head, validated while decoding: nothing more to check or record
         check_entry(entry, entry_type, entry_id, line, diagnostics, timestamp_match, known_roles)
         if entry_type == "label":
             target = entry.get("targetId")
