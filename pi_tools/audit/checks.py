@@ -23,6 +23,7 @@ from pi_tools.session.reader import (
     SessionReadError,
     parse_session_bytes,
     paused_gc,
+    read_session_bytes,
     validate_header,
 )
 from pi_tools.session.tree import SessionTree
@@ -37,25 +38,10 @@ class AuditResult:
     error: str | None = None
 
 
-def read_bytes(path: str) -> bytes:
-    """The file's bytes, or SessionReadError with a message naming the file."""
-    import os
-
-    if os.path.isdir(path):
-        raise SessionReadError(f"{path}: is a directory, not a session file")
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise SessionReadError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise SessionReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
-
-
 def audit_file(path: str, enabled: frozenset[str] | None = None) -> AuditResult:
     """Audit the session at `path` (never writes it)."""
     try:
-        data = read_bytes(path)
+        data = read_session_bytes(path)
     except SessionReadError as exc:
         return AuditResult(path, error=str(exc))
     return AuditResult(path, audit_bytes(data, path, enabled))

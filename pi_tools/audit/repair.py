@@ -345,7 +345,7 @@ def write_atomic(path: str, data: bytes, mode: int | None = None) -> None:
 
 def repair_file(source: str, out: str, *, force: bool = False, close_orphaned_calls: bool = False) -> RepairResult:
     """Repair `source` into `out` (and `out.rejected` when lines were set aside); never writes `source`."""
-    from pi_tools.audit.checks import read_bytes
+    from pi_tools.session.reader import read_session_bytes
 
     rejected_path = out + ".rejected"
     for target in (out, rejected_path):
@@ -358,7 +358,7 @@ def repair_file(source: str, out: str, *, force: bool = False, close_orphaned_ca
     if os.path.isdir(out):
         raise RepairError(f"{out}: is a directory")
     try:
-        data = read_bytes(source)
+        data = read_session_bytes(source)
     except SessionReadError as exc:
         raise RepairError(str(exc)) from None
     result = repair_bytes(data, source, close_orphaned_calls=close_orphaned_calls)
