@@ -8,16 +8,6 @@ import typer
 
 from pi_tools.cli.common import fail
 
-#: The model assumed for each API when --model is not given (the catalog entry the stream goldens mostly use).
-DEFAULT_MODELS = {
-    "anthropic-messages": "anthropic/claude-sonnet-4-5",
-    "openai-completions": "groq/openai/gpt-oss-120b",
-    "openai-responses": "openai/gpt-5.1",
-    "google-generative-ai": "google/gemini-2.5-flash",
-    "mistral-conversations": "mistral/mistral-medium-latest",
-    "bedrock-converse-stream": "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0",
-}
-
 
 def _parse_headers(values: list[str]) -> dict[str, str]:
     headers: dict[str, str] = {}
@@ -72,11 +62,11 @@ def decode_command(
     from pi_tools.loop import now_ms
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.errors import UnknownModelError
-    from pi_tools.providers.registry import supported_apis
+    from pi_tools.providers.registry import REPRESENTATIVE_MODELS, supported_apis
 
     if api not in supported_apis():
         fail(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
-    model_ref = model or DEFAULT_MODELS.get(api)
+    model_ref = model or REPRESENTATIVE_MODELS.get(api)
     if model_ref is None:
         fail(f"--model is required for --api {api}")
     try:

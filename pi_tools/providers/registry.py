@@ -34,6 +34,18 @@ They have request builders but no stream decoder of their own, so ``stream_decod
 """
 
 
+REPRESENTATIVE_MODELS: dict[str, str] = {
+    "anthropic-messages": "anthropic/claude-sonnet-4-5",
+    "openai-completions": "groq/openai/gpt-oss-120b",
+    "openai-responses": "openai/gpt-5.1",
+    "google-generative-ai": "google/gemini-2.5-flash",
+    "mistral-conversations": "mistral/mistral-medium-latest",
+    "bedrock-converse-stream": "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0",
+}
+"""The model each API is shown or decoded with when neither --model nor the session names one: the catalog
+entries the conformance goldens and stream recordings mostly use."""
+
+
 def supported_apis() -> list[str]:
     """API names this toolchain can build requests for."""
     return [*API_MODULES, *VARIANT_APIS]

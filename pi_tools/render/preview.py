@@ -17,19 +17,10 @@ from typing import Any, cast
 import orjson
 
 from pi_tools.messages.jsvalues import UNDEFINED, js_to_string
+from pi_tools.providers.registry import REPRESENTATIVE_MODELS
 from pi_tools.render import annotate
 from pi_tools.render.payload_map import PayloadMap, map_payload
 from pi_tools.session import SessionTree
-
-# The model each API is shown with when neither --model nor the session names one (the conformance models).
-REPRESENTATIVE_MODELS: dict[str, str] = {
-    "anthropic-messages": "anthropic/claude-sonnet-4-5",
-    "openai-completions": "groq/openai/gpt-oss-120b",
-    "openai-responses": "openai/gpt-5.1",
-    "google-generative-ai": "google/gemini-2.5-flash",
-    "mistral-conversations": "mistral/mistral-medium-latest",
-    "bedrock-converse-stream": "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0",
-}
 
 LONG_LINES = 24
 LONG_CHARS = 2400
