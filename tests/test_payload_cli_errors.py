@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from pi_tools.providers.registry import REPRESENTATIVE_MODELS
+
 CASE = "fixtures/conformance/cases/c001_tools.jsonl"
 
 
@@ -40,12 +42,7 @@ def test_tools_file_must_be_a_list_of_tools(cli: Any, tmp_path: Any) -> None:
                           "{name, description, parameters} objects\n")
 
 
-@pytest.mark.parametrize(("api", "model"), [
-    ("anthropic-messages", "anthropic/claude-sonnet-4-5"), ("openai-completions", "groq/openai/gpt-oss-120b"),
-    ("openai-responses", "openai/gpt-5.1"), ("google-generative-ai", "google/gemini-2.5-flash"),
-    ("mistral-conversations", "mistral/mistral-medium-latest"),
-    ("bedrock-converse-stream", "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0"),
-])
+@pytest.mark.parametrize(("api", "model"), sorted(REPRESENTATIVE_MODELS.items()))
 def test_content_that_is_not_a_list_fails_as_pi_fails(cli: Any, api: str, model: str) -> None:
     """A user message whose content is a number: Pi 0.85's context estimate throws for every API (oracle)."""
     bad = "fixtures/bad/wrong_field_types.jsonl"

@@ -32,6 +32,25 @@ def stdin_reader() -> Callable[[], bytes] | None:
     return lambda: sys.stdin.buffer.read()
 
 
+def checked_api_and_model(api: str, model: str | None) -> Any:
+    """Validate --api and --model (when given) together: the catalog model, or None; usage errors exit 2."""
+    from pi_tools.providers.catalog import find_model
+    from pi_tools.providers.errors import UnknownModelError
+    from pi_tools.providers.registry import supported_apis
+
+    if api not in supported_apis():
+        fail(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
+    if model is None:
+        return None
+    try:
+        chosen = find_model(model)
+    except UnknownModelError as exc:
+        fail(f"--model: {exc.args[0] if exc.args else exc}")
+    if chosen.get("api") != api:
+        fail(f"--model {model} speaks {chosen.get('api')}, not {api}")
+    return chosen
+
+
 def read_ahead(files: list[str] | None) -> None:
     """Start reading the first session file while the stage imports its modules (see pi_tools.readahead)."""
     if files:

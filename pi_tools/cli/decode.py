@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import fail
+from pi_tools.cli.common import checked_api_and_model, fail
 
 
 def _parse_headers(values: list[str]) -> dict[str, str]:
@@ -60,21 +60,12 @@ def decode_command(
     """
     from pi_tools.docs import DocumentWriter
     from pi_tools.loop import now_ms
-    from pi_tools.providers.catalog import find_model
-    from pi_tools.providers.errors import UnknownModelError
-    from pi_tools.providers.registry import REPRESENTATIVE_MODELS, supported_apis
+    from pi_tools.providers.registry import REPRESENTATIVE_MODELS
 
-    if api not in supported_apis():
-        fail(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
     model_ref = model or REPRESENTATIVE_MODELS.get(api)
+    checked_api_and_model(api, model_ref)
     if model_ref is None:
         fail(f"--model is required for --api {api}")
-    try:
-        chosen = find_model(model_ref)
-    except UnknownModelError as exc:
-        fail(f"--model: {exc.args[0] if exc.args else exc}")
-    if chosen.get("api") != api:
-        fail(f"--model {model_ref} speaks {chosen.get('api')}, not {api}")
     try:
         with open(body_file, "rb") as handle:
             body = handle.read()

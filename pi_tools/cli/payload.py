@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import fail, keep_until_exit, read_ahead, run_documents
+from pi_tools.cli.common import checked_api_and_model, fail, keep_until_exit, read_ahead, run_documents
 
 
 def _load_tools(path: str) -> list[dict[str, Any]]:
@@ -45,21 +45,9 @@ def payload_command(
     """
     read_ahead(files)
     from pi_tools.docs import materialized
-    from pi_tools.providers.registry import supported_apis
     from pi_tools.stages import PayloadRequest, as_llm, payload_document
 
-    if api not in supported_apis():
-        fail(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
-    if model is not None:
-        from pi_tools.providers.catalog import find_model
-        from pi_tools.providers.errors import UnknownModelError
-
-        try:
-            chosen = find_model(model)
-        except UnknownModelError as exc:
-            fail(f"--model: {exc.args[0] if exc.args else exc}")
-        if chosen.get("api") != api:
-            fail(f"--model {model} speaks {chosen.get('api')}, not {api}")
+    checked_api_and_model(api, model)
     request = PayloadRequest(
         api=api, model=model, system_prompt=system_prompt, tools=_load_tools(tools) if tools else None,
         reasoning=reasoning, session_id=session_id, wire=wire,
