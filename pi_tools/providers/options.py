@@ -214,6 +214,12 @@ def usage_context_tokens(usage: Any) -> int:
     return int(sum(numbers))
 
 
+def message_timestamp(message: Mapping[str, Any]) -> float:
+    """A message's timestamp as the estimate compares them (``Number(timestamp)``; NaN when it is not one)."""
+    raw = message.get("timestamp")
+    return raw if type(raw) is int or type(raw) is float else _js_number(raw)
+
+
 def last_usage_index(messages: Sequence[Mapping[str, Any]]) -> int | None:
     """Index of the newest assistant whose reported usage still describes the prefix before it.
 
@@ -224,7 +230,7 @@ def last_usage_index(messages: Sequence[Mapping[str, Any]]) -> int | None:
     latest_prefix = -math.inf
     found: int | None = None
     for index, message in enumerate(messages):
-        raw = message.get("timestamp")
+        raw = message.get("timestamp")  # message_timestamp, inlined: this runs once per message
         timestamp = raw if type(raw) is int or type(raw) is float else _js_number(raw)
         if timestamp != timestamp:  # NaN: nothing from here on can qualify
             break

@@ -80,6 +80,15 @@ def build_payload(api: str, model: Model, context: dict[str, Any], options: dict
     return payload
 
 
+def build_history(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
+    """The payload messages of a conversation's first part (see pi_tools.providers.split), or None where this
+    API or model cannot build them apart from the rest of the conversation."""
+    if api in VARIANT_APIS or api not in API_MODULES:
+        return None
+    history = getattr(_api_module(api, "payload"), "build_history", None)
+    return None if history is None else history(model, context, options)
+
+
 def build_wire(api: str, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The HTTP request (method, url, headers, body) the vendor SDK would send for ``payload``."""
     wire: dict[str, Any] = _builder(api, "wire")(model, payload, options)

@@ -132,15 +132,19 @@ def transform_messages(
     normalize_tool_call_id: ToolCallIdNormalizer | None = None,
     *,
     now_ms: Callable[[], int] | None = None,
+    id_map: dict[str, str] | None = None,
 ) -> list[Message]:
     """Rewrite ``messages`` for ``model`` as pi-ai's ``transformMessages`` does; the input is never mutated.
 
     ``normalize_tool_call_id(id, model, source_assistant)`` is applied to tool calls from other models only;
     ``now_ms`` stamps synthetic tool results (defaults to the wall clock, injectable for reproducible output).
+    ``id_map``, when given, receives the renamed tool-call ids (original -> new): a caller that transforms a
+    conversation in two parts needs to know which later tool results the first part would have renamed.
     """
     clock = now_ms or _current_time_ms
     text_only = "image" not in (model.get("input") or ())
-    id_map: dict[str, str] = {}
+    if id_map is None:
+        id_map = {}
 
     # One pass does both of pi-ai's passes: rewriting a message only depends on earlier messages.
     result: list[Message] = []

@@ -537,6 +537,34 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     return build_params(model, context, forwarded)
 
 
+def build_history(
+    model: Model, context: dict[str, Any], options: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, str]] | None:
+    """The payload messages of a conversation's first part, for a conversation that goes on with a user message.
+
+    They are exactly what ``build_params`` makes of those messages inside the whole conversation, minus what only
+    the end of a conversation gets (the cache marker on its last user turn). Returned with the tool-call ids the
+    first part renamed, which the caller checks against the second part's tool results. None where the first
+    part's messages depend on the rest: tools (which ones load late depends on every message) and models that
+    replay each turn's effort (a closing effort message ends the list).
+    """
+    if context.get("tools") or _compat(model).get("supportsMidConvoEffort") is True:
+        return None
+    oauth = uses_oauth(model, options)
+    renamed: dict[str, str] = {}
+    messages = transform_messages(context.get("messages") or [], model, normalize_tool_call_id, id_map=renamed)
+    converted, _ = _convert_messages(
+        messages,
+        _to_claude_code_name if oauth else _identity,
+        oauth,
+        None,
+        _compat_flag(model, "allowEmptySignature", False),
+        set(),
+        None,
+    )
+    return converted, renamed
+
+
 def build_params(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """pi-ai ``buildParams`` for already-resolved stream options (``maxTokens``, ``thinkingEnabled``, ...)."""
     compat = _compat(model)

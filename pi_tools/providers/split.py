@@ -1,0 +1,127 @@
+"""One payload built part by part, so that a large conversation never exists whole as objects and can be
+converted on two cores.
+
+A conversation cut before user messages converts, part by part, to the same payload messages as it does whole,
+once three things that cross the cuts are checked; where any of them does not hold, `join` answers None and the
+caller builds the payload whole:
+
+- Tool-call ids. pi-ai renames another model's tool-call ids and renames later tool results to match; a tool
+  result whose id an earlier part renamed would not be renamed by its own part alone.
+- The max-tokens estimate. It starts from the newest assistant whose reported usage still describes the prefix
+  before it. When that assistant is in the last part, no timestamp of an earlier part is later than it and none
+  is NaN, the whole conversation's estimate is the last part's.
+- What only the end of a conversation gets (a cache marker on the last user turn) comes from the last part,
+  which must therefore convert to at least one message.
+
+Nothing else crosses a cut: a part's unanswered tool calls get their synthetic results at its end, exactly where
+the user message that follows would have put them. Every part but the last is built as history (an API takes
+part by defining `build_history` in its payload module, see registry.build_history); the last is built as a
+whole payload whose message list the others' join. An error in any part also answers None, so that the whole
+build reports exactly the error Pi reports.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pi_tools.docs import EncodedItems, dump_items
+from pi_tools.providers import registry
+from pi_tools.providers.catalog import Model
+from pi_tools.providers.options import last_usage_index, message_timestamp
+
+_MESSAGE_LISTS = {"anthropic-messages": "messages"}
+"""Where each API whose payload can be built in parts keeps its conversation."""
+
+
+def can_split(api: str) -> bool:
+    """Whether this API's payload can be built in parts."""
+    return api in _MESSAGE_LISTS
+
+
+@dataclass
+class Part:
+    """A part of the conversation before the last, built: its payload messages and what `join` checks."""
+
+    messages: EncodedItems
+    renamed: frozenset[Any]
+    """The tool-call ids this part renamed."""
+    result_ids: frozenset[Any]
+    """The tool-call ids this part's tool results answer."""
+    latest_timestamp: float
+    """The latest message timestamp of the part, NaN if one is NaN."""
+
+
+@dataclass
+class Tail:
+    """The last part, built as a whole payload."""
+
+    payload: dict[str, Any]
+    """The payload built from the last part alone, its message list left out (None)."""
+    messages: EncodedItems
+    result_ids: frozenset[Any]
+    anchor_timestamp: float | None
+    """Timestamp of the assistant whose usage the max-tokens estimate starts from (None: no such assistant)."""
+
+
+def _result_ids(messages: Sequence[dict[str, Any]]) -> frozenset[Any]:
+    return frozenset(message.get("toolCallId") for message in messages if message.get("role") == "toolResult")
+
+
+def build_part(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Part | None:
+    """A part before the last, or None where this API or model cannot build one apart (raises what building
+    it raises)."""
+    history = registry.build_history(api, model, context, options)
+    if history is None:
+        return None
+    converted, renamed = history
+    messages = context.get("messages") or []
+    return Part(EncodedItems(dump_items(converted), len(converted)), frozenset(renamed), _result_ids(messages),
+                _latest_timestamp(messages))
+
+
+def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Tail:
+    """The last part (raises what building it raises)."""
+    key = _MESSAGE_LISTS[api]
+    messages = context.get("messages") or []
+    payload = registry.build_payload(api, model, context, options)
+    converted = payload[key]
+    anchor = last_usage_index(messages)
+    return Tail(
+        payload={**payload, key: None},
+        messages=EncodedItems(dump_items(converted), len(converted)),
+        result_ids=_result_ids(messages),
+        anchor_timestamp=None if anchor is None else message_timestamp(messages[anchor]),
+    )
+
+
+def _latest_timestamp(messages: Sequence[dict[str, Any]]) -> float:
+    """The latest timestamp among the messages as the estimate compares them (NaN if any is NaN)."""
+    latest = -math.inf
+    for message in messages:
+        timestamp = message_timestamp(message)
+        if timestamp != timestamp:
+            return math.nan
+        if timestamp > latest:
+            latest = timestamp
+    return latest
+
+
+def join(api: str, parts: Sequence[Part], tail: Tail) -> dict[str, Any] | None:
+    """The whole payload from its parts in order, or None when building them apart would not give exactly the
+    payload of the whole conversation."""
+    if tail.anchor_timestamp is None or tail.messages.count == 0:
+        return None
+    renamed: set[Any] = set()
+    for part in parts:
+        if not part.latest_timestamp <= tail.anchor_timestamp or not renamed.isdisjoint(part.result_ids):
+            return None
+        renamed.update(part.renamed)
+    if not renamed.isdisjoint(tail.result_ids):
+        return None
+    key = _MESSAGE_LISTS[api]
+    messages = [part.messages for part in parts]
+    messages.append(tail.messages)
+    return {name: messages if name == key else value for name, value in tail.payload.items()}
