@@ -69,9 +69,12 @@ class LazyMessages:
     """
 
     def __init__(self, produce: Callable[[], Iterator[Any]],
-                 produce_json: Callable[[], Iterator[Any]] | None = None) -> None:
+                 produce_json: Callable[[], Iterator[Any]] | None = None, planned: Any = None) -> None:
         self._produce = produce
         self._produce_json = produce_json
+        self.planned = planned
+        """The PlannedMessages (lines of a clean file) whose messages these are, or whose messages convertToLlm
+        turned into these; None for any other source. What a stage needs to have part of them built elsewhere."""
 
     def __iter__(self) -> Iterator[Any]:
         return self._produce()
@@ -79,6 +82,17 @@ class LazyMessages:
     def json_items(self) -> Iterator[Any]:
         """The messages as RawMessage text or as objects, for writing."""
         return (self._produce_json or self._produce)()
+
+
+class EncodedItems:
+    """List items already serialised elsewhere (by a worker process): comma-separated JSON values, written as
+    they are. `count` is how many values the text holds."""
+
+    __slots__ = ("json", "count")
+
+    def __init__(self, json: bytes, count: int) -> None:
+        self.json = json
+        self.count = count
 
 
 def materialized(messages: Any) -> list[Any]:
@@ -108,9 +122,13 @@ def iter_document_bytes(document: Any) -> Iterator[bytes]:
         chunk_items = list(islice(iterator, _CHUNK))
         if not chunk_items:
             break
-        chunk = _dump_items(chunk_items)
-        yield chunk if first else b"," + chunk
-        first = False
+        for piece in _item_pieces(chunk_items):
+            if not piece:
+                continue
+            if not first:
+                yield b","  # apart: EncodedItems are large, never copied to prepend a comma
+            yield piece
+            first = False
     yield b"]" + suffix
 
 
@@ -129,30 +147,53 @@ def _long_list(document: Any) -> tuple[dict[str, Any], Any] | None:
     if isinstance(payload, dict):
         for key in _PAYLOAD_LISTS:
             items = payload.get(key)
-            if isinstance(items, list) and len(items) >= _STREAM_THRESHOLD:
+            if isinstance(items, list) and (len(items) >= _STREAM_THRESHOLD
+                                            or any(type(item) is EncodedItems for item in items[-1:])):
                 return {**document, "payload": {**payload, key: _LIST_MARKER}}, items
     return None
 
 
-def _dump_items(items: list[Any]) -> bytes:
-    """Comma-separated JSON of the items; RawMessage text as it is where that is safe, everything else serialised."""
-    if not any(type(item) is RawMessage for item in items):
+def _item_pieces(items: list[Any]) -> Iterator[bytes]:
+    """The items' JSON in comma-separated pieces: each EncodedItems' text as it is, the runs between them by
+    dump_items."""
+    run: list[Any] = []
+    for item in items:
+        if type(item) is EncodedItems:
+            if run:
+                yield dump_items(run)
+                run = []
+            yield item.json
+        else:
+            run.append(item)
+    if run:
+        yield dump_items(run)
+
+
+def dump_items(items: list[Any]) -> bytes:
+    """Comma-separated JSON of the items; RawMessage text as it is where that is safe, EncodedItems as they are,
+    everything else serialised."""
+    if not any(type(item) is RawMessage or type(item) is EncodedItems for item in items):
         return dumps_document(items)[1:-2]  # strip "[" and "]\n"
     pieces: list[Any] = []
     raw_at: set[int] = set()
     pending: list[Any] = []
     for item in items:
-        if type(item) is RawMessage:
+        if type(item) is RawMessage or type(item) is EncodedItems:
             if pending:
                 pieces.append(dumps_document(pending)[1:-2])
                 pending = []
-            raw_at.add(len(pieces))
+            if type(item) is RawMessage:
+                raw_at.add(len(pieces))
+            elif not item.json:
+                continue
             pieces.append(item.json)
         else:
             pending.append(item)
     if pending:
         pieces.append(dumps_document(pending)[1:-2])
     joined = b",".join(pieces)
+    if not raw_at:
+        return joined
     unsafe = _pieces_with_unsafe_numbers(joined, pieces)
     if not unsafe:
         return joined

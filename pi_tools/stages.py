@@ -94,7 +94,7 @@ def context_document(tree: SessionTree | BulkSession, leaf: str | None = None) -
     if isinstance(tree, BulkSession):
         plan = tree.plan(wanted)
         planned = tree.planned_messages(plan)
-        messages = LazyMessages(planned.__iter__, planned.json_items)
+        messages = LazyMessages(planned.__iter__, planned.json_items, planned=planned)
     else:
         plan = plan_session_context(tree, wanted)
         if tree.data is not None:
@@ -120,7 +120,7 @@ def llm_document(context_doc: Document) -> Document:
     if isinstance(messages, LazyMessages):
         registry = default_registry()
         converted = LazyMessages(lambda: iter_llm_messages(messages, registry),
-                                 lambda: iter_llm_messages(messages.json_items(), registry))
+                                 lambda: iter_llm_messages(messages.json_items(), registry), planned=messages.planned)
     else:
         converted = convert_to_llm(messages or [])
     return {**context_doc, "kind": "llm", "messages": converted}
@@ -217,10 +217,8 @@ def resolve_model(request: PayloadRequest, document: Document) -> Any:
     return model
 
 
-def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
-    """The exact request body Pi 0.85 would build for this session (and, with `wire`, the HTTP request)."""
-    from pi_tools.providers import registry
-    from pi_tools.providers.errors import PayloadError
+def _payload_inputs(llm_doc: Document, request: PayloadRequest) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """The model, the stream options and the context (without messages) Pi's streamSimple gets for a session."""
     from pi_tools.providers.options import clamp_thinking_level
 
     model = resolve_model(request, llm_doc)
@@ -234,13 +232,22 @@ def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
         level = clamp_thinking_level(model, requested)
         if level != "off":
             options["reasoning"] = level
-    context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": materialized(llm_doc.get("messages"))}
+    context: dict[str, Any] = {"systemPrompt": request.system_prompt}
     if request.tools:
         context["tools"] = request.tools
+    return model, options, context
+
+
+def _payload_result(llm_doc: Document, request: PayloadRequest, model: Any, build: Callable[[], Any],
+                    options: dict[str, Any]) -> Document:
+    """A payload document from `build()`, or the error document for the failure Pi reports."""
+    from pi_tools.providers import registry
+    from pi_tools.providers.errors import PayloadError
+
     source = llm_doc.get("source", "<stdin>")
     reference = f"{model['provider']}/{model['id']}"
     try:
-        payload = registry.build_payload(request.api, model, context, options)
+        payload = build()
     except PayloadError as exc:
         return {"kind": "error", "source": source, "api": request.api, "model": reference, "error": str(exc)}
     document: Document = {"kind": "payload", "source": source, "api": request.api, "model": reference,
@@ -251,3 +258,105 @@ def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
         except PayloadError as exc:
             document["wire"] = {"error": str(exc)}
     return document
+
+
+def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
+    """The exact request body Pi 0.85 would build for this session (and, with `wire`, the HTTP request)."""
+    from pi_tools.providers import registry
+
+    model, options, context = _payload_inputs(llm_doc, request)
+    context["messages"] = materialized(llm_doc.get("messages"))
+    return _payload_result(llm_doc, request, model,
+                           lambda: registry.build_payload(request.api, model, context, options), options)
+
+
+PART_BYTES = 2 << 20
+"""About how much message text a large conversation's payload is built from at a time (see providers.split)."""
+
+PartsBuilder = Callable[[str, Any, dict[str, Any], dict[str, Any], list[Any]], Callable[[], Any]]
+"""Starts build_parts elsewhere (another process) for (api, model, options, context without messages, planned
+parts); returns the function that waits for its result (None if building failed)."""
+
+
+def _history_parts(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
+                   planned_parts: list[Any]) -> list[Any] | None:
+    """Parts before the last, built in turn: only one part's messages exist at a time."""
+    from pi_tools.providers import split
+
+    registry = default_registry()
+    built = []
+    for planned in planned_parts:
+        part = split.build_part(api, model, {**context, "messages": list(iter_llm_messages(planned, registry))},
+                                options)
+        if part is None:
+            return None
+        built.append(part)
+    return built
+
+
+def build_parts(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
+                planned_parts: list[Any]) -> tuple[list[Any], Any] | None:
+    """The parts of a conversation built in turn, the last as the Tail (raises what building them raises)."""
+    from pi_tools.providers import split
+
+    built = _history_parts(api, model, options, context, planned_parts[:-1])
+    if built is None:
+        return None
+    messages = list(iter_llm_messages(planned_parts[-1], default_registry()))
+    return built, split.build_tail(api, model, {**context, "messages": messages}, options)
+
+
+def _first_remote_part(planned_parts: list[Any], share: float) -> int:
+    """Index of the first part past `share` of the text (at least one part on each side)."""
+    sizes = [part.text_size() for part in planned_parts]
+    total, done = sum(sizes), 0
+    for index, size in enumerate(sizes):
+        if done >= share * total:
+            return max(1, min(index, len(sizes) - 1))
+        done += size
+    return len(sizes) - 1
+
+
+def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_elsewhere: PartsBuilder | None,
+                              min_text_bytes: int = 0, share: float = 0.5,
+                              part_bytes: int = PART_BYTES) -> Document | None:
+    """payload_document for a large session, its conversation built in parts of about `part_bytes` of message
+    text (see providers.split), so that its messages never all exist at once; with `build_elsewhere`, the parts
+    past `share` of the text are built by another process while this one builds the others.
+
+    None, before anything is built, when the session is not a clean file's context, has fewer than
+    `min_text_bytes` of message lines, or cannot be cut. Where the parts do not join into exactly the whole
+    payload (or building one fails), the payload is built whole, as payload_document does.
+    """
+    from pi_tools.providers import split
+
+    messages = llm_doc.get("messages")
+    planned = messages.planned if isinstance(messages, LazyMessages) else None
+    if planned is None or request.wire or not split.can_split(request.api) or planned.text_size() < min_text_bytes:
+        return None
+    planned_parts = planned.parts(part_bytes)
+    if len(planned_parts) < 2:
+        return None
+    model, options, context = _payload_inputs(llm_doc, request)
+    api = request.api
+    built: tuple[list[Any], Any] | None = None
+    if build_elsewhere is None:
+        try:
+            built = build_parts(api, model, options, context, planned_parts)
+        except Exception:  # noqa: BLE001 - the whole build below reports it exactly as Pi does
+            built = None
+    else:
+        first_remote = _first_remote_part(planned_parts, share)
+        waiting = build_elsewhere(api, model, options, context, planned_parts[first_remote:])
+        try:
+            here = _history_parts(api, model, options, context, planned_parts[:first_remote])
+        except Exception:  # noqa: BLE001 - as above
+            here = None
+        there = waiting()  # always collected, so that the other process is ready for the next task
+        if here is not None and there is not None:
+            built = (here + there[0], there[1])
+    del planned_parts
+    payload = None if built is None else split.join(api, *built)
+    if payload is None:
+        return payload_document(llm_doc, request)
+    return _payload_result(llm_doc, request, model, lambda: payload, options)

@@ -10,6 +10,7 @@ agree on every clean file: the tests run both over all fixtures and compare.
 
 from __future__ import annotations
 
+import pickle
 import re
 from bisect import bisect_left, insort
 from collections.abc import Iterator, Mapping
@@ -216,6 +217,48 @@ class PlannedMessages:
             if message.get("content") is None and message.get("role") in _CONTENT_ROLES:
                 message = {**message, "content": []}  # as entry_to_messages; only unchecked lines can lack it
             yield message
+
+    def text_size(self) -> int:
+        """Bytes of file text between the first and the last message line (0 without message lines)."""
+        spans = [step for step in self._steps if type(step) is tuple]
+        return spans[-1][1] - spans[0][0] if spans else 0
+
+    def parts(self, size: int) -> list[PlannedMessages]:
+        """The messages cut before user message lines into parts of about `size` bytes of line text, sharing
+        this file text. The last part holds an assistant line (what payload estimates start from), else it
+        joins the part before it."""
+        steps = self._steps
+        cuts = [0]
+        part_start: int | None = None
+        for position, step in enumerate(steps):
+            if type(step) is not tuple:
+                continue
+            if part_start is None:
+                part_start = step[0]
+            elif step[2] == "user" and step[0] - part_start >= size:
+                cuts.append(position)
+                part_start = step[0]
+        while len(cuts) > 1 and not any(type(step) is tuple and step[2] == "assistant" for step in steps[cuts[-1]:]):
+            cuts.pop()
+        bounds = [*cuts, len(steps)]
+        parts = []
+        for first, last in zip(bounds, bounds[1:], strict=False):
+            part = PlannedMessages(self._data, steps[first:last], self._text_is_checked)
+            part._base = self._base
+            parts.append(part)
+        return parts
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with only the stretch of text its lines need (another process builds it)."""
+        spans = [step for step in self._steps if type(step) is tuple]
+        start = spans[0][0] if spans else self._base
+        end = max(step[1] for step in spans) if spans else self._base
+        text = pickle.PickleBuffer(memoryview(self._data)[start - self._base:end - self._base])
+        return {"_data": text, "_base": start, "_steps": self._steps, "_text_is_checked": self._text_is_checked}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state["_data"] = bytes(state["_data"])  # already bytes from protocol 5; a copy only from older ones
+        self.__dict__.update(state)
 
     def _keep_only_context_lines(self) -> None:
         """Before messages are built in bulk, keep only the stretch of the file holding the context's lines when
