@@ -86,6 +86,12 @@ def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: 
 
 
 _kept: list[Any] = []
+_before_exit: list[Callable[[], None]] = []
+
+
+def before_exit(callback: Callable[[], None]) -> None:
+    """Run `callback` when the stage ends (exit_without_teardown skips atexit handlers and finally clauses)."""
+    _before_exit.append(callback)
 
 
 def keep_until_exit(*objects: Any) -> None:
@@ -110,4 +116,6 @@ def exit_without_teardown(status: int) -> NoReturn:
     except BrokenPipeError:
         pass
     sys.stderr.flush()
+    for callback in _before_exit:
+        callback()
     os._exit(status)

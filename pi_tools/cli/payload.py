@@ -6,7 +6,14 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import checked_api_and_model, fail, keep_until_exit, read_ahead, run_documents
+from pi_tools.cli.common import (
+    before_exit,
+    checked_api_and_model,
+    fail,
+    keep_until_exit,
+    read_ahead,
+    run_documents,
+)
 
 
 def _load_tools(path: str) -> list[dict[str, Any]]:
@@ -26,6 +33,31 @@ def _load_tools(path: str) -> list[dict[str, Any]]:
     return value
 
 
+def _start_worker(files: list[str], api: str, wire: bool, tools: str | None) -> Any:
+    """The helper process that builds half of each large payload (pi_tools.worker), when one can be used.
+
+    Started before anything else (no thread may exist when it forks, and the session read starts next); not for
+    --wire or --tools, whose outputs depend on the whole conversation at once. The caller closes it again when
+    the API's payloads cannot be built in parts (known only once the provider modules are imported).
+    """
+    import os
+
+    from pi_tools.worker import PayloadWorker
+
+    if wire or tools:
+        return None
+    sizes = []
+    for name in files:
+        try:
+            sizes.append(os.stat(name).st_size)
+        except OSError:
+            pass
+    worker = PayloadWorker.start(sizes)
+    if worker is not None:
+        before_exit(worker.close)
+    return worker
+
+
 def payload_command(
     files: Annotated[list[str] | None, typer.Argument(help="Session files; stdin (context/llm documents or a session) when omitted.")] = None,
     api: Annotated[str, typer.Option("--api", help="anthropic-messages, openai-completions, openai-responses, google-generative-ai, google-vertex, mistral-conversations or bedrock-converse-stream.")] = ...,  # type: ignore[assignment]
@@ -43,11 +75,16 @@ def payload_command(
 
     Example: pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 --wire s.jsonl | jq .wire.headers
     """
+    worker = _start_worker(files or [], api, wire, tools)
     read_ahead(files)
     from pi_tools.docs import materialized
-    from pi_tools.stages import PayloadRequest, as_llm, payload_document
+    from pi_tools.providers.split import can_split
+    from pi_tools.stages import PayloadRequest, as_llm, payload_document, payload_document_in_parts
 
     checked_api_and_model(api, model)
+    if worker is not None and not can_split(api):
+        worker.close()
+        worker = None
     request = PayloadRequest(
         api=api, model=model, system_prompt=system_prompt, tools=_load_tools(tools) if tools else None,
         reasoning=reasoning, session_id=session_id, wire=wire,
@@ -57,6 +94,12 @@ def payload_command(
         # Drop the session index once the context is planned, and the file's bytes once the messages are built:
         # the encoder then works beside neither (about 200 MiB less at peak on a 100 MB session).
         item.tree = None
+        if worker is not None:
+            document = payload_document_in_parts(llm, request, worker.build_parts, worker.threshold, worker.share,
+                                                 worker.part_bytes)
+            if document is not None:
+                keep_until_exit(llm)
+                return document
         llm["messages"] = materialized(llm.get("messages"))
         keep_until_exit(llm)
         return payload_document(llm, request)

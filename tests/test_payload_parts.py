@@ -1,0 +1,286 @@
+"""Payloads built in parts (providers/split.py, stages.payload_document_in_parts, pi_tools/worker.py) must be
+byte for byte the payloads built whole, or be built whole.
+
+Every clean session in the repository is cut before every user message (the smallest parts there can be) and
+built for anthropic-messages models that take each path of the encoder: the parts joined, or refused and built
+whole (models replaying effort, errors, tool-call ids renamed across a cut, ...). The same runs through a real
+helper process, and through the CLI with and without one.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from pi_tools.docs import EncodedItems, iter_document_bytes
+from pi_tools.providers import split
+from pi_tools.session.bulk import BulkSession
+from pi_tools.session.load import load_context_source
+from pi_tools.stages import (
+    PayloadRequest,
+    build_parts,
+    context_document,
+    llm_document,
+    payload_document,
+    payload_document_in_parts,
+)
+from pi_tools.worker import SPLIT_BYTES_VARIABLE, PayloadWorker
+
+from golden import ROOT
+
+SESSION_FILES = sorted(
+    path for pattern in ("fixtures/**/*.jsonl", "tests/data/**/*.jsonl") for path in ROOT.glob(pattern)
+    if "expected" not in path.parts
+)
+MODELS = [
+    "anthropic/claude-sonnet-4-5",  # the representative model
+    "anthropic/claude-opus-5",  # replays each turn's effort: never built in parts
+    "fireworks/accounts/fireworks/models/deepseek-v4-flash-0731",  # text only: images become placeholders
+    "kimi-coding/k3",  # allowEmptySignature, adaptive thinking
+    "openrouter/anthropic/claude-3-haiku",  # no reasoning
+]
+
+
+def clean_sessions() -> list[tuple[Path, BulkSession]]:
+    sessions = []
+    for path in SESSION_FILES:
+        try:
+            source = load_context_source(str(path), False)
+        except Exception:  # noqa: BLE001 - unreadable files are other tests' business
+            continue
+        if isinstance(source, BulkSession):
+            sessions.append((path, source))
+    return sessions
+
+
+CLEAN_SESSIONS = clean_sessions()
+CUT_SESSIONS = [source for _, source in CLEAN_SESSIONS if len(context_document(source)["messages"].planned.parts(1)) >= 2]
+
+
+def written(document: Any) -> bytes:
+    return b"".join(iter_document_bytes(document))
+
+
+def in_process_elsewhere(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
+                         parts: list[Any]) -> Any:
+    """What the helper process does, here: the parts go through pickle both ways, failures become None."""
+    parts = pickle.loads(pickle.dumps(parts, protocol=5))
+    try:
+        built = pickle.loads(pickle.dumps(build_parts(api, model, options, context, parts), protocol=5))
+    except Exception:  # noqa: BLE001 - as the helper does
+        built = None
+    return lambda: built
+
+
+def test_enough_sessions_and_cuts() -> None:
+    assert len(CLEAN_SESSIONS) >= 40
+    assert len(CUT_SESSIONS) >= 30
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("reasoning", [None, "high"])
+def test_parts_equal_the_whole_payload(model: str, reasoning: str | None) -> None:
+    request = PayloadRequest(api="anthropic-messages", model=model, reasoning=reasoning)
+    outcomes = {"joined": 0, "whole": 0}
+    for path, source in CLEAN_SESSIONS:
+        whole = written(payload_document(llm_document(context_document(source)), request))
+        for elsewhere in (None, in_process_elsewhere):
+            for share in (0.3, 0.7):
+                llm = llm_document(context_document(source))
+                document = payload_document_in_parts(llm, request, elsewhere, share=share, part_bytes=1)
+                if document is None:
+                    continue
+                assert written(document) == whole, (path.name, model, reasoning, share)
+                joined = isinstance(document.get("payload", {}).get("messages", [None])[-1], EncodedItems)
+                outcomes["joined" if joined else "whole"] += 1
+    if model == "anthropic/claude-opus-5":
+        assert outcomes == {"joined": 0, "whole": 4 * len(CUT_SESSIONS)}
+    else:
+        assert outcomes["joined"] >= 4 * (len(CUT_SESSIONS) - 2)
+
+
+def test_parts_cut_before_user_lines_and_cover_the_messages() -> None:
+    for _, source in CLEAN_SESSIONS:
+        planned = context_document(source)["messages"].planned
+        parts = planned.parts(1)
+        assert [message for part in parts for message in part] == list(planned)
+        for part in parts[1:]:
+            first = next(step for step in part._steps if type(step) is tuple)
+            assert first[2] == "user"
+        if len(parts) > 1:
+            assert any(type(step) is tuple and step[2] == "assistant" for step in parts[-1]._steps)
+        copied = pickle.loads(pickle.dumps(parts[-1], protocol=5))
+        assert list(copied) == list(parts[-1])
+        assert len(copied._data) == parts[-1].text_size()  # only its own stretch of the file travels
+
+
+def part(renamed: set[str] = frozenset(), results: set[str] = frozenset(), latest: float = 1.0) -> split.Part:
+    return split.Part(EncodedItems(b'{"role":"user","content":"a"}', 1), frozenset(renamed), frozenset(results), latest)
+
+
+def tail(results: set[str] = frozenset(), anchor: float | None = 5.0, count: int = 1) -> split.Tail:
+    return split.Tail({"model": "m", "messages": None, "max_tokens": 9}, EncodedItems(b"{}" if count else b"", count),
+                      frozenset(results), anchor)
+
+
+def test_join_keeps_the_payload_key_order_and_every_part() -> None:
+    joined = split.join("anthropic-messages", [part(), part()], tail())
+    assert joined is not None
+    assert list(joined) == ["model", "messages", "max_tokens"]
+    assert [item.json for item in joined["messages"]] == [b'{"role":"user","content":"a"}'] * 2 + [b"{}"]
+
+
+@pytest.mark.parametrize("parts, last", [
+    ([part(renamed={"call|1"}), part(results={"call|1"})], tail()),  # a later result renamed by an earlier part
+    ([part(renamed={"call|1"})], tail(results={"call|1"})),
+    ([part(latest=math.nan)], tail()),  # a NaN timestamp stops the estimate's search
+    ([part(latest=6.0)], tail(anchor=5.0)),  # an earlier message newer than the estimate's assistant
+    ([part()], tail(anchor=None)),  # the estimate starts before the last part
+    ([part()], tail(count=0)),  # the cache marker would belong to an earlier part
+])
+def test_join_refuses_what_would_differ(parts: list[split.Part], last: split.Tail) -> None:
+    assert split.join("anthropic-messages", parts, last) is None
+
+
+def test_join_accepts_renamed_ids_nobody_answers_later() -> None:
+    assert split.join("anthropic-messages", [part(renamed={"call|1"}, results={"call|1"}), part(results={"x"})],
+                      tail(results={"y"})) is not None
+
+
+def test_a_real_helper_builds_parts_and_survives_many_tasks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SPLIT_BYTES_VARIABLE, "0")
+    worker = PayloadWorker.start([1])
+    if worker is None:
+        pytest.skip("no fork or a single usable CPU")
+    try:
+        request = PayloadRequest(api="anthropic-messages", model="anthropic/claude-sonnet-4-5")
+        built = 0
+        for _, source in CLEAN_SESSIONS:
+            whole = written(payload_document(llm_document(context_document(source)), request))
+            llm = llm_document(context_document(source))
+            document = payload_document_in_parts(llm, request, worker.build_parts, part_bytes=1)
+            if document is not None:
+                assert written(document) == whole
+                built += 1
+        assert built >= 20
+    finally:
+        worker.close()
+
+
+def test_a_helper_that_died_means_the_payload_is_built_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SPLIT_BYTES_VARIABLE, "0")
+    worker = PayloadWorker.start([1])
+    if worker is None:
+        pytest.skip("no fork or a single usable CPU")
+    os.kill(worker._pid, 9)
+    request = PayloadRequest(api="anthropic-messages", model="anthropic/claude-sonnet-4-5")
+    source = next(source for _, source in CLEAN_SESSIONS
+                  if len(context_document(source)["messages"].planned.parts(1)) >= 3)
+    whole = written(payload_document(llm_document(context_document(source)), request))
+    for _ in range(2):  # the first task finds it gone; later ones are not sent at all
+        document = payload_document_in_parts(llm_document(context_document(source)), request, worker.build_parts,
+                                             part_bytes=1)
+        assert document is not None and written(document) == whole
+        assert not isinstance(document["payload"]["messages"][-1], EncodedItems)
+    worker.close()
+
+
+def test_no_helper_below_the_threshold_or_when_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SPLIT_BYTES_VARIABLE, "1000")
+    assert PayloadWorker.start([999]) is None
+    monkeypatch.setenv(SPLIT_BYTES_VARIABLE, "off")
+    assert PayloadWorker.start([10**9]) is None
+
+
+@pytest.mark.parametrize("extra", [[], ["--reasoning", "high"], ["--model", "anthropic/claude-opus-5"]])
+def test_cli_with_a_helper_writes_what_it_writes_without(cli: Any, extra: list[str]) -> None:
+    sessions = [str(path.relative_to(ROOT)) for path, source in CLEAN_SESSIONS
+                if len(context_document(source)["messages"].planned.parts(1)) >= 3][:12]
+    sessions.append("fixtures/bad/wrong_field_types.jsonl")  # an error document in the middle of the run
+    args = ["payload", "--api", "anthropic-messages", *extra, *sessions]
+    if "--model" not in extra:
+        args[3:3] = ["--model", "anthropic/claude-sonnet-4-5"]
+    split_run = cli(*args, env={SPLIT_BYTES_VARIABLE: "0"})
+    whole_run = cli(*args, env={SPLIT_BYTES_VARIABLE: "off"})
+    assert split_run.stdout == whole_run.stdout
+    assert split_run.code == whole_run.code and split_run.stderr == whole_run.stderr
+    assert len(whole_run.documents()) == len(sessions)
+
+
+def session_file(tmp_path: Path, name: str, messages: list[dict[str, Any]]) -> Path:
+    """A clean session holding these messages in a row."""
+    lines = [{"type": "session", "version": 3, "id": f"s-{name}", "timestamp": "2026-01-01T00:00:00.000Z",
+              "cwd": "/tmp"}]
+    parent = None
+    for number, message in enumerate(messages):
+        entry_id = f"{name}{number:04d}"
+        lines.append({"type": "message", "id": entry_id, "parentId": parent,
+                      "timestamp": "2026-01-01T00:00:01.000Z", "message": message})
+        parent = entry_id
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return path
+
+
+USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+
+
+def user(text: str, timestamp: Any) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": timestamp}
+
+
+def assistant(timestamp: Any, content: list[Any] | None = None, usage: dict[str, Any] = USAGE,
+              model: tuple[str, str, str] = ("anthropic", "anthropic-messages", "claude-sonnet-4-5")) -> dict[str, Any]:
+    provider, api, model_id = model
+    return {"role": "assistant", "content": content or [{"type": "text", "text": "done"}], "api": api,
+            "provider": provider, "model": model_id, "usage": usage, "stopReason": "stop", "timestamp": timestamp}
+
+
+CALL = {"type": "toolCall", "id": "call_7|fc_7", "name": "read", "arguments": {"path": "a"}}
+RESULT = {"role": "toolResult", "toolCallId": "call_7|fc_7", "toolName": "read",
+          "content": [{"type": "text", "text": "x"}], "isError": False, "timestamp": 30}
+ZERO_USAGE = {**USAGE, "input": 0, "output": 0, "totalTokens": 0}
+
+REFUSED = {
+    # A tool call of another model (renamed for Anthropic) answered only after a user message: the answer's id is
+    # renamed by the whole conversation, not by its own part.
+    "renamed_across_a_cut": [user("a", 10), assistant(20, [CALL], model=("openai", "openai-responses", "gpt-5.1")),
+                             user("b", 25), RESULT, assistant(40), user("c", 50)],
+    # An earlier message newer than the last part's assistant: the estimate starts elsewhere.
+    "later_timestamp_before_the_cut": [user("a", 10), assistant(9000), user("b", 20), assistant(30), user("c", 40)],
+    # A timestamp that is not a number stops the estimate's search before the last part.
+    "nan_timestamp_before_the_cut": [user("a", "soon"), assistant(20), user("b", 25), assistant(30), user("c", 40)],
+    # No reported usage in the last part: the estimate starts in an earlier one.
+    "no_usage_in_the_last_part": [user("a", 10), assistant(20), user("b", 25), assistant(30, usage=ZERO_USAGE)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_joins_are_built_whole(tmp_path: Path, name: str) -> None:
+    source = load_context_source(str(session_file(tmp_path, name, REFUSED[name])), False)
+    assert isinstance(source, BulkSession)
+    request = PayloadRequest(api="anthropic-messages", model="anthropic/claude-sonnet-4-5")
+    whole = written(payload_document(llm_document(context_document(source)), request))
+    document = payload_document_in_parts(llm_document(context_document(source)), request, in_process_elsewhere,
+                                         part_bytes=1)
+    assert document is not None and written(document) == whole
+    assert not any(isinstance(item, EncodedItems) for item in document["payload"]["messages"])
+
+
+def test_the_same_sessions_without_the_hazard_are_joined(tmp_path: Path) -> None:
+    """The refusals above come from the hazards, not from the shape of the sessions."""
+    safe = [user("a", 10), assistant(20), user("b", 25), assistant(30), user("c", 40)]
+    source = load_context_source(str(session_file(tmp_path, "safe", safe)), False)
+    request = PayloadRequest(api="anthropic-messages", model="anthropic/claude-sonnet-4-5")
+    whole = written(payload_document(llm_document(context_document(source)), request))
+    document = payload_document_in_parts(llm_document(context_document(source)), request, in_process_elsewhere,
+                                         part_bytes=1)
+    assert document is not None and written(document) == whole
+    assert isinstance(document["payload"]["messages"][-1], EncodedItems)
