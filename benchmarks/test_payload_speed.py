@@ -1,6 +1,7 @@
 """Issue 3's target: `pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 BIG` as a whole
 process, against the reference doing the same work (`oracle BIG --bench --apis anthropic-messages`), measured in
-the same run: at most 0.4x its time and 0.75x its peak memory.
+the same run: at most 0.4x its time and 0.75x its peak memory. pi-tools's memory is that of all its processes
+(a large payload is built half in a helper process), each counted at its own peak.
 
 The reference oracle is a Node harness (../shared/oracle); point PI_TOOLS_ORACLE at an installed copy
 (`cp -r ../shared/oracle /tmp/oracle && cd /tmp/oracle && npm ci`). Without it the benchmark is skipped.
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from processes import PI_TOOLS, best_of
+from processes import PI_TOOLS, best_of, tree_peak
 
 
 def _oracle() -> Path:
@@ -31,16 +32,21 @@ def test_payload_big_session_against_reference(benchmark: Any, big_session_path:
                str(big_session_path)]
     result = benchmark.pedantic(lambda: best_of(command, rounds=1), rounds=3, iterations=1)
     ours = best_of(command)
+    # pi-tools builds half of a large payload in a helper process: its memory counts too (see tree_peak).
+    memory_run, tree_mib = tree_peak(command)
     assert result.returncode == 0 and ours.returncode == 0 and reference.returncode == 0
+    assert memory_run.returncode == 0
     time_ratio = ours.seconds / reference.seconds
-    memory_ratio = ours.peak_mib / reference.peak_mib
+    memory_ratio = tree_mib / reference.peak_mib
     benchmark.extra_info.update({
         "reference_seconds": round(reference.seconds, 3), "payload_seconds": round(ours.seconds, 3),
         "time_ratio": round(time_ratio, 2), "target_time_ratio": 0.4,
-        "reference_peak_mib": round(reference.peak_mib, 1), "payload_peak_mib": round(ours.peak_mib, 1),
+        "reference_peak_mib": round(reference.peak_mib, 1), "payload_peak_mib": round(tree_mib, 1),
+        "payload_main_process_peak_mib": round(memory_run.peak_mib, 1),
         "memory_ratio": round(memory_ratio, 2), "target_memory_ratio": 0.75,
     })
-    print(f"\npayload BIG: {ours.seconds:.2f} s / {ours.peak_mib:.0f} MiB vs Pi {reference.seconds:.2f} s / "
-          f"{reference.peak_mib:.0f} MiB = {time_ratio:.2f}x time (target 0.4), {memory_ratio:.2f}x memory (target 0.75)")
+    print(f"\npayload BIG: {ours.seconds:.2f} s / {tree_mib:.0f} MiB (all processes; main {memory_run.peak_mib:.0f}) vs "
+          f"Pi {reference.seconds:.2f} s / {reference.peak_mib:.0f} MiB = {time_ratio:.2f}x time (target 0.4), "
+          f"{memory_ratio:.2f}x memory (target 0.75)")
     assert time_ratio <= 0.4
     assert memory_ratio <= 0.75
