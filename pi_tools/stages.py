@@ -273,9 +273,9 @@ def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
 PART_BYTES = 2 << 20
 """About how much message text a large conversation's payload is built from at a time (see providers.split)."""
 
-PartsBuilder = Callable[[str, Any, dict[str, Any], dict[str, Any], list[Any]], Callable[[], Any]]
+PartsBuilder = Callable[[str, Any, dict[str, Any], dict[str, Any], list[Any], str], Callable[[], Any]]
 """Starts build_parts elsewhere (another process) for (api, model, options, context without messages, planned
-parts); returns the function that waits for its result (None if building failed)."""
+parts, the session's source); returns the function that waits for its result (None if building failed)."""
 
 
 def _history_parts(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
@@ -347,7 +347,8 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
             built = None
     else:
         first_remote = _first_remote_part(planned_parts, share)
-        waiting = build_elsewhere(api, model, options, context, planned_parts[first_remote:])
+        waiting = build_elsewhere(api, model, options, context, planned_parts[first_remote:],
+                                  str(llm_doc.get("source")))
         try:
             here = _history_parts(api, model, options, context, planned_parts[:first_remote])
         except Exception:  # noqa: BLE001 - as above

@@ -1,14 +1,18 @@
-"""A helper process that builds the second part of large payloads, so that `payload` uses two cores.
+"""A helper process that indexes half of a large session and builds half of its payload, so that `payload`
+uses two cores.
 
-The per-message work of a payload (parsing each message line, rewriting it for the target model, encoding it)
-is most of its time on a large session and, in CPython, runs on one core. `pi_tools.providers.split` shows
-when a conversation can be built in two parts with exactly the same result; this module runs the second part.
+Reading a large session means decoding every line's head, and building its payload means parsing, rewriting and
+encoding every message of its context; in CPython each runs on one core. `session.bulk.line_heads` indexes any
+run of whole lines, and `providers.split` shows when a conversation can be built in parts with exactly the same
+result; this module runs the second half of both elsewhere.
 
 The helper is forked when the command starts: before any thread exists (forking a threaded process is unsafe)
-and before the session is read, so it shares nothing large with the main process and the two processes'
-memory adds up to what they each hold. Tasks and results travel as pickles over two pipes. The helper never
-writes to stdout, ends when its task pipe closes, and any failure of a task comes back as None: the main
-process then builds that payload whole.
+and before the session is read, so it shares nothing large with the main process and the two processes' memory
+adds up to what they each hold. It reads the second half of the first large file itself, in chunks, and indexes
+it; the main process takes those heads only for the very bytes it read itself (same size, same CRC-32 of that
+half), and later sends the parts to build by reference to the text the helper has verified, or with their text.
+Tasks and results travel as pickles over two pipes. The helper never writes to stdout, ends when its task pipe
+closes, and any failure comes back as None: the main process then does that work itself.
 """
 
 from __future__ import annotations
@@ -17,7 +21,10 @@ import os
 import pickle
 import signal
 import sys
+import threading
+import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import IO, Any
 
 SPLIT_BYTES_VARIABLE = "PI_TOOLS_SPLIT_BYTES"
@@ -25,10 +32,12 @@ DEFAULT_SPLIT_BYTES = 8 << 20
 """Sessions (and contexts) smaller than this are built in one process: the helper would save less than it costs.
 Larger ones are built in parts of a quarter of it (so PI_TOOLS_SPLIT_BYTES=0 cuts before every user message)."""
 
+SHARE = 0.52
+"""Where a conversation is cut: the main process, which also writes the result, builds this share of the
+message text; the helper builds the rest."""
 
-SHARE = 0.45
-"""Where a conversation is cut: the main process, which also reads and indexes the session and writes the
-result, builds this share of the message text; the helper builds the rest."""
+_CHUNK = 4 << 20
+"""The helper reads its half of a file in chunks of this size (its memory holds one at a time)."""
 
 
 def split_threshold() -> int | None:
@@ -60,24 +69,51 @@ def _widen(fd: int) -> None:
         pass
 
 
+@dataclass
+class TailIndex:
+    """The helper's index of the second half of a file, from `start` (a line start) to `size`."""
+
+    start: int
+    size: int
+    chunks: list[tuple[int, int, int]]
+    """(offset, length, CRC-32) of each chunk read: to compare with the main process's bytes, and to check the
+    text read again later."""
+    heads: Any
+    """session.bulk.LineHeads of those lines."""
+
+
 class PayloadWorker:
     """The main process's handle on the helper."""
 
-    def __init__(self, pid: int, tasks: IO[bytes], results: IO[bytes], threshold: int) -> None:
+    def __init__(self, pid: int, tasks: IO[bytes], results: IO[bytes], threshold: int, indexed: str | None) -> None:
         self._pid = pid
         self._tasks: IO[bytes] | None = tasks
         self._results = results
         self.threshold = threshold
         self.share = SHARE
         self.part_bytes = max(1, threshold // 4)
+        self._indexing = indexed
+        """The file whose second half the helper is indexing, until its answer is read."""
+        self._verified: tuple[str, int, int] | None = None
+        """(file, start, size): text the helper read and this process found identical to its own."""
+        self._expected: tuple[str, int, int, threading.Thread, list[Any]] | None = None
 
     @classmethod
-    def start(cls, file_sizes: list[int]) -> PayloadWorker | None:
-        """Fork the helper when it can pay off: two usable cores and a named file at least the threshold."""
+    def start(cls, files: list[str]) -> PayloadWorker | None:
+        """Fork the helper when it can pay off: two usable cores and a named file at least the threshold (the
+        first such file has its second half indexed by the helper at once)."""
         threshold = split_threshold()
         if threshold is None or not hasattr(os, "fork") or _usable_cpus() < 2:
             return None
-        if not any(size >= threshold for size in file_sizes):
+        large = None
+        for name in files:
+            try:
+                if os.stat(name).st_size >= max(threshold, 1):
+                    large = name
+                    break
+            except OSError:
+                continue
+        if large is None:
             return None
         task_read, task_write = os.pipe()
         result_read, result_write = os.pipe()
@@ -89,72 +125,215 @@ class PayloadWorker:
         if pid == 0:
             os.close(task_write)
             os.close(result_read)
-            _serve(task_read, result_write)  # never returns
+            _serve(task_read, result_write, large)  # never returns
         os.close(task_read)
         os.close(result_write)
-        return cls(pid, os.fdopen(task_write, "wb"), os.fdopen(result_read, "rb"), threshold)
+        return cls(pid, os.fdopen(task_write, "wb"), os.fdopen(result_read, "rb"), threshold, large)
+
+    # --- the index of a file's second half (session.bulk.LineHeadsElsewhere) ---------------------------------
+
+    def expect(self, source: str, data: bytes, start: int) -> bool:
+        """Whether the helper is indexing `source` from `start` on; if so, this process's CRC-32 of those bytes
+        starts on a thread (zlib releases the interpreter lock) while the first half is indexed here."""
+        if self._indexing is None or source != self._indexing:
+            return False
+        crc: list[list[tuple[int, int, int]]] = []
+        thread = threading.Thread(target=lambda: crc.append(chunk_crcs(data, start)), name="pi-tools-crc",
+                                  daemon=True)
+        thread.start()
+        self._expected = (source, len(data), start, thread, crc)
+        return True
+
+    def line_heads(self) -> Any:
+        """The helper's heads of the expected bytes, if it read exactly those bytes."""
+        expected, self._expected = self._expected, None
+        tail = self._receive_index()
+        if expected is None or tail is None:
+            return None
+        source, size, start, thread, crc = expected
+        thread.join()
+        if (tail.size, tail.start) != (size, start) or crc != [tail.chunks]:
+            return None  # the file changed between the two reads
+        self._verified = (source, start, size)
+        return tail.heads
+
+    def _receive_index(self) -> TailIndex | None:
+        """The helper's first answer, always its index (read once, whether wanted or not)."""
+        if self._indexing is None:
+            return None
+        self._indexing = None
+        return self._receive()  # type: ignore[no-any-return]
+
+    # --- parts of payloads (stages.PartsBuilder) ----------------------------------------------------------------
 
     def build_parts(self, api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
-                    planned_parts: list[Any]) -> Callable[[], Any]:
-        """Send one task (a stages.PartsBuilder); the returned function waits for its result, None if it failed.
+                    planned_parts: list[Any], source: str) -> Callable[[], Any]:
+        """Send one task; the returned function waits for its result, None if it failed.
 
-        The task goes out before this process starts on its own parts: the helper reads it as fast as it is
-        written (a few tens of milliseconds for a 100 MB session), and a thread writing it meanwhile would wait
-        for the interpreter lock at every chunk.
+        Parts whose text the helper has verified go without it; others carry theirs. The task goes out before
+        this process starts on its own parts: a thread writing it meanwhile would wait for the interpreter lock
+        at every chunk.
         """
+        self._receive_index()
         tasks = self._tasks
         if tasks is None:
             return lambda: None
+        verified = self._verified
+        if verified is not None and verified[0] == source and all(
+            verified[1] <= span[0] and span[1] <= verified[2] for span in (part.text_span() for part in planned_parts)
+        ):
+            planned_parts = [part.without_text() for part in planned_parts]
         try:
             pickle.dump((api, model, options, context, planned_parts), tasks, protocol=5)
             tasks.flush()
         except (OSError, ValueError, pickle.PicklingError):
-            self._broken()
+            self.close()
             return lambda: None
+        return self._receive
 
-        def result() -> Any:
-            try:
-                return pickle.load(self._results)
-            except (EOFError, OSError, pickle.UnpicklingError):
-                self._broken()
-                return None
-
-        return result
-
-    def _broken(self) -> None:
-        """The helper is gone or unusable: no more tasks go to it."""
-        self.close()
+    def _receive(self) -> Any:
+        try:
+            return pickle.load(self._results)
+        except (EOFError, OSError, pickle.UnpicklingError):
+            self.close()  # the helper is gone or unusable: no more tasks go to it
+            return None
 
     def close(self) -> None:
         """Let the helper end (its task pipe closes) and collect it."""
         if self._tasks is None:
             return
-        try:
-            self._tasks.close()
-        except OSError:
-            pass
+        for pipe in (self._tasks, self._results):  # a helper blocked writing an answer nobody reads ends too
+            try:
+                pipe.close()
+            except OSError:
+                pass
         self._tasks = None
+        self._indexing = None
         try:
             os.waitpid(self._pid, 0)
         except ChildProcessError:
             pass
 
 
-def _serve(task_fd: int, result_fd: int) -> None:
-    """The helper's life: build each task's parts until the task pipe closes, then end without any teardown."""
+# --- the helper's side -------------------------------------------------------------------------------------------
+
+
+def index_second_half(read_into: Callable[[memoryview, int], int], size: int,
+                      chunk_size: int = _CHUNK) -> TailIndex | None:
+    """Read a file of `size` bytes from its first line start past the middle, in chunks of `chunk_size` from
+    there (`read_into(buffer, offset)` fills a buffer and says how much), and index those lines; None if they
+    are not clean lines. One buffer serves every chunk, and only a line cut by a chunk's end is copied."""
+    from pi_tools.session.bulk import LineHeads, line_heads
+
+    buffer = bytearray(max(chunk_size, 1 << 16))
+    view = memoryview(buffer)
+    middle = size // 2  # where session.bulk.second_half_start looks from
+    found = buffer.find(b"}\n{", 0, read_into(view[:1 << 16], middle))
+    if found < 0:
+        return None
+    start = middle + found + 2
+    heads = LineHeads([], [], [], [], [], False)
+    chunks: list[tuple[int, int, int]] = []
+    position, carried = start, b""
+
+    def index(data: bytes | bytearray, begin: int, end: int, offset: int, ends_file: bool) -> bool:
+        run = line_heads(data, begin, end, False, offset=offset, ends_file=ends_file)
+        if run is not None:
+            heads.extend(run)
+        return run is not None
+
+    while position < size:
+        length = read_into(view[:min(chunk_size, size - position)], position)
+        if length <= 0:
+            return None  # the file shrank
+        chunks.append((position, length, zlib.crc32(view[:length])))
+        offset, position = position, position + length
+        at_end = position >= size
+        begin = 0
+        if carried:  # the line the last chunk ended in
+            newline = buffer.find(b"\n", 0, length)
+            if newline < 0 and not at_end:
+                carried += view[:length]
+                continue
+            begin = length if newline < 0 else newline + 1
+            line = carried + view[:begin]
+            if not index(line, 0, len(line), offset - len(carried), at_end and begin == length):
+                return None
+            carried = b""
+        cut = length if at_end else buffer.rfind(b"\n", begin, length) + 1
+        if cut > begin:
+            if not index(buffer, begin, cut, offset, at_end):
+                return None
+        else:
+            cut = begin
+        carried = bytes(view[cut:length])
+    return TailIndex(start, size, chunks, heads)
+
+
+def chunk_crcs(data: bytes, start: int, chunk_size: int = _CHUNK) -> list[tuple[int, int, int]]:
+    """(offset, length, CRC-32) of `data` from `start` in chunks as index_second_half reads them."""
+    view = memoryview(data)
+    return [(offset, len(view[offset:offset + chunk_size]), zlib.crc32(view[offset:offset + chunk_size]))
+            for offset in range(start, len(data), chunk_size)]
+
+
+class _VerifiedText:
+    """The file's bytes read again by the helper, each chunk checked against the CRC-32 it had when indexed (the
+    last chunk read is kept: consecutive parts mostly share one)."""
+
+    def __init__(self, fd: int, chunks: list[tuple[int, int, int]]) -> None:
+        self._fd = fd
+        self._chunks = chunks
+        self._kept: tuple[int, bytes] = (-1, b"")
+
+    def _chunk(self, offset: int, length: int, crc: int) -> bytes:
+        if self._kept[0] != offset:
+            chunk = os.pread(self._fd, length, offset)
+            if len(chunk) != length or zlib.crc32(chunk) != crc:
+                raise OSError("the session file changed while it was read")
+            self._kept = (offset, chunk)
+        return self._kept[1]
+
+    def __call__(self, start: int, end: int) -> bytes:
+        covering = [chunk for chunk in self._chunks if chunk[0] < end and chunk[0] + chunk[1] > start]
+        if not covering or covering[0][0] > start or covering[-1][0] + covering[-1][1] < end:
+            raise OSError("text outside what was indexed")
+        first = covering[0][0]
+        if len(covering) == 1:
+            return self._chunk(*covering[0])[start - first:end - first]
+        return b"".join(self._chunk(*chunk) for chunk in covering)[start - first:end - first]
+
+
+def _serve(task_fd: int, result_fd: int, large: str) -> None:
+    """The helper's life: index the large file's second half, then build each task's parts until the task pipe
+    closes, and end without any teardown."""
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the helper quietly with the command
-        from pi_tools.stages import build_parts
-
         with os.fdopen(task_fd, "rb") as tasks, os.fdopen(result_fd, "wb") as results:
+            file_fd = os.open(large, os.O_RDONLY)
+            try:
+                index = index_second_half(lambda buffer, offset: os.preadv(file_fd, [buffer], offset),
+                                          os.fstat(file_fd).st_size)
+            except Exception:  # noqa: BLE001 - the main process indexes the whole file itself
+                index = None
+            pickle.dump(index, results, protocol=5)
+            results.flush()
+            text = _VerifiedText(file_fd, index.chunks if index is not None else [])
+            del index
+            from pi_tools.stages import build_parts
+
             while True:
                 try:
                     task = pickle.load(tasks)
                 except EOFError:
                     break
                 try:
-                    built = build_parts(*task)
+                    api, model, options, context, parts = task
+                    for part in parts:
+                        if part.text_is_detached():
+                            part.fetch_text_with(text)
+                    built = build_parts(api, model, options, context, parts)
                 except Exception:  # noqa: BLE001 - the main process builds the payload whole and reports it
                     built = None
                 del task

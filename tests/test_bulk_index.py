@@ -8,6 +8,7 @@ identical whenever the bulk index accepts a file.
 
 from __future__ import annotations
 
+import pickle
 import random
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,14 @@ from typing import Any
 import pytest
 
 from pi_tools.docs import iter_document_bytes
-from pi_tools.session.bulk import BulkSession, index_clean_session
+from pi_tools.session import bulk
+from pi_tools.session.bulk import BulkSession, index_clean_session, index_elsewhere
 from pi_tools.session.jsonparse import loads_line
 from pi_tools.session.load import context_source, tree_from_raw
 from pi_tools.session.reader import SessionReadError, parse_session_bytes, validate_header
 from pi_tools.session.tree import SessionTree
 from pi_tools.stages import context_document
+from pi_tools.worker import index_second_half
 
 from golden import ROOT
 
@@ -48,6 +51,38 @@ def without_diagnostics(document: object) -> object:
     return {**document, "diagnostics": None} if isinstance(document, dict) else document
 
 
+class SecondHalfElsewhere:
+    """What pi_tools.worker does for the main process, in process: the second half indexed apart, in small
+    chunks (so runs meet at many line breaks), sent through pickle."""
+
+    def __init__(self, chunk_size: int) -> None:
+        self.chunk_size = chunk_size
+        self.heads: Any = None
+
+    def expect(self, source: str, data: bytes, start: int) -> bool:
+        def read_into(buffer: memoryview, offset: int) -> int:
+            piece = data[offset:offset + len(buffer)]
+            buffer[:len(piece)] = piece
+            return len(piece)
+
+        tail = index_second_half(read_into, len(data), self.chunk_size)
+        assert tail is None or tail.start == start
+        self.heads = None if tail is None else pickle.loads(pickle.dumps(tail.heads, protocol=5))
+        return True
+
+    def line_heads(self) -> Any:
+        return self.heads
+
+
+def indexed_in_halves(data: bytes, source: str, chunk_size: int = 97) -> BulkSession | None:
+    elsewhere = SecondHalfElsewhere(chunk_size)
+    index_elsewhere(elsewhere)
+    try:
+        return index_clean_session(data, source, check_all_lines=False)
+    finally:
+        bulk._heads_elsewhere.remove(elsewhere)
+
+
 def assert_same_contexts(data: bytes, source: str) -> bool:
     """Compare both readers on every leaf; False when the bulk index declined the file.
 
@@ -57,11 +92,14 @@ def assert_same_contexts(data: bytes, source: str) -> bool:
     tree = line_by_line(data, source)
     leaves = [None, *tree.leaves()]
     unchecked = index_clean_session(data, source, check_all_lines=False)
+    halves = indexed_in_halves(data, source)
+    assert (halves is None) == (unchecked is None), source  # indexed apart, the file is taken or not alike
     if unchecked is not None:
         assert unchecked.diagnostics == []
         for leaf in leaves:
             assert without_diagnostics(written_document(unchecked, leaf)) == \
                 without_diagnostics(written_document(tree, leaf)), (source, leaf)
+            assert written_document(halves, leaf) == written_document(unchecked, leaf), (source, leaf)
     bulk = index_clean_session(data, source)
     if bulk is None:
         return False
@@ -194,3 +232,25 @@ def test_payload_reads_unchecked_yet_equals_the_checked_reading(cli: Any) -> Non
     from_context = cli(*args, stdin=cli("context", str(path.relative_to(ROOT))).stdout.encode())
     assert from_file.code == from_context.code == 0
     assert loads_line(from_file.stdout.encode())["payload"] == loads_line(from_context.stdout.encode())["payload"]
+
+
+def test_second_halves_indexed_apart_are_used() -> None:
+    """The comparison above really joins two halves: on every clean file of a few lines, the second half comes
+    from the other index, which the joined result then equals."""
+    joined = 0
+    for path in SESSION_FILES:
+        data = path.read_bytes()
+        whole = index_clean_session(data, str(path), check_all_lines=False)
+        if whole is None or data.count(b"\n") < 4:
+            continue
+        elsewhere = SecondHalfElsewhere(64)
+        index_elsewhere(elsewhere)
+        try:
+            halves = index_clean_session(data, str(path), check_all_lines=False)
+        finally:
+            bulk._heads_elsewhere.remove(elsewhere)
+        assert halves is not None and elsewhere.heads is not None, path
+        assert halves._line_starts == whole._line_starts and halves._parent_index == whole._parent_index
+        assert halves._roles == whole._roles and halves.by_id == whole.by_id
+        joined += 1
+    assert joined >= 50

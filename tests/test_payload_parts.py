@@ -20,7 +20,7 @@ import pytest
 
 from pi_tools.docs import EncodedItems, iter_document_bytes
 from pi_tools.providers import split
-from pi_tools.session.bulk import BulkSession
+from pi_tools.session.bulk import BulkSession, line_heads, second_half_start
 from pi_tools.session.load import load_context_source
 from pi_tools.stages import (
     PayloadRequest,
@@ -68,7 +68,7 @@ def written(document: Any) -> bytes:
 
 
 def in_process_elsewhere(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
-                         parts: list[Any]) -> Any:
+                         parts: list[Any], source: str) -> Any:
     """What the helper process does, here: the parts go through pickle both ways, failures become None."""
     parts = pickle.loads(pickle.dumps(parts, protocol=5))
     try:
@@ -153,9 +153,12 @@ def test_join_accepts_renamed_ids_nobody_answers_later() -> None:
                       tail(results={"y"})) is not None
 
 
+LARGEST = max((path for path, _ in CLEAN_SESSIONS), key=lambda path: path.stat().st_size)
+
+
 def test_a_real_helper_builds_parts_and_survives_many_tasks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(SPLIT_BYTES_VARIABLE, "0")
-    worker = PayloadWorker.start([1])
+    worker = PayloadWorker.start([str(LARGEST)])
     if worker is None:
         pytest.skip("no fork or a single usable CPU")
     try:
@@ -175,7 +178,7 @@ def test_a_real_helper_builds_parts_and_survives_many_tasks(monkeypatch: pytest.
 
 def test_a_helper_that_died_means_the_payload_is_built_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(SPLIT_BYTES_VARIABLE, "0")
-    worker = PayloadWorker.start([1])
+    worker = PayloadWorker.start([str(LARGEST)])
     if worker is None:
         pytest.skip("no fork or a single usable CPU")
     os.kill(worker._pid, 9)
@@ -192,10 +195,38 @@ def test_a_helper_that_died_means_the_payload_is_built_whole(monkeypatch: pytest
 
 
 def test_no_helper_below_the_threshold_or_when_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(SPLIT_BYTES_VARIABLE, "1000")
-    assert PayloadWorker.start([999]) is None
+    size = LARGEST.stat().st_size
+    monkeypatch.setenv(SPLIT_BYTES_VARIABLE, str(size + 1))
+    assert PayloadWorker.start([str(LARGEST), "missing.jsonl"]) is None
     monkeypatch.setenv(SPLIT_BYTES_VARIABLE, "off")
-    assert PayloadWorker.start([10**9]) is None
+    assert PayloadWorker.start([str(LARGEST)]) is None
+
+
+@pytest.mark.parametrize("same_bytes", [True, False])
+def test_the_helpers_index_counts_only_for_the_bytes_this_process_read(monkeypatch: pytest.MonkeyPatch,
+                                                                       same_bytes: bool) -> None:
+    """The helper reads the file itself; its heads are used only if this process read exactly the same bytes
+    (as if the file changed between the two reads otherwise)."""
+    monkeypatch.setenv(SPLIT_BYTES_VARIABLE, "0")
+    worker = PayloadWorker.start([str(LARGEST)])
+    if worker is None:
+        pytest.skip("no fork or a single usable CPU")
+    data = LARGEST.read_bytes()
+    start = second_half_start(data)
+    read = data if same_bytes else data[:-40] + data[-40:].replace(b'"', b"'", 1)
+    try:
+        assert worker.expect(str(LARGEST), read, start)
+        heads = worker.line_heads()
+        if same_bytes:
+            expected = line_heads(data, start, len(data), False)
+            assert heads is not None and expected is not None
+            assert (heads.starts, heads.ids, heads.roles, heads.other_parents) == \
+                (expected.starts, expected.ids, expected.roles, expected.other_parents)
+        else:
+            assert heads is None
+        assert not worker.expect(str(LARGEST), data, start)  # one file, indexed once
+    finally:
+        worker.close()
 
 
 @pytest.mark.parametrize("extra", [[], ["--reasoning", "high"], ["--model", "anthropic/claude-opus-5"]])

@@ -40,19 +40,12 @@ def _start_worker(files: list[str], api: str, wire: bool, tools: str | None) -> 
     --wire or --tools, whose outputs depend on the whole conversation at once. The caller closes it again when
     the API's payloads cannot be built in parts (known only once the provider modules are imported).
     """
-    import os
 
     from pi_tools.worker import PayloadWorker
 
     if wire or tools:
         return None
-    sizes = []
-    for name in files:
-        try:
-            sizes.append(os.stat(name).st_size)
-        except OSError:
-            pass
-    worker = PayloadWorker.start(sizes)
+    worker = PayloadWorker.start(files)
     if worker is not None:
         before_exit(worker.close)
     return worker
@@ -79,12 +72,15 @@ def payload_command(
     read_ahead(files)
     from pi_tools.docs import materialized
     from pi_tools.providers.split import can_split
+    from pi_tools.session.bulk import index_elsewhere
     from pi_tools.stages import PayloadRequest, as_llm, payload_document, payload_document_in_parts
 
     checked_api_and_model(api, model)
     if worker is not None and not can_split(api):
         worker.close()
         worker = None
+    if worker is not None:
+        index_elsewhere(worker)
     request = PayloadRequest(
         api=api, model=model, system_prompt=system_prompt, tools=_load_tools(tools) if tools else None,
         reasoning=reasoning, session_id=session_id, wire=wire,

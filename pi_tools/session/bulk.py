@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import pickle
 import re
-from bisect import bisect_left, insort
-from collections.abc import Iterator, Mapping
+import sys
+from array import array
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from itertools import compress, count, islice, repeat
 from operator import attrgetter, is_, ne
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, Protocol, Union
 
 import msgspec
 import orjson
@@ -43,7 +46,13 @@ from pi_tools.session.migrations import header_is_current
 from pi_tools.session.reader import missing_final_newline, valid_utf8
 from pi_tools.session.tree import ENTRY_TYPES, check_entry
 
-_NOT_A_MESSAGE: Any = object()
+
+class _NotAMessage:
+    def __reduce__(self) -> str:
+        return "_NOT_A_MESSAGE"  # pickled as this module's one instance, so identity survives another process
+
+
+_NOT_A_MESSAGE: Any = _NotAMessage()
 """The role recorded for lines that are not messages."""
 
 
@@ -99,7 +108,7 @@ class BulkSession:
     def __init__(self, source: str, data: bytes, header: dict[str, Any], leaf_id: str | None,
                  line_starts: list[int], line_ends: list[int], parent_index: list[int], roles: list[Any],
                  by_id: dict[str, int], parsed: dict[int, dict[str, Any]], diagnostics: list[Diagnostic],
-                 checked: bool) -> None:
+                 checked: bool, jumps: list[int]) -> None:
         self.source = source
         self.data: bytes | None = data
         self.header = header
@@ -112,6 +121,8 @@ class BulkSession:
         self._roles = roles
         self._parsed = parsed
         self._checked = checked
+        self._jumps = jumps
+        """The lines (ascending) whose parent is not the line before them: all others continue a chain."""
 
     def _path_indices(self, leaf_id: Any) -> list[int]:
         """Line indices from root to leaf (as SessionTree.path; parents always come earlier, so no cycles)."""
@@ -120,12 +131,18 @@ class BulkSession:
         index = self.by_id.get(leaf_id) if isinstance(leaf_id, str) else None
         if index is None:
             index = len(self._line_starts) - 1
-        indices: list[int] = []
-        parent_index = self._parent_index
+        # Walked a chain at a time: from a line back to the last jump before it, every line's parent is the line
+        # before, so the stretch is a range.
+        stretches: list[range] = []
+        parent_index, jumps = self._parent_index, self._jumps
         while index > 0:
-            indices.append(index)
-            index = parent_index[index]
-        indices.reverse()
+            position = bisect_right(jumps, index) - 1
+            low = jumps[position] if position >= 0 else 1
+            stretches.append(range(low, index + 1))
+            index = parent_index[low] if position >= 0 else 0
+        indices: list[int] = []
+        for stretch in reversed(stretches):
+            indices += stretch
         return indices
 
     def plan(self, leaf_id: Any = UNDEFINED) -> ContextPlan:
@@ -137,7 +154,7 @@ class BulkSession:
         effective_leaf = self.leaf_id if leaf_id is UNDEFINED else leaf_id
         path = self._path_indices(effective_leaf)
         parsed = self._parsed
-        deciding = [index for index in path if index in parsed]
+        deciding = [index for index in sorted(parsed) if _holds(path, index)]  # the path ascends
         roles = self._roles
         last_assistant = next((i for i in reversed(path) if roles[i] == "assistant" and i not in parsed), None)
         if last_assistant is not None:
@@ -174,14 +191,24 @@ class BulkSession:
     def planned_messages(self, plan: ContextPlan) -> PlannedMessages:
         """The messages of a plan from this session, needing nothing of the index any more (which can go)."""
         starts, ends, parsed, roles = self._line_starts, self._line_ends, self._parsed, self._roles
-        steps: list[Any] = [
-            parsed[index] if index in parsed else (starts[index], ends[index], roles[index])
-            for index in plan.entries
-        ]
+        entries = plan.entries
+        steps: list[Any] = list(zip(map(starts.__getitem__, entries), map(ends.__getitem__, entries),
+                                    map(roles.__getitem__, entries), strict=True))
+        for position in compress(count(), map(parsed.__contains__, entries)):
+            steps[position] = parsed[entries[position]]
         return PlannedMessages(self.data or b"", steps, self._checked)
 
 
+def _holds(ascending: list[int], value: int) -> bool:
+    position = bisect_left(ascending, value)
+    return position < len(ascending) and ascending[position] == value
+
+
 _CONTENT_ROLES = ("user", "assistant", "toolResult")
+
+
+def _no_text(start: int, end: int) -> bytes:
+    raise ValueError("detached messages were given no way to their text")
 
 
 
@@ -198,12 +225,16 @@ class PlannedMessages:
         self._base = 0  # file offset of self._data[0]
         self._steps = steps
         self._text_is_checked = text_is_checked  # valid UTF-8, so a message's own text can be written as it is
+        self._fetch_text: Callable[[int, int], bytes] = _no_text
 
     def __iter__(self) -> Iterator[Any]:
         """The context messages as objects (message lines parsed now)."""
-        self._keep_only_context_lines()
-        view = memoryview(self._data)
-        base = self._base
+        if self._data is None:  # detached: the text is fetched for this pass only
+            base, end = self.text_span()
+            view = memoryview(self._fetch_text(base, end))
+        else:
+            self._keep_only_context_lines()
+            view, base = memoryview(self._data), self._base
         loads = orjson.loads
         for step in self._steps:
             if type(step) is dict:
@@ -220,8 +251,8 @@ class PlannedMessages:
 
     def text_size(self) -> int:
         """Bytes of file text between the first and the last message line (0 without message lines)."""
-        spans = [step for step in self._steps if type(step) is tuple]
-        return spans[-1][1] - spans[0][0] if spans else 0
+        start, end = self.text_span()
+        return end - start
 
     def parts(self, size: int) -> list[PlannedMessages]:
         """The messages cut before user message lines into parts of about `size` bytes of line text, sharing
@@ -229,15 +260,11 @@ class PlannedMessages:
         joins the part before it."""
         steps = self._steps
         cuts = [0]
-        part_start: int | None = None
-        for position, step in enumerate(steps):
-            if type(step) is not tuple:
-                continue
-            if part_start is None:
-                part_start = step[0]
-            elif step[2] == "user" and step[0] - part_start >= size:
+        part_start = self.text_span()[0]
+        for position in [position for position, step in enumerate(steps) if type(step) is tuple and step[2] == "user"]:
+            if position > 0 and steps[position][0] - part_start >= size:
                 cuts.append(position)
-                part_start = step[0]
+                part_start = steps[position][0]
         while len(cuts) > 1 and not any(type(step) is tuple and step[2] == "assistant" for step in steps[cuts[-1]:]):
             cuts.pop()
         bounds = [*cuts, len(steps)]
@@ -248,27 +275,50 @@ class PlannedMessages:
             parts.append(part)
         return parts
 
+    def text_span(self) -> tuple[int, int]:
+        """The file offsets of the stretch of text its message lines need (planned lines ascend in the file)."""
+        steps = self._steps
+        first = next((step for step in steps if type(step) is tuple), None)
+        if first is None:
+            return self._base, self._base
+        last = next(step for step in reversed(steps) if type(step) is tuple)
+        return first[0], last[1]
+
+    def without_text(self) -> PlannedMessages:
+        """The same messages without their text, to send to a process that has it (see attach_text)."""
+        detached = PlannedMessages(b"", self._steps, self._text_is_checked)
+        detached._base = self.text_span()[0]
+        detached._data = None  # type: ignore[assignment]
+        return detached
+
+    def text_is_detached(self) -> bool:
+        return self._data is None
+
+    def fetch_text_with(self, read: Callable[[int, int], bytes]) -> None:
+        """Give detached messages a way to their text: `read(start, end)`, called each time they are iterated
+        (so that a process building parts one after the other holds one part's text at a time)."""
+        self._fetch_text = read
+
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled with only the stretch of text its lines need (another process builds it)."""
-        spans = [step for step in self._steps if type(step) is tuple]
-        start = spans[0][0] if spans else self._base
-        end = max(step[1] for step in spans) if spans else self._base
-        text = pickle.PickleBuffer(memoryview(self._data)[start - self._base:end - self._base])
+        """Pickled with only the stretch of text its lines need (another process builds it), or none if detached."""
+        start, end = self.text_span()
+        text = None if self._data is None else pickle.PickleBuffer(
+            memoryview(self._data)[start - self._base:end - self._base])
         return {"_data": text, "_base": start, "_steps": self._steps, "_text_is_checked": self._text_is_checked}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state["_data"] = bytes(state["_data"])  # already bytes from protocol 5; a copy only from older ones
-        self.__dict__.update(state)
+        if state["_data"] is not None:
+            state["_data"] = bytes(state["_data"])  # already bytes from protocol 5; a copy only from older ones
+        self.__dict__.update(state, _fetch_text=_no_text)
 
     def _keep_only_context_lines(self) -> None:
         """Before messages are built in bulk, keep only the stretch of the file holding the context's lines when
         that is much less than the file (after a compaction, often half): once the session is dropped, the rest
         of the file's bytes go before the messages take their place."""
-        spans = [step for step in self._steps if type(step) is tuple]
-        if not spans or self._base:
+        if self._base:
             return
-        start, end = min(span[0] for span in spans), max(span[1] for span in spans)
-        if 4 * (end - start) < 3 * len(self._data):
+        start, end = self.text_span()
+        if end > start and 4 * (end - start) < 3 * len(self._data):
             self._data = self._data[start:end]
             self._base = start
 
@@ -285,23 +335,62 @@ class PlannedMessages:
             yield RawMessage(step[2], message_text(view[step[0] - self._base:step[1] - self._base]))
 
 
-def index_clean_session(data: bytes, source: str, check_all_lines: bool = True) -> BulkSession | None:
-    """A BulkSession for a clean file, or None when anything at all needs the line-by-line reader.
+@dataclass
+class LineHeads:
+    """What the index keeps of a run of whole lines: where each starts and ends in the file, its id, its message
+    role (_NOT_A_MESSAGE for other entries), and the parents of the lines whose parent is not the line before."""
 
-    `check_all_lines=False` skips what only produces diagnostics (the UTF-8 and field checks of every line and
-    the checks of other entries), for stages that report none: the context is the same, the diagnostics empty.
+    starts: list[int]
+    ends: list[int]
+    ids: list[Any]
+    roles: list[Any]
+    other_parents: list[tuple[int, Any]]
+    """(index in the run, parent id) of lines that do not continue the line before (the run's first always
+    counts as one unless it starts the file: only the file's own first entry compares with "no line")."""
+    first_is_header: bool
+
+    def extend(self, later: LineHeads) -> None:
+        """Append the heads of the run that follows this one."""
+        shift = len(self.starts)
+        self.starts += later.starts
+        self.ends += later.ends
+        self.ids += later.ids
+        self.roles += later.roles
+        self.other_parents += [(index + shift, parent) for index, parent in later.other_parents]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Compact for another process: offsets as machine integers, equal role strings as one object."""
+        roles = [sys.intern(role) if type(role) is str else role for role in self.roles]
+        return {**self.__dict__, "starts": array("q", self.starts), "ends": array("q", self.ends), "roles": roles}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, starts=state["starts"].tolist(), ends=state["ends"].tolist())
+
+
+def line_heads(data: bytes | bytearray, start: int, end: int, check_all_lines: bool, offset: int = 0,
+               ends_file: bool = True) -> LineHeads | None:
+    """The heads of the lines of data[start:end], a run of whole lines at file offset `offset + start`; None
+    when the run is not made of clean lines.
+
+    A run that does not end the file must end with "}" and a line break (as between any two lines), so that
+    runs indexed apart accept exactly what the whole file would.
     """
-    if not data.startswith(b"{"):
+    if not data.startswith(b"{", start, end):
         return None
-    ends_with_newline = data.endswith(b"\n")
-    line_starts = [0, *(match.end() for match in _BOUNDARY.finditer(data))]
+    if not ends_file and not data.endswith(b"}\n", start, end):
+        return None
+    ends_with_newline = data.endswith(b"\n", start, end)
+    base = offset
+    line_starts = [start + base, *(match.end() + base for match in _BOUNDARY.finditer(data, start, end))]
     line_count = len(line_starts)
-    if data.count(b"\n") != line_count - (0 if ends_with_newline else 1):
+    if data.count(b"\n", start, end) != line_count - (0 if ends_with_newline else 1):
         return None  # a line break elsewhere: blank lines, CRLF, a value spread over lines
-    if check_all_lines and not valid_utf8(data):
-        return None  # the line-by-line reader reports each bad byte
-    size = len(data) - 1 if ends_with_newline else len(data)
-    line_ends = [*(start - 1 for start in islice(line_starts, 1, None)), size]
+    if check_all_lines:
+        text = data if isinstance(data, bytes) and (start, end) == (0, len(data)) else bytes(data[start:end])
+        if not valid_utf8(text):
+            return None  # the line-by-line reader reports each bad byte
+    last_end = end - 1 if ends_with_newline else end
+    line_ends = [*(line_start - 1 for line_start in islice(line_starts, 1, None)), last_end + base]
     # Decoded in slices of lines, keeping only ids, parents and roles, so the heads of a large file never all
     # exist at once (less memory to fault in, and half the peak).
     decode = _decode_checked if check_all_lines else _decode_unchecked
@@ -309,10 +398,11 @@ def index_clean_session(data: bytes, source: str, check_all_lines: bool = True) 
     ids: list[Any] = []
     parents: list[Any] = []
     roles: list[Any] = []
+    first_is_header = False
     for first in range(0, line_count, _LINES_PER_SLICE):
         last = min(first + _LINES_PER_SLICE, line_count)
         try:
-            heads = decode(view[line_starts[first]:line_ends[last - 1]])
+            heads = decode(view[line_starts[first] - base:line_ends[last - 1] - base])
         except DECODE_ERRORS:
             return None
         if len(heads) != last - first:
@@ -324,22 +414,84 @@ def index_clean_session(data: bytes, source: str, check_all_lines: bool = True) 
             roles += map(ROLE_OF_TYPE.get, map(type, messages), repeat(_NOT_A_MESSAGE))
         else:
             roles += map(_role, messages)
-        if first == 0 and type(heads[0]) is not _Header:
+        if first == 0:
+            first_is_header = type(heads[0]) is _Header
+    starts_file = start + base == 0
+    previous: list[Any] = [None, *ids[:-1]]
+    if starts_file and line_count > 1:
+        previous[1] = None  # the header's id is nobody's parent: the first entry compares with "no line"
+    differs = list(map(ne, parents, previous))
+    if not starts_file:
+        differs[0] = True
+    other_parents = [(index, parents[index]) for index in compress(count(), differs)]
+    return LineHeads(line_starts, line_ends, ids, roles, other_parents, first_is_header)
+
+
+def second_half_start(data: bytes) -> int:
+    """Where a file's second half starts: the first line start past its middle (0 when there is none).
+
+    Computed alike by a process that reads the second half itself (pi_tools.worker), so both agree on it."""
+    found = data.find(b"}\n{", len(data) // 2)
+    return 0 if found < 0 else found + 2
+
+
+class LineHeadsElsewhere(Protocol):
+    """Another process indexing the second half of a file (see pi_tools.worker)."""
+
+    def expect(self, source: str, data: bytes, start: int) -> bool:
+        """Whether heads of `data` from `start` on may come; checking they are of these very bytes starts now."""
+
+    def line_heads(self) -> LineHeads | None:
+        """Those heads (waiting for them), or None when they are not of these bytes after all."""
+
+
+_heads_elsewhere: list[LineHeadsElsewhere] = []
+
+
+def index_elsewhere(provider: LineHeadsElsewhere) -> None:
+    """Let another process index the second half of files (for stages that need no diagnostics)."""
+    _heads_elsewhere.append(provider)
+
+
+def index_clean_session(data: bytes, source: str, check_all_lines: bool = True) -> BulkSession | None:
+    """A BulkSession for a clean file, or None when anything at all needs the line-by-line reader.
+
+    `check_all_lines=False` skips what only produces diagnostics (the UTF-8 and field checks of every line and
+    the checks of other entries), for stages that report none: the context is the same, the diagnostics empty.
+    Then the lines of the file's second half may come indexed from elsewhere (index_elsewhere).
+    """
+    cut = len(data)
+    helper = None
+    if not check_all_lines and _heads_elsewhere:
+        start = second_half_start(data)
+        helper = next((provider for provider in _heads_elsewhere if start and provider.expect(source, data, start)),
+                      None)
+        if helper is not None:
+            cut = start
+    heads = line_heads(data, 0, cut, check_all_lines, ends_file=helper is None)
+    if heads is None or not heads.first_is_header:
+        return None
+    if helper is not None:
+        tail = helper.line_heads() or line_heads(data, cut, len(data), False)
+        if tail is None:
             return None
+        heads.extend(tail)
+    line_starts, line_ends, ids, roles = heads.starts, heads.ends, heads.ids, heads.roles
+    line_count = len(line_starts)
+    ends_with_newline = data.endswith(b"\n")
+    view = memoryview(data)
     header = loads_line_lenient(view[:line_ends[0]])
     if not (isinstance(header, dict) and isinstance(header.get("id"), str) and header_is_current(header)):
         return None
-    del ids[0], parents[0]  # the header's
-    by_id = dict(zip(ids, range(1, line_count), strict=True))
-    if len(by_id) != len(ids) or "" in by_id:
+    by_id = dict(zip(islice(ids, 1, None), range(1, line_count), strict=True))
+    if len(by_id) != line_count - 1 or "" in by_id:
         return None  # duplicate ids (or an empty id, which Pi's walk treats as no parent)
     # Index of each line's parent (0 or -1 for roots). Nearly every entry continues the line before it; only the
     # others are looked up, and their parent must exist and come earlier (else a cycle is possible).
     parent_index = list(range(-1, line_count - 1))
-    previous_ids = [None, *ids[:-1]]
-    for position in compress(count(), map(ne, parents, previous_ids)):
-        parent = parents[position]
-        line = position + 1
+    for line, parent in heads.other_parents:
+        if line == 0:
+            continue  # the header
         if parent is None:
             parent_index[line] = -1
             continue
@@ -358,5 +510,6 @@ def index_clean_session(data: bytes, source: str, check_all_lines: bool = True) 
         parsed[index] = entry
         if check_all_lines:
             check_entry(entry, entry["type"], entry["id"], index + 1, diagnostics)
-    return BulkSession(source, data, header, ids[-1] if ids else None, line_starts, line_ends, parent_index, roles,
-                       by_id, parsed, diagnostics, check_all_lines)
+    jumps = [line for line, _ in heads.other_parents if line > 0]
+    return BulkSession(source, data, header, ids[-1] if line_count > 1 else None, line_starts, line_ends,
+                       parent_index, roles, by_id, parsed, diagnostics, check_all_lines, jumps)
