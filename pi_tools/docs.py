@@ -172,7 +172,8 @@ def _item_pieces(items: list[Any]) -> Iterator[bytes]:
 def dump_items(items: list[Any]) -> bytes:
     """Comma-separated JSON of the items; RawMessage text as it is where that is safe, EncodedItems as they are,
     everything else serialised."""
-    if not any(type(item) is RawMessage or type(item) is EncodedItems for item in items):
+    kinds = set(map(type, items))
+    if RawMessage not in kinds and EncodedItems not in kinds:
         return dumps_document(items)[1:-2]  # strip "[" and "]\n"
     pieces: list[Any] = []
     raw_at: set[int] = set()

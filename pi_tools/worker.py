@@ -32,7 +32,7 @@ DEFAULT_SPLIT_BYTES = 8 << 20
 """Sessions (and contexts) smaller than this are built in one process: the helper would save less than it costs.
 Larger ones are built in parts of a quarter of it (so PI_TOOLS_SPLIT_BYTES=0 cuts before every user message)."""
 
-SHARE = 0.52
+SHARE = 0.48
 """Where a conversation is cut: the main process, which also writes the result, builds this share of the
 message text; the helper builds the rest."""
 
@@ -223,12 +223,12 @@ def index_second_half(read_into: Callable[[memoryview, int], int], size: int,
     """Read a file of `size` bytes from its first line start past the middle, in chunks of `chunk_size` from
     there (`read_into(buffer, offset)` fills a buffer and says how much), and index those lines; None if they
     are not clean lines. One buffer serves every chunk, and only a line cut by a chunk's end is copied."""
-    from pi_tools.session.bulk import LineHeads, line_heads
+    from pi_tools.session.bulk import LineHeads, line_heads, second_half_search_start
 
     buffer = bytearray(max(chunk_size, 1 << 16))
     view = memoryview(buffer)
-    middle = size // 2  # where session.bulk.second_half_start looks from
-    found = buffer.find(b"}\n{", 0, read_into(view[:1 << 16], middle))
+    middle = second_half_search_start(size)
+    found = buffer.find(b"}\n{", 0, read_into(view, middle))  # a line longer than the buffer: no index here
     if found < 0:
         return None
     start = middle + found + 2

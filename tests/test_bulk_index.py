@@ -235,8 +235,8 @@ def test_payload_reads_unchecked_yet_equals_the_checked_reading(cli: Any) -> Non
 
 
 def test_second_halves_indexed_apart_are_used() -> None:
-    """The comparison above really joins two halves: on every clean file of a few lines, the second half comes
-    from the other index, which the joined result then equals."""
+    """The comparison above really joins two halves: on clean files of a few lines, the second half comes from
+    the other index, and the joined result equals the whole index."""
     joined = 0
     for path in SESSION_FILES:
         data = path.read_bytes()
@@ -249,8 +249,8 @@ def test_second_halves_indexed_apart_are_used() -> None:
             halves = index_clean_session(data, str(path), check_all_lines=False)
         finally:
             bulk._heads_elsewhere.remove(elsewhere)
-        assert halves is not None and elsewhere.heads is not None, path
+        assert halves is not None
         assert halves._line_starts == whole._line_starts and halves._parent_index == whole._parent_index
         assert halves._roles == whole._roles and halves.by_id == whole.by_id
-        joined += 1
+        joined += elsewhere.heads is not None  # None: no line starts in the window read past the middle
     assert joined >= 50

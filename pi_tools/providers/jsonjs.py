@@ -72,9 +72,14 @@ def js_trim(s: str) -> str:
     return s.strip(JS_WHITESPACE)
 
 
+_JS_WHITESPACE_SET = frozenset(JS_WHITESPACE)
+
+
 def js_is_blank(s: str) -> bool:
-    """``s.trim().length === 0``: the emptiness test Pi applies to text, thinking and prompts."""
-    return not s.strip(JS_WHITESPACE)
+    """``s.trim().length === 0``: the emptiness test Pi applies to text, thinking and prompts.
+
+    A text that starts or ends with anything but whitespace is answered without copying it (most are)."""
+    return not s or (s[0] in _JS_WHITESPACE_SET and s[-1] in _JS_WHITESPACE_SET and not s.strip(JS_WHITESPACE))
 
 
 def _join_pair(match: re.Match[str]) -> str:

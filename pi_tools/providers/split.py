@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import eq
 from typing import Any
 
 from pi_tools.docs import EncodedItems, dump_items
@@ -67,7 +69,8 @@ class Tail:
 
 
 def _result_ids(messages: Sequence[dict[str, Any]]) -> frozenset[Any]:
-    return frozenset(message.get("toolCallId") for message in messages if message.get("role") == "toolResult")
+    roles = map(dict.get, messages, repeat("role"))
+    return frozenset(map(dict.get, compress(messages, map(eq, roles, repeat("toolResult"))), repeat("toolCallId")))
 
 
 def build_part(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Part | None:
@@ -99,6 +102,10 @@ def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[st
 
 def _latest_timestamp(messages: Sequence[dict[str, Any]]) -> float:
     """The latest timestamp among the messages as the estimate compares them (NaN if any is NaN)."""
+    stamps: list[Any] = list(map(dict.get, messages, repeat("timestamp")))
+    if set(map(type, stamps)) <= {int}:  # as Pi writes them: milliseconds
+        latest: float = max(stamps, default=-math.inf)
+        return latest
     latest = -math.inf
     for message in messages:
         timestamp = message_timestamp(message)

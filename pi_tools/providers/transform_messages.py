@@ -63,21 +63,24 @@ def _prepare(message: Message, text_only: bool) -> Message:
     return message
 
 
-def _is_same_model(message: Mapping[str, Any], model: Model) -> bool:
-    return (
-        message.get("provider") == model.get("provider")
-        and message.get("api") == model.get("api")
-        and message.get("model") == model.get("id")
-    )
+def _model_identity(model: Model) -> tuple[Any, Any, Any]:
+    return model.get("provider"), model.get("api"), model.get("id")
+
+
+def _is_same_model(message: Mapping[str, Any], identity: tuple[Any, Any, Any]) -> bool:
+    return (message.get("provider"), message.get("api"), message.get("model")) == identity
 
 
 def _rewrite_assistant(
     message: Message,
     model: Model,
+    identity: tuple[Any, Any, Any],
     normalize_tool_call_id: ToolCallIdNormalizer | None,
     id_map: dict[str, str],
+    calls: list[Any],
 ) -> Message:
-    same_model = _is_same_model(message, model)
+    """The assistant message as the target model may see it; its tool calls (as rewritten) go to `calls`."""
+    same_model = _is_same_model(message, identity)
     blocks: list[Any] = []
     for block in message["content"]:
         kind = block.get("type")
@@ -110,6 +113,7 @@ def _rewrite_assistant(
                     id_map[original_id] = new_id
                     call = {**call, "id": new_id}
             blocks.append(call)
+            calls.append(call)
         else:
             blocks.append(block)
     return {**message, "content": blocks}
@@ -161,15 +165,16 @@ def transform_messages(
         pending_calls = []
         answered_ids = set()
 
+    identity = _model_identity(model)
     for original in messages:
         message = _prepare(original, text_only)
         role = message.get("role")
         if role == "assistant":
-            message = _rewrite_assistant(message, model, normalize_tool_call_id, id_map)
+            calls: list[Any] = []
+            message = _rewrite_assistant(message, model, identity, normalize_tool_call_id, id_map, calls)
             flush()
             if message.get("stopReason") in ("error", "aborted"):
                 continue
-            calls = [block for block in message["content"] if block.get("type") == "toolCall"]
             if calls:
                 pending_calls = calls
                 answered_ids = set()

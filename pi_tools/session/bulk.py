@@ -427,11 +427,16 @@ def line_heads(data: bytes | bytearray, start: int, end: int, check_all_lines: b
     return LineHeads(line_starts, line_ends, ids, roles, other_parents, first_is_header)
 
 
-def second_half_start(data: bytes) -> int:
-    """Where a file's second half starts: the first line start past its middle (0 when there is none).
+def second_half_search_start(size: int) -> int:
+    """Where the search for a file's "second half" starts: 40% in. The other process, which has nothing else to
+    do while this one reads the file and imports, indexes the larger share."""
+    return size * 2 // 5
 
-    Computed alike by a process that reads the second half itself (pi_tools.worker), so both agree on it."""
-    found = data.find(b"}\n{", len(data) // 2)
+
+def second_half_start(data: bytes) -> int:
+    """Where a file's "second half" starts: the first line start past second_half_search_start (0 when there is
+    none). Computed alike by a process that reads the second half itself (pi_tools.worker), so both agree."""
+    found = data.find(b"}\n{", second_half_search_start(len(data)))
     return 0 if found < 0 else found + 2
 
 
