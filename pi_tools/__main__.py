@@ -1,5 +1,5 @@
 """`python -m pi_tools` runs the CLI."""
 
-from pi_tools.cli.app import main
+from pi_tools.cli.entry import main
 
 main()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from pi_tools.docs import (
     DocumentError,
@@ -273,56 +273,68 @@ def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
 PART_BYTES = 2 << 20
 """About how much message text a large conversation's payload is built from at a time (see providers.split)."""
 
-PartsBuilder = Callable[[str, Any, dict[str, Any], dict[str, Any], list[Any], str], Callable[[], Any]]
-"""Starts build_parts elsewhere (another process) for (api, model, options, context without messages, planned
-parts, the session's source); returns the function that waits for its result (None if building failed)."""
+class Claims(Protocol):
+    """Who builds which part: one process takes parts from the front, the other from the back, until they meet,
+    so that neither waits for the other whatever their speeds."""
+
+    def front(self) -> int | None:
+        """The next part from the front, or None when none is left."""
+
+    def back(self) -> int | None:
+        """The next part from the back, or None when none is left."""
 
 
-def _history_parts(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
-                   planned_parts: list[Any]) -> list[Any] | None:
-    """Parts before the last, built in turn: only one part's messages exist at a time."""
+class LocalClaims:
+    """Claims for parts all built in this process."""
+
+    def __init__(self, count: int) -> None:
+        self._next, self._last = 0, count - 1
+
+    def front(self) -> int | None:
+        if self._next > self._last:
+            return None
+        self._next += 1
+        return self._next - 1
+
+    def back(self) -> int | None:
+        if self._last < self._next:
+            return None
+        self._last -= 1
+        return self._last + 1
+
+
+PartsBuilder = Callable[[str, Any, dict[str, Any], dict[str, Any], list[Any], str], tuple[Claims, Callable[[], Any]]]
+"""Starts build_claimed_parts elsewhere (another process, taking parts from the back) for (api, model, options,
+context without messages, planned parts, the session's source); returns the claims to take this process's parts
+from the front with, and the function that waits for the other's built parts (None if building failed)."""
+
+
+def build_claimed_parts(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
+                        planned_parts: list[Any], claim: Callable[[], int | None]) -> dict[int, Any] | None:
+    """The parts `claim` hands out, built in turn ({index: Part}, the last part as the Tail): only one part's
+    messages exist at a time. None where a part cannot be built apart (raises what building one raises)."""
     from pi_tools.providers import split
 
     registry = default_registry()
-    built = []
-    for planned in planned_parts:
-        part = split.build_part(api, model, {**context, "messages": list(iter_llm_messages(planned, registry))},
-                                options)
-        if part is None:
-            return None
-        built.append(part)
+    last = len(planned_parts) - 1
+    built: dict[int, Any] = {}
+    while (index := claim()) is not None:
+        messages = list(iter_llm_messages(planned_parts[index], registry))
+        if index == last:
+            built[index] = split.build_tail(api, model, {**context, "messages": messages}, options)
+        else:
+            part = split.build_part(api, model, {**context, "messages": messages}, options)
+            if part is None:
+                return None
+            built[index] = part
     return built
 
 
-def build_parts(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
-                planned_parts: list[Any]) -> tuple[list[Any], Any] | None:
-    """The parts of a conversation built in turn, the last as the Tail (raises what building them raises)."""
-    from pi_tools.providers import split
-
-    built = _history_parts(api, model, options, context, planned_parts[:-1])
-    if built is None:
-        return None
-    messages = list(iter_llm_messages(planned_parts[-1], default_registry()))
-    return built, split.build_tail(api, model, {**context, "messages": messages}, options)
-
-
-def _first_remote_part(planned_parts: list[Any], share: float) -> int:
-    """Index of the first part past `share` of the text (at least one part on each side)."""
-    sizes = [part.text_size() for part in planned_parts]
-    total, done = sum(sizes), 0
-    for index, size in enumerate(sizes):
-        if done >= share * total:
-            return max(1, min(index, len(sizes) - 1))
-        done += size
-    return len(sizes) - 1
-
-
 def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_elsewhere: PartsBuilder | None,
-                              min_text_bytes: int = 0, share: float = 0.5,
-                              part_bytes: int = PART_BYTES) -> Document | None:
+                              min_text_bytes: int = 0, part_bytes: int = PART_BYTES) -> Document | None:
     """payload_document for a large session, its conversation built in parts of about `part_bytes` of message
-    text (see providers.split), so that its messages never all exist at once; with `build_elsewhere`, the parts
-    past `share` of the text are built by another process while this one builds the others.
+    text (see providers.split), so that its messages never all exist at once; with `build_elsewhere`, another
+    process builds parts from the back while this one builds them from the front.
 
     None, before anything is built, when the session is not a clean file's context, has fewer than
     `min_text_bytes` of message lines, or cannot be cut. Where the parts do not join into exactly the whole
@@ -335,29 +347,28 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
     if planned is None or request.wire or not split.can_split(request.api) or planned.text_size() < min_text_bytes:
         return None
     planned_parts = planned.parts(part_bytes)
-    if len(planned_parts) < 2:
+    count = len(planned_parts)
+    if count < 2:
         return None
     model, options, context = _payload_inputs(llm_doc, request)
     api = request.api
-    built: tuple[list[Any], Any] | None = None
     if build_elsewhere is None:
-        try:
-            built = build_parts(api, model, options, context, planned_parts)
-        except Exception:  # noqa: BLE001 - the whole build below reports it exactly as Pi does
-            built = None
+        claims: Claims = LocalClaims(count)
+        waiting: Callable[[], Any] = dict
     else:
-        first_remote = _first_remote_part(planned_parts, share)
-        waiting = build_elsewhere(api, model, options, context, planned_parts[first_remote:],
-                                  str(llm_doc.get("source")))
-        try:
-            here = _history_parts(api, model, options, context, planned_parts[:first_remote])
-        except Exception:  # noqa: BLE001 - as above
-            here = None
-        there = waiting()  # always collected, so that the other process is ready for the next task
-        if here is not None and there is not None:
-            built = (here + there[0], there[1])
+        claims, waiting = build_elsewhere(api, model, options, context, planned_parts, str(llm_doc.get("source")))
+    try:
+        here = build_claimed_parts(api, model, options, context, planned_parts, claims.front)
+    except Exception:  # noqa: BLE001 - the whole build below reports it exactly as Pi does
+        here = None
+    there = waiting()  # always collected, so that the other process is ready for the next task
+    if there is None and here is not None and len(here) == count:
+        there = {}  # the other process took nothing (it is gone): this one built every part
     del planned_parts
-    payload = None if built is None else split.join(api, *built)
+    payload = None
+    if here is not None and there is not None and len(here) + len(there) == count:
+        built = {**here, **there}
+        payload = split.join(api, [built[index] for index in range(count - 1)], built[count - 1])
     if payload is None:
         return payload_document(llm_doc, request)
     return _payload_result(llm_doc, request, model, lambda: payload, options)

@@ -17,9 +17,11 @@ closes, and any failure comes back as None: the main process then does that work
 
 from __future__ import annotations
 
+import mmap
 import os
 import pickle
 import signal
+import struct
 import sys
 import threading
 import zlib
@@ -32,9 +34,9 @@ DEFAULT_SPLIT_BYTES = 8 << 20
 """Sessions (and contexts) smaller than this are built in one process: the helper would save less than it costs.
 Larger ones are built in parts of a quarter of it (so PI_TOOLS_SPLIT_BYTES=0 cuts before every user message)."""
 
-SHARE = 0.48
-"""Where a conversation is cut: the main process, which also writes the result, builds this share of the
-message text; the helper builds the rest."""
+SHARE = 0.4
+"""For a file whose text the helper has not verified: the parts past this share of the message text are sent to
+it with their text, for it to take from the back (the main process takes parts from the front)."""
 
 _CHUNK = 4 << 20
 """The helper reads its half of a file in chunks of this size (its memory holds one at a time)."""
@@ -82,15 +84,50 @@ class TailIndex:
     """session.bulk.LineHeads of those lines."""
 
 
+class SharedClaims:
+    """stages.Claims shared by the two processes: the next part from the front, the last part not yet taken from
+    the back, and the first part the helper may take, in shared memory; a pipe holding one byte is the lock."""
+
+    def __init__(self) -> None:
+        self._memory = mmap.mmap(-1, 24)  # anonymous and shared with the processes forked after this
+        self._lock_read, self._lock_write = os.pipe()
+        os.write(self._lock_write, b"\0")
+
+    def _locked(self, change: Callable[[int, int, int], tuple[tuple[int, int], int | None]]) -> int | None:
+        os.read(self._lock_read, 1)
+        try:
+            front, back, floor = struct.unpack("qqq", self._memory[:24])
+            (front, back), taken = change(front, back, floor)
+            self._memory[:16] = struct.pack("qq", front, back)
+            return taken
+        finally:
+            os.write(self._lock_write, b"\0")
+
+    def reset(self, count: int, floor: int) -> None:
+        """Parts 0..count-1 to hand out; the helper may take those from `floor` on."""
+        os.read(self._lock_read, 1)
+        self._memory[:24] = struct.pack("qqq", 0, count - 1, floor)
+        os.write(self._lock_write, b"\0")
+
+    def front(self) -> int | None:
+        return self._locked(lambda front, back, floor: ((front + 1, back), front) if front <= back
+                            else ((front, back), None))
+
+    def back(self) -> int | None:
+        return self._locked(lambda front, back, floor: ((front, back - 1), back) if back >= max(front, floor)
+                            else ((front, back), None))
+
+
 class PayloadWorker:
     """The main process's handle on the helper."""
 
-    def __init__(self, pid: int, tasks: IO[bytes], results: IO[bytes], threshold: int, indexed: str | None) -> None:
+    def __init__(self, pid: int, tasks: IO[bytes], results: IO[bytes], threshold: int, indexed: str | None,
+                 claims: SharedClaims) -> None:
         self._pid = pid
+        self._claims = claims
         self._tasks: IO[bytes] | None = tasks
         self._results = results
         self.threshold = threshold
-        self.share = SHARE
         self.part_bytes = max(1, threshold // 4)
         self._indexing = indexed
         """The file whose second half the helper is indexing, until its answer is read."""
@@ -119,16 +156,17 @@ class PayloadWorker:
         result_read, result_write = os.pipe()
         for fd in (task_write, result_write):
             _widen(fd)
+        claims = SharedClaims()
         sys.stdout.flush()  # nothing buffered may be written twice
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
             os.close(task_write)
             os.close(result_read)
-            _serve(task_read, result_write, large)  # never returns
+            _serve(task_read, result_write, large, claims)  # never returns
         os.close(task_read)
         os.close(result_write)
-        return cls(pid, os.fdopen(task_write, "wb"), os.fdopen(result_read, "rb"), threshold, large)
+        return cls(pid, os.fdopen(task_write, "wb"), os.fdopen(result_read, "rb"), threshold, large, claims)
 
     # --- the index of a file's second half (session.bulk.LineHeadsElsewhere) ---------------------------------
 
@@ -167,29 +205,38 @@ class PayloadWorker:
     # --- parts of payloads (stages.PartsBuilder) ----------------------------------------------------------------
 
     def build_parts(self, api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
-                    planned_parts: list[Any], source: str) -> Callable[[], Any]:
-        """Send one task; the returned function waits for its result, None if it failed.
+                    planned_parts: list[Any], source: str) -> tuple[Any, Callable[[], Any]]:
+        """Send one task (a stages.PartsBuilder): the helper takes parts from the back, this process from the
+        front of the returned claims; the function waits for the helper's parts, None if it failed.
 
-        Parts whose text the helper has verified go without it; others carry theirs. The task goes out before
-        this process starts on its own parts: a thread writing it meanwhile would wait for the interpreter lock
-        at every chunk.
+        The helper may take the parts whose text it has verified (sent without it) or, for other files, those past
+        SHARE of the text (sent with it). The task goes out before this process starts on its own parts: a
+        thread writing it meanwhile would wait for the interpreter lock at every chunk.
         """
+        from pi_tools.stages import LocalClaims
+
         self._receive_index()
         tasks = self._tasks
         if tasks is None:
-            return lambda: None
+            return LocalClaims(len(planned_parts)), lambda: None
         verified = self._verified
-        if verified is not None and verified[0] == source and all(
-            verified[1] <= span[0] and span[1] <= verified[2] for span in (part.text_span() for part in planned_parts)
-        ):
-            planned_parts = [part.without_text() for part in planned_parts]
+        floor = None
+        if verified is not None and verified[0] == source:
+            floor = next((index for index, part in enumerate(planned_parts) if verified[1] <= part.text_span()[0]),
+                         None)
+        if floor is not None:
+            sent = [part.without_text() for part in planned_parts[floor:]]
+        else:
+            floor = _first_part_past(planned_parts, SHARE)
+            sent = planned_parts[floor:]
+        self._claims.reset(len(planned_parts), floor)
         try:
-            pickle.dump((api, model, options, context, planned_parts), tasks, protocol=5)
+            pickle.dump((api, model, options, context, floor, sent), tasks, protocol=5)
             tasks.flush()
         except (OSError, ValueError, pickle.PicklingError):
             self.close()
-            return lambda: None
-        return self._receive
+            return LocalClaims(len(planned_parts)), lambda: None
+        return self._claims, self._receive
 
     def _receive(self) -> Any:
         try:
@@ -304,7 +351,18 @@ class _VerifiedText:
         return b"".join(self._chunk(*chunk) for chunk in covering)[start - first:end - first]
 
 
-def _serve(task_fd: int, result_fd: int, large: str) -> None:
+def _first_part_past(planned_parts: list[Any], share: float) -> int:
+    """Index of the first part past `share` of the message text (the last part at the latest)."""
+    sizes = [part.text_size() for part in planned_parts]
+    total, done = sum(sizes), 0
+    for index, size in enumerate(sizes):
+        if done >= share * total:
+            return index
+        done += size
+    return len(sizes) - 1
+
+
+def _serve(task_fd: int, result_fd: int, large: str, claims: SharedClaims) -> None:
     """The helper's life: index the large file's second half, then build each task's parts until the task pipe
     closes, and end without any teardown."""
     status = 0
@@ -321,7 +379,7 @@ def _serve(task_fd: int, result_fd: int, large: str) -> None:
             results.flush()
             text = _VerifiedText(file_fd, index.chunks if index is not None else [])
             del index
-            from pi_tools.stages import build_parts
+            from pi_tools.stages import build_claimed_parts
 
             while True:
                 try:
@@ -329,11 +387,11 @@ def _serve(task_fd: int, result_fd: int, large: str) -> None:
                 except EOFError:
                     break
                 try:
-                    api, model, options, context, parts = task
+                    api, model, options, context, floor, parts = task
                     for part in parts:
                         if part.text_is_detached():
                             part.fetch_text_with(text)
-                    built = build_parts(api, model, options, context, parts)
+                    built = build_claimed_parts(api, model, options, context, [None] * floor + parts, claims.back)
                 except Exception:  # noqa: BLE001 - the main process builds the payload whole and reports it
                     built = None
                 del task

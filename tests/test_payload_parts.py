@@ -23,8 +23,9 @@ from pi_tools.providers import split
 from pi_tools.session.bulk import BulkSession, line_heads, second_half_start
 from pi_tools.session.load import load_context_source
 from pi_tools.stages import (
+    LocalClaims,
     PayloadRequest,
-    build_parts,
+    build_claimed_parts,
     context_document,
     llm_document,
     payload_document,
@@ -67,15 +68,33 @@ def written(document: Any) -> bytes:
     return b"".join(iter_document_bytes(document))
 
 
-def in_process_elsewhere(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
-                         parts: list[Any], source: str) -> Any:
-    """What the helper process does, here: the parts go through pickle both ways, failures become None."""
-    parts = pickle.loads(pickle.dumps(parts, protocol=5))
-    try:
-        built = pickle.loads(pickle.dumps(build_parts(api, model, options, context, parts), protocol=5))
-    except Exception:  # noqa: BLE001 - as the helper does
-        built = None
-    return lambda: built
+def elsewhere_taking(count: int) -> Any:
+    """What the helper process does, here and before this process starts: it takes up to `count` parts from the
+    back; the parts go through pickle both ways and failures become None, as with the helper."""
+
+    def build(api: str, model: Any, options: dict[str, Any], context: dict[str, Any], parts: list[Any],
+              source: str) -> Any:
+        claims = LocalClaims(len(parts))
+        taken: list[int] = []
+
+        def claim() -> int | None:
+            index = claims.back() if len(taken) < count else None
+            if index is not None:
+                taken.append(index)
+            return index
+
+        copies = pickle.loads(pickle.dumps(parts, protocol=5))
+        try:
+            built = pickle.loads(pickle.dumps(build_claimed_parts(api, model, options, context, copies, claim),
+                                              protocol=5))
+        except Exception:  # noqa: BLE001 - as the helper does
+            built = None
+        return claims, lambda: built
+
+    return build
+
+
+in_process_elsewhere = elsewhere_taking(2)
 
 
 def test_enough_sessions_and_cuts() -> None:
@@ -90,15 +109,15 @@ def test_parts_equal_the_whole_payload(model: str, reasoning: str | None) -> Non
     outcomes = {"joined": 0, "whole": 0}
     for path, source in CLEAN_SESSIONS:
         whole = written(payload_document(llm_document(context_document(source)), request))
-        for elsewhere in (None, in_process_elsewhere):
-            for share in (0.3, 0.7):
-                llm = llm_document(context_document(source))
-                document = payload_document_in_parts(llm, request, elsewhere, share=share, part_bytes=1)
-                if document is None:
-                    continue
-                assert written(document) == whole, (path.name, model, reasoning, share)
-                joined = isinstance(document.get("payload", {}).get("messages", [None])[-1], EncodedItems)
-                outcomes["joined" if joined else "whole"] += 1
+        for taking in (None, 1, 3, 10**6):
+            elsewhere = None if taking is None else elsewhere_taking(taking)
+            llm = llm_document(context_document(source))
+            document = payload_document_in_parts(llm, request, elsewhere, part_bytes=1)
+            if document is None:
+                continue
+            assert written(document) == whole, (path.name, model, reasoning, taking)
+            joined = isinstance(document.get("payload", {}).get("messages", [None])[-1], EncodedItems)
+            outcomes["joined" if joined else "whole"] += 1
     if model == "anthropic/claude-opus-5":
         assert outcomes == {"joined": 0, "whole": 4 * len(CUT_SESSIONS)}
     else:
@@ -176,7 +195,7 @@ def test_a_real_helper_builds_parts_and_survives_many_tasks(monkeypatch: pytest.
         worker.close()
 
 
-def test_a_helper_that_died_means_the_payload_is_built_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_helper_that_died_leaves_every_part_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(SPLIT_BYTES_VARIABLE, "0")
     worker = PayloadWorker.start([str(LARGEST)])
     if worker is None:
@@ -190,7 +209,6 @@ def test_a_helper_that_died_means_the_payload_is_built_whole(monkeypatch: pytest
         document = payload_document_in_parts(llm_document(context_document(source)), request, worker.build_parts,
                                              part_bytes=1)
         assert document is not None and written(document) == whole
-        assert not isinstance(document["payload"]["messages"][-1], EncodedItems)
     worker.close()
 
 

@@ -36,16 +36,18 @@ def _load_tools(path: str) -> list[dict[str, Any]]:
 def _start_worker(files: list[str], api: str, wire: bool, tools: str | None) -> Any:
     """The helper process that builds half of each large payload (pi_tools.worker), when one can be used.
 
-    Started before anything else (no thread may exist when it forks, and the session read starts next); not for
-    --wire or --tools, whose outputs depend on the whole conversation at once. The caller closes it again when
-    the API's payloads cannot be built in parts (known only once the provider modules are imported).
+    Usually started by pi_tools.cli.entry before the imports; otherwise here, before anything else (no thread
+    may exist when it forks, and the session read starts next). Not for --wire or --tools, whose outputs depend
+    on the whole conversation at once. The caller closes it again when the API's payloads cannot be built in
+    parts (known only once the provider modules are imported).
     """
 
+    from pi_tools.cli.entry import take_early_worker
     from pi_tools.worker import PayloadWorker
 
-    if wire or tools:
-        return None
-    worker = PayloadWorker.start(files)
+    started_early, worker = take_early_worker(files)
+    if not started_early and not (wire or tools):
+        worker = PayloadWorker.start(files)
     if worker is not None:
         before_exit(worker.close)
     return worker
@@ -91,7 +93,7 @@ def payload_command(
         # the encoder then works beside neither (about 200 MiB less at peak on a 100 MB session).
         item.tree = None
         if worker is not None:
-            document = payload_document_in_parts(llm, request, worker.build_parts, worker.threshold, worker.share,
+            document = payload_document_in_parts(llm, request, worker.build_parts, worker.threshold,
                                                  worker.part_bytes)
             if document is not None:
                 keep_until_exit(llm)
