@@ -85,7 +85,8 @@ def _rewrite_assistant(
     for block in message["content"]:
         kind = block.get("type")
         if kind == "thinking":
-            if js_truthy(block.get("redacted")):
+            redacted = block.get("redacted")
+            if redacted is not None and js_truthy(redacted):
                 if same_model:
                     blocks.append(block)
                 continue
@@ -93,11 +94,11 @@ def _rewrite_assistant(
                 blocks.append(block)
                 continue
             thinking = block.get("thinking")
-            if not js_truthy(thinking):
-                continue
-            if not isinstance(thinking, str):
+            if type(thinking) is not str:
+                if not js_truthy(thinking):
+                    continue
                 raise PayloadError("block.thinking.trim is not a function")
-            if js_is_blank(thinking):
+            if js_is_blank(thinking):  # the empty string included
                 continue
             blocks.append(block if same_model else {"type": "text", "text": thinking})
         elif kind == "text":

@@ -458,14 +458,14 @@ def _convert_messages(
         elif role == "assistant":
             assistant = _convert_assistant(message, rename, allow_empty_signature)
             if assistant is not None:
-                level = message.get("providerThinkingLevel")
-                if (
-                    managed_provider is not None
-                    and message.get("api") == "anthropic-messages"
-                    and message.get("provider") == managed_provider
-                    and level in _EFFORTS
-                ):
-                    assistant_levels[len(converted)] = level
+                if managed_provider is not None:
+                    level = message.get("providerThinkingLevel")
+                    if (
+                        message.get("api") == "anthropic-messages"
+                        and message.get("provider") == managed_provider
+                        and level in _EFFORTS
+                    ):
+                        assistant_levels[len(converted)] = level
                 converted.append(assistant)
         elif role == "toolResult":
             results: list[Block] = []
