@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
+from pi_tools import worker as worker_settings
 from pi_tools.docs import (
     DocumentError,
     LazyMessages,
@@ -270,7 +271,7 @@ def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
                            lambda: registry.build_payload(request.api, model, context, options), options)
 
 
-PART_BYTES = 2 << 20
+PART_BYTES = worker_settings.PART_BYTES
 """About how much message text a large conversation's payload is built from at a time (see providers.split)."""
 
 class Claims(Protocol):

@@ -31,7 +31,7 @@ from pi_tools.stages import (
     payload_document,
     payload_document_in_parts,
 )
-from pi_tools.worker import SPLIT_BYTES_VARIABLE, PayloadWorker
+from pi_tools.worker import PART_BYTES, SPLIT_BYTES_VARIABLE, PayloadWorker, part_bytes
 
 from golden import ROOT
 
@@ -333,3 +333,9 @@ def test_the_same_sessions_without_the_hazard_are_joined(tmp_path: Path) -> None
                                          part_bytes=1)
     assert document is not None and written(document) == whole
     assert isinstance(document["payload"]["messages"][-1], EncodedItems)
+
+
+def test_part_sizes() -> None:
+    assert part_bytes(8 << 20) == PART_BYTES == 128 << 10  # the default threshold
+    assert part_bytes(100_000) == 25_000  # a small threshold makes small parts
+    assert part_bytes(0) == 1  # PI_TOOLS_SPLIT_BYTES=0: a cut before every user message

@@ -76,6 +76,7 @@ def payload_command(
     from pi_tools.providers.split import can_split
     from pi_tools.session.bulk import index_elsewhere
     from pi_tools.stages import PayloadRequest, as_llm, payload_document, payload_document_in_parts
+    from pi_tools.worker import part_bytes, split_threshold
 
     checked_api_and_model(api, model)
     if worker is not None and not can_split(api):
@@ -83,6 +84,7 @@ def payload_command(
         worker = None
     if worker is not None:
         index_elsewhere(worker)
+    threshold = split_threshold()
     request = PayloadRequest(
         api=api, model=model, system_prompt=system_prompt, tools=_load_tools(tools) if tools else None,
         reasoning=reasoning, session_id=session_id, wire=wire,
@@ -92,9 +94,9 @@ def payload_command(
         # Drop the session index once the context is planned, and the file's bytes once the messages are built:
         # the encoder then works beside neither (about 200 MiB less at peak on a 100 MB session).
         item.tree = None
-        if worker is not None:
-            document = payload_document_in_parts(llm, request, worker.build_parts, worker.threshold,
-                                                 worker.part_bytes)
+        if threshold is not None:
+            document = payload_document_in_parts(llm, request, worker.build_parts if worker else None, threshold,
+                                                 part_bytes(threshold))
             if document is not None:
                 keep_until_exit(llm)
                 return document

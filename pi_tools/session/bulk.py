@@ -105,16 +105,17 @@ class BulkSession:
     their messages are produced.
     """
 
-    def __init__(self, source: str, data: bytes, header: dict[str, Any], leaf_id: str | None,
+    def __init__(self, source: str, data: bytes, header: dict[str, Any], ids: list[Any],
                  line_starts: list[int], line_ends: list[int], parent_index: list[int], roles: list[Any],
-                 by_id: dict[str, int], parsed: dict[int, dict[str, Any]], diagnostics: list[Diagnostic],
-                 checked: bool, jumps: list[int]) -> None:
+                 parsed: dict[int, dict[str, Any]], diagnostics: list[Diagnostic], checked: bool,
+                 jumps: list[int]) -> None:
         self.source = source
         self.data: bytes | None = data
         self.header = header
         self.diagnostics = diagnostics
-        self.by_id: Mapping[Any, int] = by_id
-        self.leaf_id: Any = leaf_id
+        self._ids = ids  # per line (the header's first); unique
+        self._by_id: dict[Any, int] | None = None
+        self.leaf_id: Any = ids[-1] if len(ids) > 1 else None
         self._line_starts = line_starts
         self._line_ends = line_ends
         self._parent_index = parent_index
@@ -124,11 +125,32 @@ class BulkSession:
         self._jumps = jumps
         """The lines (ascending) whose parent is not the line before them: all others continue a chain."""
 
+    @property
+    def by_id(self) -> Mapping[Any, int]:
+        """The line of each entry id, made when first asked for: the context of the file's last entry never
+        needs it (a lookup or two go through _line_of)."""
+        if self._by_id is None:
+            self._by_id = dict(zip(islice(self._ids, 1, None), range(1, len(self._ids)), strict=True))
+        return self._by_id
+
+    def _line_of(self, entry_id: Any) -> int | None:
+        """The line of an entry id (None if no entry has it), without making by_id for one lookup."""
+        if not isinstance(entry_id, str):
+            return None
+        if self._by_id is not None:
+            return self._by_id.get(entry_id)
+        if entry_id == self.leaf_id:
+            return len(self._ids) - 1
+        try:
+            return self._ids.index(entry_id, 1)
+        except ValueError:
+            return None
+
     def _path_indices(self, leaf_id: Any) -> list[int]:
         """Line indices from root to leaf (as SessionTree.path; parents always come earlier, so no cycles)."""
         if leaf_id is None:
             return []
-        index = self.by_id.get(leaf_id) if isinstance(leaf_id, str) else None
+        index = self._line_of(leaf_id)
         if index is None:
             index = len(self._line_starts) - 1
         # Walked a chain at a time: from a line back to the last jump before it, every line's parent is the line
@@ -167,7 +189,7 @@ class BulkSession:
         compaction = compactions[-1]
         position = bisect_left(path, compaction)
         first_kept = parsed[compaction].get("firstKeptEntryId")
-        kept_index = self.by_id.get(first_kept) if isinstance(first_kept, str) else None
+        kept_index = self._line_of(first_kept)
         start = position
         if kept_index is not None:
             kept_position = bisect_left(path, kept_index)
@@ -428,9 +450,9 @@ def line_heads(data: bytes | bytearray, start: int, end: int, check_all_lines: b
 
 
 def second_half_search_start(size: int) -> int:
-    """Where the search for a file's "second half" starts: the middle. (The other process starts earlier, while
-    this one imports and reads, but reads its half itself and shares the two cores with that reading.)"""
-    return size // 2
+    """Where the search for a file's "second half" starts: 45% in. The other process starts earlier, while this
+    one imports and reads the file, but reads its own half and shares the two cores with that reading."""
+    return size * 9 // 20
 
 
 def second_half_start(data: bytes) -> int:
@@ -488,9 +510,13 @@ def index_clean_session(data: bytes, source: str, check_all_lines: bool = True) 
     header = loads_line_lenient(view[:line_ends[0]])
     if not (isinstance(header, dict) and isinstance(header.get("id"), str) and header_is_current(header)):
         return None
-    by_id = dict(zip(islice(ids, 1, None), range(1, line_count), strict=True))
-    if len(by_id) != line_count - 1 or "" in by_id:
+    entry_ids = set(islice(ids, 1, None))
+    if len(entry_ids) != line_count - 1 or "" in entry_ids:
         return None  # duplicate ids (or an empty id, which Pi's walk treats as no parent)
+    del entry_ids
+    wanted = {parent for line, parent in heads.other_parents if line > 0 and parent is not None}
+    parent_lines = {ids[line]: line for line in compress(range(1, line_count), map(wanted.__contains__,
+                                                                                   islice(ids, 1, None)))}
     # Index of each line's parent (0 or -1 for roots). Nearly every entry continues the line before it; only the
     # others are looked up, and their parent must exist and come earlier (else a cycle is possible).
     parent_index = list(range(-1, line_count - 1))
@@ -500,7 +526,7 @@ def index_clean_session(data: bytes, source: str, check_all_lines: bool = True) 
         if parent is None:
             parent_index[line] = -1
             continue
-        target = by_id.get(parent)
+        target = parent_lines.get(parent)
         if target is None or target >= line:
             return None  # a dangling parent, or one later in the file
         parent_index[line] = target
@@ -516,5 +542,5 @@ def index_clean_session(data: bytes, source: str, check_all_lines: bool = True) 
         if check_all_lines:
             check_entry(entry, entry["type"], entry["id"], index + 1, diagnostics)
     jumps = [line for line, _ in heads.other_parents if line > 0]
-    return BulkSession(source, data, header, ids[-1] if line_count > 1 else None, line_starts, line_ends,
-                       parent_index, roles, by_id, parsed, diagnostics, check_all_lines, jumps)
+    return BulkSession(source, data, header, ids, line_starts, line_ends, parent_index, roles, parsed, diagnostics,
+                       check_all_lines, jumps)
