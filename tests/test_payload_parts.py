@@ -102,10 +102,19 @@ def test_enough_sessions_and_cuts() -> None:
     assert len(CUT_SESSIONS) >= 30
 
 
+TOOLS = [
+    {"name": "read", "description": "Read a file.",
+     "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+    {"name": "bash", "description": "Run a command.",
+     "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}},
+]
+
+
 @pytest.mark.parametrize("model", MODELS)
-@pytest.mark.parametrize("reasoning", [None, "high"])
-def test_parts_equal_the_whole_payload(model: str, reasoning: str | None) -> None:
-    request = PayloadRequest(api="anthropic-messages", model=model, reasoning=reasoning)
+@pytest.mark.parametrize(("reasoning", "tools"), [(None, None), ("high", None), ("high", TOOLS)])
+def test_parts_equal_the_whole_payload(model: str, reasoning: str | None, tools: list[Any] | None) -> None:
+    request = PayloadRequest(api="anthropic-messages", model=model, reasoning=reasoning, tools=tools,
+                             system_prompt="You are a helpful assistant." if tools else None)
     outcomes = {"joined": 0, "whole": 0}
     for path, source in CLEAN_SESSIONS:
         whole = written(payload_document(llm_document(context_document(source)), request))
@@ -139,13 +148,16 @@ def test_parts_cut_before_user_lines_and_cover_the_messages() -> None:
         assert len(copied._data) == parts[-1].text_size()  # only its own stretch of the file travels
 
 
-def part(renamed: set[str] = frozenset(), results: set[str] = frozenset(), latest: float = 1.0) -> split.Part:
-    return split.Part(EncodedItems(b'{"role":"user","content":"a"}', 1), frozenset(renamed), frozenset(results), latest)
+def part(renamed: set[str] = frozenset(), results: set[str] = frozenset(), latest: float = 1.0,
+         loads_tools: bool = False) -> split.Part:
+    return split.Part(EncodedItems(b'{"role":"user","content":"a"}', 1), frozenset(renamed), frozenset(results), latest,
+                      loads_tools)
 
 
-def tail(results: set[str] = frozenset(), anchor: float | None = 5.0, count: int = 1) -> split.Tail:
+def tail(results: set[str] = frozenset(), anchor: float | None = 5.0, count: int = 1,
+         loads_tools: bool = False) -> split.Tail:
     return split.Tail({"model": "m", "messages": None, "max_tokens": 9}, EncodedItems(b"{}" if count else b"", count),
-                      frozenset(results), anchor)
+                      frozenset(results), anchor, loads_tools)
 
 
 def test_join_keeps_the_payload_key_order_and_every_part() -> None:
@@ -162,6 +174,8 @@ def test_join_keeps_the_payload_key_order_and_every_part() -> None:
     ([part(latest=6.0)], tail(anchor=5.0)),  # an earlier message newer than the estimate's assistant
     ([part()], tail(anchor=None)),  # the estimate starts before the last part
     ([part()], tail(count=0)),  # the cache marker would belong to an earlier part
+    ([part(loads_tools=True)], tail()),  # which tools load late depends on every message
+    ([part()], tail(loads_tools=True)),
 ])
 def test_join_refuses_what_would_differ(parts: list[split.Part], last: split.Tail) -> None:
     assert split.join("anthropic-messages", parts, last) is None

@@ -55,7 +55,7 @@ def start_early(args: list[str]) -> None:
     if not files or "--help" in options:
         return
     worker = None
-    if "--wire" not in options and "--tools" not in options:
+    if "--wire" not in options:
         from pi_tools.worker import PayloadWorker
 
         worker = PayloadWorker.start(files)

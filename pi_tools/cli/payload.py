@@ -33,20 +33,20 @@ def _load_tools(path: str) -> list[dict[str, Any]]:
     return value
 
 
-def _start_worker(files: list[str], api: str, wire: bool, tools: str | None) -> Any:
-    """The helper process that builds half of each large payload (pi_tools.worker), when one can be used.
+def _start_worker(files: list[str], api: str, wire: bool) -> Any:
+    """The helper process that builds part of each large payload (pi_tools.worker), when one can be used.
 
     Usually started by pi_tools.cli.entry before the imports; otherwise here, before anything else (no thread
-    may exist when it forks, and the session read starts next). Not for --wire or --tools, whose outputs depend
-    on the whole conversation at once. The caller closes it again when the API's payloads cannot be built in
-    parts (known only once the provider modules are imported).
+    may exist when it forks, and the session read starts next). Not for --wire, whose HTTP request holds the
+    whole payload at once. The caller closes it again when the API's payloads cannot be built in parts (known
+    only once the provider modules are imported).
     """
 
     from pi_tools.cli.entry import take_early_worker
     from pi_tools.worker import PayloadWorker
 
     started_early, worker = take_early_worker(files)
-    if not started_early and not (wire or tools):
+    if not started_early and not wire:
         worker = PayloadWorker.start(files)
     if worker is not None:
         before_exit(worker.close)
@@ -70,7 +70,7 @@ def payload_command(
 
     Example: pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 --wire s.jsonl | jq .wire.headers
     """
-    worker = _start_worker(files or [], api, wire, tools)
+    worker = _start_worker(files or [], api, wire)
     read_ahead(files)
     from pi_tools.docs import materialized
     from pi_tools.providers.split import can_split

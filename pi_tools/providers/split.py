@@ -12,6 +12,8 @@ caller builds the payload whole:
   is NaN, the whole conversation's estimate is the last part's.
 - What only the end of a conversation gets (a cache marker on the last user turn) comes from the last part,
   which must therefore convert to at least one message.
+- Tools that tool results load late (``addedToolNames``) depend on every message before them: a conversation
+  holding any is built whole.
 
 Nothing else crosses a cut: a part's unanswered tool calls get their synthetic results at its end, exactly where
 the user message that follows would have put them. Every part but the last is built as history (an API takes
@@ -54,6 +56,8 @@ class Part:
     """The tool-call ids this part's tool results answer."""
     latest_timestamp: float
     """The latest message timestamp of the part, NaN if one is NaN."""
+    loads_tools: bool
+    """Whether a tool result of the part names tools it loads."""
 
 
 @dataclass
@@ -66,11 +70,19 @@ class Tail:
     result_ids: frozenset[Any]
     anchor_timestamp: float | None
     """Timestamp of the assistant whose usage the max-tokens estimate starts from (None: no such assistant)."""
+    loads_tools: bool
 
 
-def _result_ids(messages: Sequence[dict[str, Any]]) -> frozenset[Any]:
-    roles = map(dict.get, messages, repeat("role"))
-    return frozenset(map(dict.get, compress(messages, map(eq, roles, repeat("toolResult"))), repeat("toolCallId")))
+def _tool_results(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return list(compress(messages, map(eq, map(dict.get, messages, repeat("role")), repeat("toolResult"))))
+
+
+def _result_ids(results: list[dict[str, Any]]) -> frozenset[Any]:
+    return frozenset(map(dict.get, results, repeat("toolCallId")))
+
+
+def _loads_tools(results: list[dict[str, Any]]) -> bool:
+    return any(map(dict.get, results, repeat("addedToolNames")))
 
 
 def build_part(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Part | None:
@@ -81,8 +93,9 @@ def build_part(api: str, model: Model, context: dict[str, Any], options: dict[st
         return None
     converted, renamed = history
     messages = context.get("messages") or []
-    return Part(EncodedItems(dump_items(converted), len(converted)), frozenset(renamed), _result_ids(messages),
-                _latest_timestamp(messages))
+    results = _tool_results(messages)
+    return Part(EncodedItems(dump_items(converted), len(converted)), frozenset(renamed), _result_ids(results),
+                _latest_timestamp(messages), _loads_tools(results))
 
 
 def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Tail:
@@ -92,11 +105,13 @@ def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[st
     payload = registry.build_payload(api, model, context, options)
     converted = payload[key]
     anchor = last_usage_index(messages)
+    results = _tool_results(messages)
     return Tail(
         payload={**payload, key: None},
         messages=EncodedItems(dump_items(converted), len(converted)),
-        result_ids=_result_ids(messages),
+        result_ids=_result_ids(results),
         anchor_timestamp=None if anchor is None else message_timestamp(messages[anchor]),
+        loads_tools=_loads_tools(results),
     )
 
 
@@ -119,11 +134,12 @@ def _latest_timestamp(messages: Sequence[dict[str, Any]]) -> float:
 def join(api: str, parts: Sequence[Part], tail: Tail) -> dict[str, Any] | None:
     """The whole payload from its parts in order, or None when building them apart would not give exactly the
     payload of the whole conversation."""
-    if tail.anchor_timestamp is None or tail.messages.count == 0:
+    if tail.anchor_timestamp is None or tail.messages.count == 0 or tail.loads_tools:
         return None
     renamed: set[Any] = set()
     for part in parts:
-        if not part.latest_timestamp <= tail.anchor_timestamp or not renamed.isdisjoint(part.result_ids):
+        if (part.loads_tools or not part.latest_timestamp <= tail.anchor_timestamp
+                or not renamed.isdisjoint(part.result_ids)):
             return None
         renamed.update(part.renamed)
     if not renamed.isdisjoint(tail.result_ids):

@@ -543,12 +543,12 @@ def build_history(
     """The payload messages of a conversation's first part, for a conversation that goes on with a user message.
 
     They are exactly what ``build_params`` makes of those messages inside the whole conversation, minus what only
-    the end of a conversation gets (the cache marker on its last user turn). Returned with the tool-call ids the
-    first part renamed, which the caller checks against the second part's tool results. None where the first
-    part's messages depend on the rest: tools (which ones load late depends on every message) and models that
-    replay each turn's effort (a closing effort message ends the list).
+    the end of a conversation gets (the cache marker on its last user turn), provided no tool result of the
+    conversation loads tools (``addedToolNames``: which tools load late depends on every message; the caller
+    checks). Returned with the tool-call ids the first part renamed, which the caller checks against later tool
+    results. None for models that replay each turn's effort (a closing effort message ends the list).
     """
-    if context.get("tools") or _compat(model).get("supportsMidConvoEffort") is True:
+    if _compat(model).get("supportsMidConvoEffort") is True:
         return None
     oauth = uses_oauth(model, options)
     renamed: dict[str, str] = {}
