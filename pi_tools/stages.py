@@ -353,6 +353,11 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
         return None
     model, options, context = _payload_inputs(llm_doc, request)
     api = request.api
+    try:
+        if split.build_part(api, model, {**context, "messages": []}, options) is None:
+            return None  # this model's payload is never built in parts
+    except Exception:  # noqa: BLE001 - payload_document reports it
+        return None
     if build_elsewhere is None:
         claims: Claims = LocalClaims(count)
         waiting: Callable[[], Any] = dict

@@ -19,6 +19,7 @@ does that work itself.
 
 from __future__ import annotations
 
+import fcntl
 import mmap
 import os
 import pickle
@@ -78,10 +79,8 @@ def _usable_cpus() -> int:
 def _widen(fd: int) -> None:
     """A 1 MiB pipe buffer instead of 64 KiB: fewer switches between the processes while megabytes go through."""
     try:
-        import fcntl
-
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
-    except (ImportError, AttributeError, OSError):
+    except (AttributeError, OSError):
         pass
 
 
@@ -100,28 +99,33 @@ class TailIndex:
 
 class SharedClaims:
     """stages.Claims shared by the two processes: the next part from the front, the last part not yet taken from
-    the back, and the first part the helper may take, in shared memory; a pipe holding one byte is the lock."""
+    the back, and the first part the helper may take, in shared memory.
+
+    The lock is a POSIX record lock on a nameless temporary file: the kernel releases it if its holder dies, so
+    a helper killed mid-claim never leaves the main process waiting (its parts are then missing, and the
+    payload is built whole)."""
 
     def __init__(self) -> None:
         self._memory = mmap.mmap(-1, 24)  # anonymous and shared with the processes forked after this
-        self._lock_read, self._lock_write = os.pipe()
-        os.write(self._lock_write, b"\0")
+        self._lock = os.open(os.environ.get("TMPDIR") or "/tmp", os.O_TMPFILE | os.O_RDWR, 0o600)
 
     def _locked(self, change: Callable[[int, int, int], tuple[tuple[int, int], int | None]]) -> int | None:
-        os.read(self._lock_read, 1)
+        fcntl.lockf(self._lock, fcntl.LOCK_EX)
         try:
             front, back, floor = struct.unpack("qqq", self._memory[:24])
             (front, back), taken = change(front, back, floor)
             self._memory[:16] = struct.pack("qq", front, back)
             return taken
         finally:
-            os.write(self._lock_write, b"\0")
+            fcntl.lockf(self._lock, fcntl.LOCK_UN)
 
     def reset(self, count: int, floor: int) -> None:
         """Parts 0..count-1 to hand out; the helper may take those from `floor` on."""
-        os.read(self._lock_read, 1)
-        self._memory[:24] = struct.pack("qqq", 0, count - 1, floor)
-        os.write(self._lock_write, b"\0")
+        fcntl.lockf(self._lock, fcntl.LOCK_EX)
+        try:
+            self._memory[:24] = struct.pack("qqq", 0, count - 1, floor)
+        finally:
+            fcntl.lockf(self._lock, fcntl.LOCK_UN)
 
     def front(self) -> int | None:
         return self._locked(lambda front, back, floor: ((front + 1, back), front) if front <= back
@@ -169,7 +173,12 @@ class PayloadWorker:
         result_read, result_write = os.pipe()
         for fd in (task_write, result_write):
             _widen(fd)
-        claims = SharedClaims()
+        try:
+            claims = SharedClaims()
+        except (OSError, AttributeError):  # no O_TMPFILE here, or no writable temporary directory
+            for fd in (task_read, task_write, result_read, result_write):
+                os.close(fd)
+            return None
         sys.stdout.flush()  # nothing buffered may be written twice
         sys.stderr.flush()
         pid = os.fork()

@@ -9,9 +9,11 @@ helper process, and through the CLI with and without one.
 
 from __future__ import annotations
 
+import fcntl
 import math
 import os
 import pickle
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,7 @@ from pi_tools.stages import (
     payload_document,
     payload_document_in_parts,
 )
-from pi_tools.worker import PART_BYTES, SPLIT_BYTES_VARIABLE, PayloadWorker, part_bytes
+from pi_tools.worker import PART_BYTES, SPLIT_BYTES_VARIABLE, PayloadWorker, SharedClaims, part_bytes
 
 from golden import ROOT
 
@@ -41,7 +43,7 @@ SESSION_FILES = sorted(
 )
 MODELS = [
     "anthropic/claude-sonnet-4-5",  # the representative model
-    "anthropic/claude-opus-5",  # replays each turn's effort: never built in parts
+    "anthropic/claude-opus-5",  # replays each turn's effort: never built in parts (payload_document instead)
     "fireworks/accounts/fireworks/models/deepseek-v4-flash-0731",  # text only: images become placeholders
     "kimi-coding/k3",  # allowEmptySignature, adaptive thinking
     "openrouter/anthropic/claude-3-haiku",  # no reasoning
@@ -128,7 +130,7 @@ def test_parts_equal_the_whole_payload(model: str, reasoning: str | None, tools:
             joined = isinstance(document.get("payload", {}).get("messages", [None])[-1], EncodedItems)
             outcomes["joined" if joined else "whole"] += 1
     if model == "anthropic/claude-opus-5":
-        assert outcomes == {"joined": 0, "whole": 4 * len(CUT_SESSIONS)}
+        assert outcomes == {"joined": 0, "whole": 0}  # never attempted: the model replays effort
     else:
         assert outcomes["joined"] >= 4 * (len(CUT_SESSIONS) - 2)
 
@@ -353,3 +355,24 @@ def test_part_sizes() -> None:
     assert part_bytes(8 << 20) == PART_BYTES == 128 << 10  # the default threshold
     assert part_bytes(100_000) == 25_000  # a small threshold makes small parts
     assert part_bytes(0) == 1  # PI_TOOLS_SPLIT_BYTES=0: a cut before every user message
+
+
+def test_claims_are_shared_and_survive_a_helper_killed_holding_the_lock() -> None:
+    claims = SharedClaims()
+    claims.reset(5, 2)
+    pid = os.fork()
+    if pid == 0:  # the helper: takes two parts from the back, then dies holding the lock
+        try:
+            taken = [claims.back(), claims.back()]
+            fcntl.lockf(claims._lock, fcntl.LOCK_EX)
+            os._exit(0 if taken == [4, 3] else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    signal.alarm(10)  # a lock left held would hang here; the kernel released it with its holder
+    try:
+        assert [claims.front() for _ in range(4)] == [0, 1, 2, None]
+        assert claims.back() is None
+    finally:
+        signal.alarm(0)
