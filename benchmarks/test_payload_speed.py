@@ -1,7 +1,7 @@
 """Issue 3's target: `pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 BIG` as a whole
 process, against the reference doing the same work (`oracle BIG --bench --apis anthropic-messages`), measured in
 the same run: at most 0.4x its time and 0.75x its peak memory. pi-tools's memory is that of all its processes
-(a large payload is built half in a helper process), each counted at its own peak.
+(with two cores a helper process builds part of a large payload), each counted at its own peak.
 
 The reference oracle is a Node harness (../shared/oracle); point PI_TOOLS_ORACLE at an installed copy
 (`cp -r ../shared/oracle /tmp/oracle && cd /tmp/oracle && npm ci`). Without it the benchmark is skipped.
@@ -33,7 +33,7 @@ def test_payload_big_session_against_reference(benchmark: Any, big_session_path:
                str(big_session_path)]
     result = benchmark.pedantic(lambda: best_of(command, rounds=1), rounds=3, iterations=1)
     ours = best_of(command)
-    # pi-tools builds half of a large payload in a helper process: its memory counts too (see tree_peak).
+    # pi-tools builds part of a large payload in a helper process: its memory counts too (see tree_peak).
     memory_run, tree_mib = tree_peak(command)
     assert result.returncode == 0 and ours.returncode == 0 and reference.returncode == 0
     assert memory_run.returncode == 0
