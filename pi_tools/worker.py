@@ -57,16 +57,28 @@ def part_bytes(threshold: int) -> int:
     return max(1, min(PART_BYTES, threshold // 4))
 
 
+_warned: list[str] = []
+
+
 def split_threshold() -> int | None:
-    """The size from which payloads are built in two parts; None when PI_TOOLS_SPLIT_BYTES turns it off."""
+    """The session size from which payloads are built in parts; None when PI_TOOLS_SPLIT_BYTES is "off" (or
+    not a size, which is said once on stderr: the payloads are the same either way, only slower)."""
     value = os.environ.get(SPLIT_BYTES_VARIABLE, "").strip()
     if not value:
         return DEFAULT_SPLIT_BYTES
+    if value.lower() == "off":
+        return None
     try:
         threshold = int(value)
     except ValueError:
-        return None  # "off", or anything else that is not a size
-    return threshold if threshold >= 0 else None
+        threshold = -1
+    if threshold < 0:
+        if not _warned:
+            _warned.append(value)
+            sys.stderr.write(f"pi-tools: {SPLIT_BYTES_VARIABLE}={value!r} is neither a size in bytes nor 'off'; "
+                             "payloads are built whole\n")
+        return None
+    return threshold
 
 
 def _usable_cpus() -> int:

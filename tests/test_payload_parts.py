@@ -228,6 +228,16 @@ def test_a_helper_that_died_leaves_every_part_to_this_process(monkeypatch: pytes
     worker.close()
 
 
+def test_a_mistyped_split_size_is_said_once_and_builds_whole(cli: Any) -> None:
+    args = ["payload", "--api", "anthropic-messages", "--model", "anthropic/claude-sonnet-4-5",
+            "fixtures/conformance/cases/c003_compaction.jsonl", "fixtures/conformance/cases/c000_linear.jsonl"]
+    mistyped = cli(*args, env={SPLIT_BYTES_VARIABLE: "8MB"})
+    assert mistyped.code == 0
+    assert mistyped.stderr == ("pi-tools: PI_TOOLS_SPLIT_BYTES='8MB' is neither a size in bytes nor 'off'; "
+                               "payloads are built whole\n")
+    assert mistyped.stdout == cli(*args, env={SPLIT_BYTES_VARIABLE: "off"}).stdout
+
+
 def test_no_helper_below_the_threshold_or_when_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     size = LARGEST.stat().st_size
     monkeypatch.setenv(SPLIT_BYTES_VARIABLE, str(size + 1))
