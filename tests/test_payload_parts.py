@@ -386,3 +386,26 @@ def test_claims_are_shared_and_survive_a_helper_killed_holding_the_lock() -> Non
         assert claims.back() is None
     finally:
         signal.alarm(0)
+
+
+def test_parts_of_every_leaf_of_branching_sessions() -> None:
+    """A context planned for another leaf than the last entry is cut and joined the same way."""
+    request = PayloadRequest(api="anthropic-messages", model="anthropic/claude-sonnet-4-5")
+    checked = 0
+    for path, source in CLEAN_SESSIONS:
+        if "branch" not in path.name:
+            continue
+        for leaf in {entry_id for entry_id in source.by_id if isinstance(entry_id, str)}:
+            try:
+                whole = written(payload_document(llm_document(context_document(source, leaf)), request))
+            except Exception as exc:  # noqa: BLE001 - a leaf Pi cannot build from fails alike in parts
+                whole = repr(exc).encode()
+            try:
+                document = payload_document_in_parts(llm_document(context_document(source, leaf)), request,
+                                                     elsewhere_taking(2), part_bytes=1)
+                parts = whole if document is None else written(document)
+            except Exception as exc:  # noqa: BLE001
+                parts = repr(exc).encode()
+            assert parts == whole, (path.name, leaf)
+            checked += 1
+    assert checked >= 20
