@@ -42,12 +42,19 @@ SESSION_FILES = sorted(
     if "expected" not in path.parts
 )
 MODELS = [
-    "anthropic/claude-sonnet-4-5",  # the representative model
-    "anthropic/claude-opus-5",  # replays each turn's effort: never built in parts (payload_document instead)
-    "fireworks/accounts/fireworks/models/deepseek-v4-flash-0731",  # text only: images become placeholders
-    "kimi-coding/k3",  # allowEmptySignature, adaptive thinking
-    "openrouter/anthropic/claude-3-haiku",  # no reasoning
+    ("anthropic-messages", "anthropic/claude-sonnet-4-5"),  # the representative model
+    # replays each turn's effort: never built in parts (payload_document instead)
+    ("anthropic-messages", "anthropic/claude-opus-5"),
+    # text only: images become placeholders
+    ("anthropic-messages", "fireworks/accounts/fireworks/models/deepseek-v4-flash-0731"),
+    ("anthropic-messages", "kimi-coding/k3"),  # allowEmptySignature, adaptive thinking
+    ("anthropic-messages", "openrouter/anthropic/claude-3-haiku"),  # no reasoning
+    ("google-generative-ai", "google/gemini-2.5-flash"),  # the representative model
+    ("google-generative-ai", "google/gemini-3.1-pro-preview"),  # thought signatures, tool-call ids sent
+    ("google-generative-ai", "google/gemma-4-31b-it"),
+    ("google-vertex", "google-vertex/gemini-2.5-flash"),
 ]
+MESSAGE_LISTS = {"anthropic-messages": "messages", "google-generative-ai": "contents", "google-vertex": "contents"}
 
 
 def clean_sessions() -> list[tuple[Path, BulkSession]]:
@@ -112,10 +119,10 @@ TOOLS = [
 ]
 
 
-@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize(("api", "model"), MODELS)
 @pytest.mark.parametrize(("reasoning", "tools"), [(None, None), ("high", None), ("high", TOOLS)])
-def test_parts_equal_the_whole_payload(model: str, reasoning: str | None, tools: list[Any] | None) -> None:
-    request = PayloadRequest(api="anthropic-messages", model=model, reasoning=reasoning, tools=tools,
+def test_parts_equal_the_whole_payload(api: str, model: str, reasoning: str | None, tools: list[Any] | None) -> None:
+    request = PayloadRequest(api=api, model=model, reasoning=reasoning, tools=tools,
                              system_prompt="You are a helpful assistant." if tools else None)
     outcomes = {"joined": 0, "whole": 0}
     for path, source in CLEAN_SESSIONS:
@@ -127,7 +134,7 @@ def test_parts_equal_the_whole_payload(model: str, reasoning: str | None, tools:
             if document is None:
                 continue
             assert written(document) == whole, (path.name, model, reasoning, taking)
-            joined = isinstance(document.get("payload", {}).get("messages", [None])[-1], EncodedItems)
+            joined = isinstance(document.get("payload", {}).get(MESSAGE_LISTS[api], [None])[-1], EncodedItems)
             outcomes["joined" if joined else "whole"] += 1
     if model == "anthropic/claude-opus-5":
         assert outcomes == {"joined": 0, "whole": 0}  # never attempted: the model replays effort
@@ -151,15 +158,15 @@ def test_parts_cut_before_user_lines_and_cover_the_messages() -> None:
 
 
 def part(renamed: set[str] = frozenset(), results: set[str] = frozenset(), latest: float = 1.0,
-         loads_tools: bool = False) -> split.Part:
+         loads_tools: bool = False, continues: bool = False) -> split.Part:
     return split.Part(EncodedItems(b'{"role":"user","content":"a"}', 1), frozenset(renamed), frozenset(results), latest,
-                      loads_tools)
+                      loads_tools, continues)
 
 
 def tail(results: set[str] = frozenset(), anchor: float | None = 5.0, count: int = 1,
-         loads_tools: bool = False) -> split.Tail:
+         loads_tools: bool = False, continues: bool = False) -> split.Tail:
     return split.Tail({"model": "m", "messages": None, "max_tokens": 9}, EncodedItems(b"{}" if count else b"", count),
-                      frozenset(results), anchor, loads_tools)
+                      frozenset(results), anchor, loads_tools, continues)
 
 
 def test_join_keeps_the_payload_key_order_and_every_part() -> None:
@@ -178,9 +185,15 @@ def test_join_keeps_the_payload_key_order_and_every_part() -> None:
     ([part()], tail(count=0)),  # the cache marker would belong to an earlier part
     ([part(loads_tools=True)], tail()),  # which tools load late depends on every message
     ([part()], tail(loads_tools=True)),
+    ([part(), part(continues=True)], tail()),  # its first message may belong with the part before
+    ([part()], tail(continues=True)),
 ])
 def test_join_refuses_what_would_differ(parts: list[split.Part], last: split.Tail) -> None:
     assert split.join("anthropic-messages", parts, last) is None
+
+
+def test_a_first_part_may_open_with_what_would_continue_nothing() -> None:
+    assert split.join("anthropic-messages", [part(continues=True), part()], tail()) is not None
 
 
 def test_join_accepts_renamed_ids_nobody_answers_later() -> None:
@@ -337,16 +350,30 @@ REFUSED = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(REFUSED))
+GEMINI = ("google", "google-generative-ai", "gemini-2.5-flash")
+CALL_Y = {"type": "toolCall", "id": "call_8", "name": "read", "arguments": {"path": "b"}}
+REFUSED_GEMINI = {
+    # Function responses after a user message that converts to nothing (no content) join the responses before.
+    "responses_across_an_empty_user_message": [
+        user("a", 10), assistant(20, [CALL, CALL_Y], model=GEMINI), RESULT,
+        {"role": "user", "content": [], "timestamp": 35},
+        {**RESULT, "toolCallId": "call_8", "timestamp": 36}, assistant(40, model=GEMINI), user("c", 50)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED) + sorted(REFUSED_GEMINI))
 def test_refused_joins_are_built_whole(tmp_path: Path, name: str) -> None:
-    source = load_context_source(str(session_file(tmp_path, name, REFUSED[name])), False)
+    gemini = name in REFUSED_GEMINI
+    source = load_context_source(str(session_file(tmp_path, name, (REFUSED_GEMINI if gemini else REFUSED)[name])),
+                                 False)
     assert isinstance(source, BulkSession)
-    request = PayloadRequest(api="anthropic-messages", model="anthropic/claude-sonnet-4-5")
+    request = PayloadRequest(api="google-generative-ai", model="google/gemini-2.5-flash") if gemini else \
+        PayloadRequest(api="anthropic-messages", model="anthropic/claude-sonnet-4-5")
     whole = written(payload_document(llm_document(context_document(source)), request))
     document = payload_document_in_parts(llm_document(context_document(source)), request, in_process_elsewhere,
                                          part_bytes=1)
     assert document is not None and written(document) == whole
-    assert not any(isinstance(item, EncodedItems) for item in document["payload"]["messages"])
+    assert not any(isinstance(item, EncodedItems) for item in document["payload"]["contents" if gemini else "messages"])
 
 
 def test_the_same_sessions_without_the_hazard_are_joined(tmp_path: Path) -> None:

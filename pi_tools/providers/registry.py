@@ -89,6 +89,14 @@ def build_history(api: str, model: Model, context: dict[str, Any], options: dict
     return None if history is None else history(model, context, options)
 
 
+def starts_by_continuing(api: str, converted: list[Any]) -> bool:
+    """Whether a part's converted messages may belong with the previous part's last one (see providers.split)."""
+    if api in VARIANT_APIS or api not in API_MODULES:
+        return False
+    check = getattr(_api_module(api, "payload"), "starts_by_continuing", None)
+    return bool(check(converted)) if check is not None else False
+
+
 def build_wire(api: str, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The HTTP request (method, url, headers, body) the vendor SDK would send for ``payload``."""
     wire: dict[str, Any] = _builder(api, "wire")(model, payload, options)

@@ -14,6 +14,8 @@ caller builds the payload whole:
   which must therefore convert to at least one message.
 - Tools that tool results load late (``addedToolNames``) depend on every message before them: a conversation
   holding any is built whole.
+- Where an API merges a message into the one before it across a cut (Gemini's function responses after a user
+  message that converts to nothing), the part that would continue the previous one refuses the join.
 
 Nothing else crosses a cut: a part's unanswered tool calls get their synthetic results at its end, exactly where
 the user message that follows would have put them. Every part but the last is built as history (an API takes
@@ -36,7 +38,7 @@ from pi_tools.providers import registry
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.options import last_usage_index, message_timestamp
 
-_MESSAGE_LISTS = {"anthropic-messages": "messages"}
+_MESSAGE_LISTS = {"anthropic-messages": "messages", "google-generative-ai": "contents", "google-vertex": "contents"}
 """Where each API whose payload can be built in parts keeps its conversation."""
 
 
@@ -58,6 +60,8 @@ class Part:
     """The latest message timestamp of the part, NaN if one is NaN."""
     loads_tools: bool
     """Whether a tool result of the part names tools it loads."""
+    continues: bool
+    """Whether the part's first payload message may belong with the previous part's last."""
 
 
 @dataclass
@@ -71,6 +75,7 @@ class Tail:
     anchor_timestamp: float | None
     """Timestamp of the assistant whose usage the max-tokens estimate starts from (None: no such assistant)."""
     loads_tools: bool
+    continues: bool
 
 
 def _tool_results(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -95,7 +100,7 @@ def build_part(api: str, model: Model, context: dict[str, Any], options: dict[st
     messages = context.get("messages") or []
     results = _tool_results(messages)
     return Part(EncodedItems(dump_items(converted), len(converted)), frozenset(renamed), _result_ids(results),
-                _latest_timestamp(messages), _loads_tools(results))
+                _latest_timestamp(messages), _loads_tools(results), registry.starts_by_continuing(api, converted))
 
 
 def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Tail:
@@ -112,6 +117,7 @@ def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[st
         result_ids=_result_ids(results),
         anchor_timestamp=None if anchor is None else message_timestamp(messages[anchor]),
         loads_tools=_loads_tools(results),
+        continues=registry.starts_by_continuing(api, converted),
     )
 
 
@@ -134,11 +140,11 @@ def _latest_timestamp(messages: Sequence[dict[str, Any]]) -> float:
 def join(api: str, parts: Sequence[Part], tail: Tail) -> dict[str, Any] | None:
     """The whole payload from its parts in order, or None when building them apart would not give exactly the
     payload of the whole conversation."""
-    if tail.anchor_timestamp is None or tail.messages.count == 0 or tail.loads_tools:
+    if tail.anchor_timestamp is None or tail.messages.count == 0 or tail.loads_tools or tail.continues:
         return None
     renamed: set[Any] = set()
-    for part in parts:
-        if (part.loads_tools or not part.latest_timestamp <= tail.anchor_timestamp
+    for index, part in enumerate(parts):
+        if (part.loads_tools or (index > 0 and part.continues) or not part.latest_timestamp <= tail.anchor_timestamp
                 or not renamed.isdisjoint(part.result_ids)):
             return None
         renamed.update(part.renamed)

@@ -267,12 +267,14 @@ def _append_tool_result(
     return response_turn
 
 
-def convert_messages(model: Model, context: dict[str, Any]) -> list[dict[str, Any]]:
-    """Gemini ``contents`` for a context, after pi-ai's cross-provider normalisation."""
+def convert_messages(model: Model, context: dict[str, Any],
+                     renamed: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Gemini ``contents`` for a context, after pi-ai's cross-provider normalisation (whose renamed tool-call ids
+    go to `renamed`)."""
     contents: list[dict[str, Any]] = []
     response_turn: dict[str, Any] | None = None
     traits = _ModelTraits.of(model)
-    for message in transform_messages(context.get("messages") or [], model, normalize_tool_call_id):
+    for message in transform_messages(context.get("messages") or [], model, normalize_tool_call_id, id_map=renamed):
         role = message.get("role")
         converted: dict[str, Any] | None
         if role == "user":
@@ -287,6 +289,23 @@ def convert_messages(model: Model, context: dict[str, Any]) -> list[dict[str, An
         if converted is not None:
             contents.append(converted)
     return contents
+
+
+def build_history(
+    model: Model, context: dict[str, Any], options: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The ``contents`` of a conversation's first part (see providers.split), with the tool-call ids it renamed.
+
+    Nothing in ``contents`` depends on what follows a user message, except that a tool result right after a user
+    message that converts to nothing joins the function responses before it (see starts_by_continuing)."""
+    renamed: dict[str, str] = {}
+    return convert_messages(model, context, renamed), renamed
+
+
+def starts_by_continuing(contents: list[dict[str, Any]]) -> bool:
+    """Whether these contents open with function responses, which the whole conversation may have added to the
+    user turn before them."""
+    return bool(contents) and any("functionResponse" in part for part in contents[0].get("parts") or ())
 
 
 # --- tools ----------------------------------------------------------------------------------------------------
