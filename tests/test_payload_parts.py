@@ -53,8 +53,11 @@ MODELS = [
     ("google-generative-ai", "google/gemini-3.1-pro-preview"),  # thought signatures, tool-call ids sent
     ("google-generative-ai", "google/gemma-4-31b-it"),
     ("google-vertex", "google-vertex/gemini-2.5-flash"),
+    ("bedrock-converse-stream", "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0"),  # cache points
+    ("bedrock-converse-stream", "amazon-bedrock/amazon.nova-pro-v1:0"),
 ]
-MESSAGE_LISTS = {"anthropic-messages": "messages", "google-generative-ai": "contents", "google-vertex": "contents"}
+MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
+                 "google-generative-ai": "contents", "google-vertex": "contents"}
 
 
 def clean_sessions() -> list[tuple[Path, BulkSession]]:

@@ -38,7 +38,8 @@ from pi_tools.providers import registry
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.options import last_usage_index, message_timestamp
 
-_MESSAGE_LISTS = {"anthropic-messages": "messages", "google-generative-ai": "contents", "google-vertex": "contents"}
+_MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
+                  "google-generative-ai": "contents", "google-vertex": "contents"}
 """Where each API whose payload can be built in parts keeps its conversation."""
 
 

@@ -284,9 +284,10 @@ def _cache_point(retention: str) -> Block:
 
 
 def convert_messages(
-    model: Model, context: dict[str, Any], retention: str, caching: bool
+    model: Model, context: dict[str, Any], retention: str, caching: bool, renamed: dict[str, str] | None = None
 ) -> list[dict[str, Any]]:
-    messages = transform_messages(context.get("messages") or [], model, normalize_tool_call_id)
+    """Converse messages for a context (the tool-call ids pi-ai's normalisation renamed go to `renamed`)."""
+    messages = transform_messages(context.get("messages") or [], model, normalize_tool_call_id, id_map=renamed)
     signatures_supported = is_claude(model)
     result: list[dict[str, Any]] = []
     index = 0
@@ -311,6 +312,16 @@ def convert_messages(
     if retention != "none" and caching and result and result[-1]["role"] == "user":
         result[-1]["content"].append(_cache_point(retention))
     return result
+
+
+def build_history(
+    model: Model, context: dict[str, Any], options: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The messages of a conversation's first part (see providers.split), with the tool-call ids it renamed:
+    what convert_messages makes of them inside the whole conversation, minus the cache point only the last user
+    message gets. (A user message always converts to one, so nothing after it joins anything before it.)"""
+    renamed: dict[str, str] = {}
+    return convert_messages(model, context, "none", False, renamed), renamed
 
 
 def _system_blocks(system_prompt: str | None, retention: str, caching: bool) -> list[Block] | None:
