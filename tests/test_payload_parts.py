@@ -439,3 +439,17 @@ def test_parts_of_every_leaf_of_branching_sessions() -> None:
             assert parts == whole, (path.name, leaf)
             checked += 1
     assert checked >= 20
+
+
+@pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "mistral-conversations"])
+def test_apis_built_whole_use_the_helpers_index_alone(cli: Any, api: str) -> None:
+    """For APIs whose payloads are not built in parts the helper still indexes the first file's second half."""
+    from pi_tools.providers.registry import REPRESENTATIVE_MODELS
+
+    assert not split.can_split(api)
+    args = ["payload", "--api", api, "--model", REPRESENTATIVE_MODELS[api], str(LARGEST.relative_to(ROOT)),
+            "fixtures/conformance/cases/c003_compaction.jsonl"]
+    with_helper = cli(*args, env={SPLIT_BYTES_VARIABLE: "0"})
+    without = cli(*args, env={SPLIT_BYTES_VARIABLE: "off"})
+    assert with_helper.code == without.code == 0
+    assert with_helper.stdout == without.stdout and with_helper.stderr == without.stderr == ""

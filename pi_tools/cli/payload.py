@@ -38,8 +38,7 @@ def _start_worker(files: list[str], api: str, wire: bool) -> Any:
 
     Usually started by pi_tools.cli.entry before the imports; otherwise here, before anything else (no thread
     may exist when it forks, and the session read starts next). Not for --wire, whose HTTP request holds the
-    whole payload at once. The caller closes it again when the API's payloads cannot be built in parts (known
-    only once the provider modules are imported).
+    whole payload at once. For an API whose payloads are not built in parts it only indexes the second half.
     """
 
     from pi_tools.cli.entry import take_early_worker
@@ -73,17 +72,13 @@ def payload_command(
     worker = _start_worker(files or [], api, wire)
     read_ahead(files)
     from pi_tools.docs import materialized
-    from pi_tools.providers.split import can_split
     from pi_tools.session.bulk import index_elsewhere
     from pi_tools.stages import PayloadRequest, as_llm, payload_document, payload_document_in_parts
     from pi_tools.worker import part_bytes, split_threshold
 
     checked_api_and_model(api, model)
-    if worker is not None and not can_split(api):
-        worker.close()
-        worker = None
     if worker is not None:
-        index_elsewhere(worker)
+        index_elsewhere(worker)  # for every API: the index does not depend on it (the parts do, see can_split)
     threshold = split_threshold()
     request = PayloadRequest(
         api=api, model=model, system_prompt=system_prompt, tools=_load_tools(tools) if tools else None,
