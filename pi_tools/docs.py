@@ -148,7 +148,7 @@ def _long_list(document: Any) -> tuple[dict[str, Any], Any] | None:
         for key in _PAYLOAD_LISTS:
             items = payload.get(key)
             if isinstance(items, list) and (len(items) >= _STREAM_THRESHOLD
-                                            or any(type(item) is EncodedItems for item in items[-1:])):
+                                            or (items and type(items[-1]) is EncodedItems)):
                 return {**document, "payload": {**payload, key: _LIST_MARKER}}, items
     return None
 

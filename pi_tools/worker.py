@@ -29,8 +29,10 @@ import sys
 import threading
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import IO, Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # this module is imported before the fork, on every payload's way in: nothing it can spare
+    from typing import IO, Any
 
 SPLIT_BYTES_VARIABLE = "PI_TOOLS_SPLIT_BYTES"
 DEFAULT_SPLIT_BYTES = 8 << 20
@@ -96,17 +98,18 @@ def _widen(fd: int) -> None:
         pass
 
 
-@dataclass
 class TailIndex:
-    """The helper's index of the second half of a file, from `start` (a line start) to `size`."""
+    """The helper's index of the second half of a file, from `start` (a line start) to `size`.
 
-    start: int
-    size: int
-    chunks: list[tuple[int, int, int]]
-    """(offset, length, CRC-32) of each chunk read: to compare with the main process's bytes, and to check the
-    text read again later."""
-    heads: Any
-    """session.bulk.LineHeads of those lines."""
+    `chunks` holds (offset, length, CRC-32) of each chunk read: to compare with the main process's bytes, and to
+    check the text read again later. `heads` are the session.bulk.LineHeads of those lines. (A plain class: the
+    dataclasses module would cost the fork several milliseconds.)"""
+
+    def __init__(self, start: int, size: int, chunks: list[tuple[int, int, int]], heads: Any) -> None:
+        self.start = start
+        self.size = size
+        self.chunks = chunks
+        self.heads = heads
 
 
 class SharedClaims:
@@ -151,13 +154,12 @@ class SharedClaims:
 class PayloadWorker:
     """The main process's handle on the helper."""
 
-    def __init__(self, pid: int, tasks: IO[bytes], results: IO[bytes], threshold: int, indexed: str | None,
+    def __init__(self, pid: int, tasks: IO[bytes], results: IO[bytes], indexed: str | None,
                  claims: SharedClaims) -> None:
         self._pid = pid
         self._claims = claims
         self._tasks: IO[bytes] | None = tasks
         self._results = results
-        self.threshold = threshold
         self._indexing = indexed
         """The file whose second half the helper is indexing, until its answer is read."""
         self._verified: tuple[str, int, int] | None = None
@@ -200,7 +202,7 @@ class PayloadWorker:
             _serve(task_read, result_write, large, claims)  # never returns
         os.close(task_read)
         os.close(result_write)
-        return cls(pid, os.fdopen(task_write, "wb"), os.fdopen(result_read, "rb"), threshold, large, claims)
+        return cls(pid, os.fdopen(task_write, "wb"), os.fdopen(result_read, "rb"), large, claims)
 
     # --- the index of a file's second half (session.bulk.LineHeadsElsewhere) ---------------------------------
 

@@ -33,14 +33,13 @@ def _load_tools(path: str) -> list[dict[str, Any]]:
     return value
 
 
-def _start_worker(files: list[str], api: str, wire: bool) -> Any:
+def _start_worker(files: list[str], wire: bool) -> Any:
     """The helper process that builds part of each large payload (pi_tools.worker), when one can be used.
 
     Usually started by pi_tools.cli.entry before the imports; otherwise here, before anything else (no thread
     may exist when it forks, and the session read starts next). Not for --wire, whose HTTP request holds the
     whole payload at once. For an API whose payloads are not built in parts it only indexes the second half.
     """
-
     from pi_tools.cli.entry import take_early_worker
     from pi_tools.worker import PayloadWorker
 
@@ -69,7 +68,7 @@ def payload_command(
 
     Example: pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 --wire s.jsonl | jq .wire.headers
     """
-    worker = _start_worker(files or [], api, wire)
+    worker = _start_worker(files or [], wire)
     read_ahead(files)
     from pi_tools.docs import materialized
     from pi_tools.session.bulk import index_elsewhere
