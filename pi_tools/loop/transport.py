@@ -126,11 +126,7 @@ class _LiveEmitter(EventEmitter):
         super().__init__()
         self._push = push
 
-    def emit(self, event: dict[str, Any]) -> None:
-        if self.closed:
-            return
-        if event.get("type") in ("done", "error"):
-            self.closed = True
+    def _deliver(self, event: dict[str, Any]) -> None:
         self._push(event)
 
 

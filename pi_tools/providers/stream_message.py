@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from pi_tools.providers.catalog import Model
-from pi_tools.providers.jsonjs import js_stringify
+from pi_tools.providers.jsonjs import clone_json, js_stringify
 from pi_tools.providers.jsvalues import js_truthy
 
 #: Keys adapters keep on content blocks while streaming; snapshots never show them.
@@ -43,15 +43,6 @@ def new_output(model: Model, now_ms: int, *, after_model: dict[str, Any] | None 
 def zero_usage() -> dict[str, Any]:
     """Usage before any token count arrived."""
     return {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": zero_cost()}
-
-
-def clone_json(value: Any) -> Any:
-    """Deep copy of plain JSON data (dicts, lists, scalars); faster than ``copy.deepcopy`` for this shape."""
-    if isinstance(value, dict):
-        return {key: clone_json(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [clone_json(item) for item in value]
-    return value
 
 
 def _without_scratch(block: Any) -> Any:
@@ -101,6 +92,10 @@ class EventEmitter:
             return
         if event.get("type") in ("done", "error"):
             self.closed = True
+        self._deliver(event)
+
+    def _deliver(self, event: dict[str, Any]) -> None:
+        """What becomes of an event the stream takes: a snapshot recorded (and handed to `on_event`)."""
         snapshot = snapshot_event(event)
         self.events.append(snapshot)
         if self._on_event is not None:

@@ -23,7 +23,7 @@ from pi_tools.providers.jsaccess import (
     require_string,
     string_field,
 )
-from pi_tools.providers.jsonjs import js_stringify, js_trim, sanitize_surrogates
+from pi_tools.providers.jsonjs import clone_json, js_stringify, js_trim, sanitize_surrogates
 from pi_tools.providers.jstext import image_data_url, js_truthy
 from pi_tools.providers.options import build_base_options, clamp_thinking_level
 from pi_tools.providers.transform_messages import transform_messages
@@ -210,19 +210,10 @@ def convert_tools(tools: list[Any]) -> list[dict[str, Any]]:
         function = copy_defined({}, tool, "name", "description")
         parameters = json_schema_tool_parameters(tool, strict)
         if parameters is not None or "parameters" in tool:
-            function["parameters"] = _plain_copy(parameters)
+            function["parameters"] = clone_json(parameters)  # pi-ai rebuilds the schema (to strip symbol keys)
         function["strict"] = bool(strict)
         result.append({"type": "function", "function": function})
     return result
-
-
-def _plain_copy(value: Any) -> Any:
-    """A deep copy of a JSON schema (pi-ai rebuilds it to strip symbol keys, which Python data cannot have)."""
-    if isinstance(value, dict):
-        return {key: _plain_copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain_copy(item) for item in value]
-    return value
 
 
 def map_tool_choice(choice: Any) -> Any:
