@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
-from pi_tools import worker as worker_settings
 from pi_tools.docs import (
     DocumentError,
     LazyMessages,
@@ -271,9 +270,6 @@ def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
                            lambda: registry.build_payload(request.api, model, context, options), options)
 
 
-PART_BYTES = worker_settings.PART_BYTES
-"""About how much message text a large conversation's payload is built from at a time (see providers.split)."""
-
 class Claims(Protocol):
     """Who builds which part: one process takes parts from the front, the other from the back, until they meet,
     so that neither waits for the other whatever their speeds."""
@@ -332,9 +328,9 @@ def build_claimed_parts(api: str, model: Any, options: dict[str, Any], context: 
 
 
 def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_elsewhere: PartsBuilder | None,
-                              min_text_bytes: int = 0, part_bytes: int = PART_BYTES) -> Document | None:
+                              min_text_bytes: int = 0, part_bytes: int | None = None) -> Document | None:
     """payload_document for a large session, its conversation built in parts of about `part_bytes` of message
-    text (see providers.split), so that its messages never all exist at once; with `build_elsewhere`, another
+    text (default split.PART_BYTES), so that its messages never all exist at once; with `build_elsewhere`, another
     process builds parts from the back while this one builds them from the front.
 
     None, before anything is built, when the session is not a clean file's context, has fewer than
@@ -347,7 +343,7 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
     planned = messages.planned if isinstance(messages, LazyMessages) else None
     if planned is None or request.wire or not split.can_split(request.api) or planned.text_size() < min_text_bytes:
         return None
-    planned_parts = planned.parts(part_bytes)
+    planned_parts = planned.parts(part_bytes or split.PART_BYTES)
     count = len(planned_parts)
     if count < 2:
         return None

@@ -47,15 +47,11 @@ _CHUNK = 4 << 20
 """The helper reads its half of a file in chunks of this size (its memory holds one at a time)."""
 
 
-PART_BYTES = 128 << 10
-"""How much message text a part of a large payload holds. Small parts are fast: a part's objects are made, used
-and freed while they are still in the processor's caches. On the 100 MB benchmark session one process builds
-the payload in 0.61-0.65 s from 64-256 KiB parts, 1.04 s whole and 1.25 s from 2 MiB parts."""
-
-
 def part_bytes(threshold: int) -> int:
-    """PART_BYTES, or less under a smaller threshold (PI_TOOLS_SPLIT_BYTES=0 cuts before every user message, as
-    the tests do)."""
+    """providers.split.PART_BYTES, or less under a smaller threshold (PI_TOOLS_SPLIT_BYTES=0 cuts before every
+    user message, as the tests do)."""
+    from pi_tools.providers.split import PART_BYTES
+
     return max(1, min(PART_BYTES, threshold // 4))
 
 

@@ -22,6 +22,7 @@ import pytest
 
 from pi_tools.docs import EncodedItems, iter_document_bytes
 from pi_tools.providers import split
+from pi_tools.providers.split import PART_BYTES
 from pi_tools.session.bulk import BulkSession, line_heads, second_half_start
 from pi_tools.session.load import load_context_source
 from pi_tools.stages import (
@@ -33,7 +34,7 @@ from pi_tools.stages import (
     payload_document,
     payload_document_in_parts,
 )
-from pi_tools.worker import PART_BYTES, SPLIT_BYTES_VARIABLE, PayloadWorker, SharedClaims, part_bytes
+from pi_tools.worker import SPLIT_BYTES_VARIABLE, PayloadWorker, SharedClaims, part_bytes
 
 from golden import ROOT
 

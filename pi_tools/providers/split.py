@@ -43,6 +43,12 @@ _MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "
 """Where each API whose payload can be built in parts keeps its conversation."""
 
 
+PART_BYTES = 128 << 10
+"""How much message text a part of a large payload holds. Small parts are fast: a part's objects are made, used
+and freed while they are still in the processor's caches. On the 100 MB benchmark session one process builds
+the payload in 0.61-0.65 s from 64-256 KiB parts, 1.04 s whole and 1.25 s from 2 MiB parts."""
+
+
 def can_split(api: str) -> bool:
     """Whether this API's payload can be built in parts."""
     return api in _MESSAGE_LISTS
