@@ -18,8 +18,9 @@ from typing import IO, Any
 
 import orjson
 
+from pi_tools.js.errors import JsonSyntaxError
 from pi_tools.messages.types import RawMessage
-from pi_tools.session.jsonparse import JsonSyntaxError, loads_line
+from pi_tools.session.jsonparse import loads_line
 
 
 class DocumentError(Exception):

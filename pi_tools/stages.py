@@ -20,9 +20,9 @@ from pi_tools.docs import (
     looks_like_session,
     materialized,
 )
+from pi_tools.js.values import UNDEFINED
 from pi_tools.messages import convert_to_llm, default_registry
 from pi_tools.messages.convert import iter_llm_messages
-from pi_tools.messages.jsvalues import UNDEFINED
 from pi_tools.session import ContextError, SessionReadError, SessionTree
 from pi_tools.session.bulk import BulkSession
 from pi_tools.session.context import iter_context_messages, plan_session_context

@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 
 import pytest
 
+from pi_tools.js.json_stringify import js_stringify
 from pi_tools.providers.catalog import Model, find_model
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsonjs import js_stringify
 
 from golden import REALWORLD, canonical_sha, expected, payload_entries, realworld_digest, realworld_names
 

@@ -7,13 +7,7 @@ from typing import Any
 
 import pytest
 
-from pi_tools.messages.jsvalues import (
-    UNDEFINED,
-    js_number_to_string,
-    js_strict_equal,
-    js_to_number,
-    js_to_string,
-)
+from pi_tools.js.values import UNDEFINED, js_number_to_string, js_strict_equal, js_to_number, js_to_string
 
 # (value, Number(value)) as printed by Node 22; None stands for NaN.
 NUMBER_CASES: list[tuple[Any, float | None]] = [

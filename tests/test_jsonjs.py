@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from pi_tools.js.json_stringify import js_number_str, js_stringify
+from pi_tools.js.strings import js_length
 from pi_tools.providers.hashing import short_hash
-from pi_tools.providers.jsonjs import js_length, js_number_str, js_stringify, sanitize_surrogates
+from pi_tools.providers.sanitize import sanitize_surrogates
 
 LONG_RESPONSES_ID = "call_" + "Z9" * 230 + "|fc_" + "q" * 200
 

@@ -510,8 +510,8 @@ def test_nan_estimate_reaches_the_payload_as_pi_sends_it(
 ) -> None:
     import json
 
+    from pi_tools.js.json_stringify import js_stringify
     from pi_tools.providers import registry
-    from pi_tools.providers.jsonjs import js_stringify
 
     options: dict[str, Any] = {"apiKey": "k", "sessionId": "s"}
     if reasoning:

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
+from pi_tools.js.json_stringify import js_stringify
 from pi_tools.providers.anthropic_messages import payload as anthropic_payload
 from pi_tools.providers.anthropic_messages.payload import build_payload, normalize_tool_call_id
 from pi_tools.providers.anthropic_messages.wire import build_wire
 from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsonjs import js_stringify
 
 from golden import expected
 from payloadcases import (

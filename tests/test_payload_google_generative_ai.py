@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 
+from pi_tools.js.json_stringify import js_stringify
 from pi_tools.providers import registry
 from pi_tools.providers.catalog import Model, find_model
 from pi_tools.providers.errors import PayloadError
 from pi_tools.providers.google_generative_ai import payload as gemini_payload
 from pi_tools.providers.google_generative_ai import wire as gemini_wire
-from pi_tools.providers.jsonjs import js_stringify
 
 from golden import expected, payload_entries
 from payloadcases import (

@@ -165,7 +165,7 @@ def test_malformed_contexts(index: int) -> None:
     model = find_model(case["model"])
     if "error" in case:
         with pytest.raises(PayloadError):
-            mistral_payload.build_payload(model, case["context"], dict(case["options"]))
+            registry.build_payload("mistral-conversations", model, case["context"], dict(case["options"]))
         return
     payload = mistral_payload.build_payload(model, case["context"], dict(case["options"]))
     assert_same_json(payload, case["payload"])

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
+from pi_tools.js.json_stringify import js_stringify
 from pi_tools.providers import registry
 from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsonjs import js_stringify
 from pi_tools.providers.mistral_conversations import wire as mistral_wire
 from pi_tools.providers.openai_responses import payload as responses_payload
 from pi_tools.providers.openai_responses import wire as responses_wire
@@ -247,7 +247,7 @@ def test_malformed_contexts(index: int) -> None:
     model = find_model(case["model"])
     if "error" in case:
         with pytest.raises(PayloadError):
-            responses_payload.build_payload(model, case["context"], dict(case["options"]))
+            registry.build_payload("openai-responses", model, case["context"], dict(case["options"]))
         return
     payload = responses_payload.build_payload(model, case["context"], dict(case["options"]))
     assert_same_json(payload, case["payload"])

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from pi_tools.js.json_stringify import js_stringify
 from pi_tools.providers import registry
 from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsonjs import js_stringify
 
 TEXT_ONLY_MODELS = {
     "anthropic-messages": "fireworks/accounts/fireworks/models/deepseek-v4-flash-0731",

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
+from pi_tools.js.access import ABSENT
+from pi_tools.js.values import js_truthy
 from pi_tools.providers import streaming
 from pi_tools.providers.catalog import find_model
 from pi_tools.providers.decode import decode_response
-from pi_tools.providers.jsvalues import ABSENT, js_truthy
 from pi_tools.providers.node_http import node_status_text
 from pi_tools.providers.provider_errors import sdk_error_message, stainless_status_error
 from pi_tools.providers.sse import open_openai_sdk_stream

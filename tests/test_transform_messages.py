@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
+from pi_tools.js.strings import js_is_blank, js_slice
 from pi_tools.providers.catalog import Model, find_model, get_model
-from pi_tools.providers.jsonjs import js_is_blank, js_slice, sanitize_id_chars, sanitize_surrogates
+from pi_tools.providers.sanitize import sanitize_id_chars, sanitize_surrogates
 from pi_tools.providers.transform_messages import transform_messages
 
 from golden import case_names, expected
@@ -400,9 +401,9 @@ def test_text_only_model_walks_string_tool_results_like_for_of(content: Any, nod
     ],
 )
 def test_text_only_model_rejects_what_for_of_rejects(content: Any, node_error: str) -> None:
-    from pi_tools.providers.errors import PayloadError
+    from pi_tools.js.errors import JsTypeError
 
-    with pytest.raises(PayloadError) as caught:
+    with pytest.raises(JsTypeError) as caught:
         transform_messages([_raw_result(content)], TARGET)
     assert str(caught.value) == node_error
 

@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from pi_tools.providers import json_parse, streaming, v8json
+from pi_tools.js import json_parse
+from pi_tools.js.errors import JsJsonError
+from pi_tools.js.json_stringify import js_stringify
+from pi_tools.js.values import js_to_string
+from pi_tools.providers import streaming, v8json
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsonjs import js_stringify
-from pi_tools.providers.jstext import js_string
 
 NODE_22_JSON_PARSE: list[tuple[Any, dict[str, Any]]] = [
     # Unexpected token (with V8's 10-unit context window) and the special whole-text sources
@@ -223,7 +225,7 @@ def test_table_covers_every_error_class() -> None:
 @pytest.mark.parametrize(("text", "message"), ERROR_CASES, ids=[_case_id(t) for t, _ in ERROR_CASES])
 def test_error_message_matches_node(text: str, message: str) -> None:
     assert json_parse.v8_json_error_message(text) == message
-    with pytest.raises(json_parse.JsJsonError) as stream_error:
+    with pytest.raises(JsJsonError) as stream_error:
         streaming.js_json_parse(text)
     assert str(stream_error.value) == message
     with pytest.raises(PayloadError) as payload_error:
@@ -249,7 +251,7 @@ def test_value_matches_node(text: str, expected: dict[str, Any]) -> None:
         assert _last_member_path(v8json.js_json_parse(text)) == (depth, leaf)
     if "str" in expected:
         assert streaming.js_to_string(value) == expected["str"]
-        assert js_string(value) == expected["str"]
+        assert js_to_string(value) == expected["str"]
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from pi_tools.audit.findings import FindingSink
-from pi_tools.messages.jsvalues import UNDEFINED, js_truthy
+from pi_tools.js.values import UNDEFINED, js_truthy
 from pi_tools.session.diagnostics import describe_value
 from pi_tools.session.tree import SessionTree
 

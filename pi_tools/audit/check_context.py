@@ -12,7 +12,7 @@ from typing import Any
 
 from pi_tools.audit.check_blocks import NEVER_REPLAYED
 from pi_tools.audit.findings import FindingSink
-from pi_tools.messages.jsvalues import js_truthy
+from pi_tools.js.values import js_truthy
 from pi_tools.session.context import ContextError, build_session_context
 from pi_tools.session.tree import SessionTree
 

@@ -23,7 +23,8 @@ import orjson
 
 from pi_tools.audit.check_tools import OrphanGroup, check_tool_results
 from pi_tools.audit.findings import FindingSink
-from pi_tools.session.jsonparse import JsonSyntaxError, loads_line
+from pi_tools.js.errors import JsonSyntaxError
+from pi_tools.session.jsonparse import loads_line
 from pi_tools.session.load import tree_from_raw
 from pi_tools.session.reader import SessionReadError, parse_session_bytes, validate_header
 from pi_tools.session.tree import SessionTree

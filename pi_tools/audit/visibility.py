@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pi_tools.messages.jsvalues import UNDEFINED
+from pi_tools.js.values import UNDEFINED
 from pi_tools.messages.roles import RoleRegistry, default_registry
 from pi_tools.session.context import context_entries, entry_to_messages
 from pi_tools.session.tree import ENTRY_TYPES, SessionTree

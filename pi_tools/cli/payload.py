@@ -17,7 +17,8 @@ from pi_tools.cli.common import (
 
 
 def _load_tools(path: str) -> list[dict[str, Any]]:
-    from pi_tools.session.jsonparse import JsonSyntaxError, loads_line
+    from pi_tools.js.errors import JsonSyntaxError
+    from pi_tools.session.jsonparse import loads_line
 
     try:
         with open(path, "rb") as handle:

@@ -45,7 +45,7 @@ class _Transcript:
             self._message(event.get("message") or {})
         elif kind == "tool_execution_start":
             self._end_text()
-            from pi_tools.providers.jsonjs import js_stringify
+            from pi_tools.js.json_stringify import js_stringify
 
             self._write(f"→ {event.get('toolName')} {js_stringify(event.get('args'))}\n")
 

@@ -32,7 +32,7 @@ def visibility_command(
     Example: pi-tools visibility session.jsonl --api anthropic-messages --format json
     """
     from pi_tools.audit.visibility import render_table, visibility_rows
-    from pi_tools.messages.jsvalues import UNDEFINED
+    from pi_tools.js.values import UNDEFINED
     from pi_tools.session import SessionReadError, load_session
     from pi_tools.session.tree import PathCycleError
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import orjson
 
+from pi_tools.js.json_stringify import js_stringify
+from pi_tools.js.strings import js_length
 from pi_tools.loop import now_ms
 from pi_tools.loop.signals import ABORT_MESSAGE, AbortSignal
-from pi_tools.providers.jsonjs import js_length, js_stringify
 
 FAUX_API = "faux"
 FAUX_PROVIDER = "faux"

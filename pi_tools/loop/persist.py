@@ -14,8 +14,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from pi_tools.js.json_stringify import js_stringify
 from pi_tools.loop import iso_timestamp, now_ms
-from pi_tools.providers.jsonjs import js_stringify
 
 SESSION_VERSION = 3
 
@@ -88,7 +88,7 @@ class SessionWriter:
     @classmethod
     def continue_file(cls, path: Path) -> SessionWriter:
         """Continue an existing session at its leaf (Pi's ``--session FILE``); the file is only appended to."""
-        from pi_tools.messages.jsvalues import UNDEFINED
+        from pi_tools.js.values import UNDEFINED
         from pi_tools.session import SessionReadError, build_session_context, load_session
         from pi_tools.session.context import ContextError
 

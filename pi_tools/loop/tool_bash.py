@@ -183,7 +183,7 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 def _display_timeout(value: Any) -> str:
-    from pi_tools.providers.jsonjs import js_number_str
+    from pi_tools.js.json_stringify import js_number_str
 
     return js_number_str(value) if isinstance(value, (int, float)) else str(value)
 

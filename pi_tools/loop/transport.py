@@ -221,7 +221,7 @@ def http_stream_function(api: str, *, session_id: str, thinking_level: str, base
             return fail_output(new_output(model, started_at), emitter, str(wire["error"]))
         if abort.aborted:
             return fail_output(new_output(model, started_at), emitter, ABORT_MESSAGE, aborted=True)
-        from pi_tools.providers.jsonjs import js_stringify
+        from pi_tools.js.json_stringify import js_stringify
 
         body = js_stringify(wire["body"]).encode("utf-8", "surrogatepass")
         url = redirect(wire["url"], str(model.get("baseUrl") or ""), base_url)

@@ -84,7 +84,7 @@ def _coerce_primitive(value: Any, kind: str) -> Any:
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, (int, float)):
-            from pi_tools.providers.jsonjs import js_number_str
+            from pi_tools.js.json_stringify import js_number_str
 
             return js_number_str(value)
         return value

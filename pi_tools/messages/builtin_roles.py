@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pi_tools.js.values import js_to_string, js_truthy
 from pi_tools.messages.convert import (
     BRANCH_SUMMARY_PREFIX,
     BRANCH_SUMMARY_SUFFIX,
@@ -11,7 +12,6 @@ from pi_tools.messages.convert import (
     summary_text,
     user_text_message,
 )
-from pi_tools.messages.jsvalues import js_to_string, js_truthy
 from pi_tools.messages.roles import RoleSpec
 from pi_tools.messages.types import AgentMessage, Message
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from pi_tools.messages.jsvalues import UNDEFINED, js_to_string, js_truthy
+from pi_tools.js.values import UNDEFINED, js_to_string, js_truthy
 from pi_tools.messages.roles import RoleRegistry, default_registry
 from pi_tools.messages.types import LLM_ROLES, AgentMessage, Message, RawMessage
 

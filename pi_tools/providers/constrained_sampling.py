@@ -12,9 +12,10 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pi_tools.js.json_stringify import js_own_keys
+from pi_tools.js.strings import js_is_blank
+from pi_tools.js.values import UNDEFINED, js_to_string, js_truthy
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsonjs import js_is_blank, js_own_keys
-from pi_tools.providers.jstext import UNDEFINED, js_string, js_truthy
 
 _UNSUPPORTED_STRICT_KEYS = (
     "$ref", "$defs", "definitions", "allOf", "oneOf", "patternProperties", "dependentSchemas", "dependencies",
@@ -122,7 +123,7 @@ def json_schema_tool_parameters(tool: Mapping[str, Any], strict: bool | None) ->
 
 
 def _tool_name(tool: Mapping[str, Any]) -> str:
-    return js_string(tool.get("name", UNDEFINED))
+    return js_to_string(tool.get("name", UNDEFINED))
 
 
 def resolve_json_schema_strict(tool: Mapping[str, Any], supports_strict_mode: bool) -> bool | None:
@@ -231,6 +232,6 @@ def grammar_tool_input(tool_name: Any, arguments: Any, input_property: str) -> s
     value = _js_member(arguments, input_property)
     if not isinstance(value, str):
         raise PayloadError(
-            f'Grammar tool call "{js_string(tool_name)}" requires argument "{input_property}" to be a string.'
+            f'Grammar tool call "{js_to_string(tool_name)}" requires argument "{input_property}" to be a string.'
         )
     return value

@@ -6,19 +6,28 @@ keeping that text verbatim in the exception lets callers reproduce the same sett
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from pi_tools.providers.jstext import UNDEFINED, js_string
+from pi_tools.js.errors import JsJsonError, JsTypeError
+from pi_tools.js.values import UNDEFINED, js_to_string
+
+PayloadBuilder = Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], dict[str, Any]]
 
 
 class PayloadError(Exception):
     """Pi would refuse to build this request; ``str(error)`` is the reference's error text."""
 
 
+#: What JavaScript semantics raise while an adapter reads malformed stored data (V8's ``TypeError`` and
+#: ``SyntaxError`` texts); the registry reports them as the :class:`PayloadError` Pi's throw amounts to.
+JS_FAILURES: tuple[type[Exception], ...] = (JsTypeError, JsJsonError)
+
+
 def missing_api_key(model: Mapping[str, Any]) -> PayloadError:
     """The error every adapter throws when a request has no credentials (the provider printed as JS would)."""
-    return PayloadError(f"No API key for provider: {js_string(model.get('provider', UNDEFINED))}")
+    return PayloadError(f"No API key for provider: {js_to_string(model.get('provider', UNDEFINED))}")
 
 
 def require_api_key(model: Mapping[str, Any], options: Mapping[str, Any]) -> str:
@@ -42,3 +51,20 @@ class UnknownModelError(KeyError):
 
     def __str__(self) -> str:
         return self.message
+
+
+def malformed_input_guard(build: PayloadBuilder) -> PayloadBuilder:
+    """Report Python type errors on malformed stored data as ``PayloadError``.
+
+    Where a message has the wrong shape (a number where text belongs, say), Pi's JavaScript throws a TypeError and
+    the request fails; this keeps that outcome (a failed request, not a crash), though not V8's exact wording.
+    """
+
+    @functools.wraps(build)
+    def guarded(model: dict[str, Any], context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return build(model, context, options)
+        except (TypeError, AttributeError) as error:
+            raise PayloadError(f"TypeError: {error}") from error
+
+    return guarded

@@ -6,12 +6,10 @@ which hashes UTF-16 code units and does 32-bit wrapping arithmetic.
 
 from __future__ import annotations
 
-import sys
+from pi_tools.js.strings import utf16_code_units
 
 _MASK32 = 0xFFFFFFFF
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
-# Native byte order, so the 16-bit view below reads code units without swapping.
-_UTF16_NATIVE = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"
 
 
 def _imul(a: int, b: int) -> int:
@@ -27,11 +25,6 @@ def _base36(n: int) -> str:
         n, rem = divmod(n, 36)
         digits.append(_BASE36[rem])
     return "".join(reversed(digits))
-
-
-def utf16_code_units(s: str) -> memoryview:
-    """The string as JavaScript sees it: a sequence of 16-bit code units (lone surrogates included)."""
-    return memoryview(s.encode(_UTF16_NATIVE, "surrogatepass")).cast("H")
 
 
 def short_hash(s: str) -> str:

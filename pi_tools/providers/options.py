@@ -12,12 +12,12 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
-from pi_tools.messages.jsvalues import js_to_number
+from pi_tools.js.access import block_type, for_of
+from pi_tools.js.json_stringify import js_stringify
+from pi_tools.js.strings import js_length
+from pi_tools.js.values import UNDEFINED, js_to_number, js_to_string
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsaccess import block_type, for_of
-from pi_tools.providers.jsonjs import js_length, js_stringify
-from pi_tools.providers.jstext import UNDEFINED, js_string
 
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 """Every level pi-ai knows, weakest first; clamping walks this order."""
@@ -149,7 +149,7 @@ def _field_length(block: Any, key: str) -> int:
     """``block[key].length``: V8's TypeError on null or missing, NaN (not a crash) on numbers and booleans."""
     value = block.get(key, UNDEFINED) if isinstance(block, dict) else UNDEFINED
     if value is None or value is UNDEFINED:
-        raise PayloadError(f"Cannot read properties of {js_string(value)} (reading 'length')")
+        raise PayloadError(f"Cannot read properties of {js_to_string(value)} (reading 'length')")
     return js_length(value)
 
 
@@ -199,7 +199,7 @@ def usage_context_tokens(usage: Any) -> int:
     without any usage object fails the request as reading ``usage.totalTokens`` does in JS.
     """
     if usage is None or usage is UNDEFINED:
-        raise PayloadError(f"Cannot read properties of {js_string(usage)} (reading 'totalTokens')")
+        raise PayloadError(f"Cannot read properties of {js_to_string(usage)} (reading 'totalTokens')")
     if not isinstance(usage, dict):
         return 0
     total = usage.get("totalTokens")

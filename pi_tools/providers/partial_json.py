@@ -12,9 +12,9 @@ from typing import Any
 
 import orjson
 
-from pi_tools.providers.json_parse import js_json_loads, repair_json
-from pi_tools.providers.jsonjs import JS_WHITESPACE
-from pi_tools.providers.jsvalues import js_to_string
+from pi_tools.js.json_parse import js_json_loads
+from pi_tools.js.values import JS_WHITESPACE, js_to_string
+from pi_tools.providers.json_repair import repair_json
 
 _JSON_WS = " \t\n\r"
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_tools.providers.json_parse import js_json_or_none
-from pi_tools.providers.jsonjs import JS_WHITESPACE, js_length, js_stringify
-from pi_tools.providers.jsvalues import js_field, js_truthy
+from pi_tools.js.access import js_field
+from pi_tools.js.json_parse import js_json_or_none
+from pi_tools.js.json_stringify import js_stringify
+from pi_tools.js.strings import js_length
+from pi_tools.js.values import JS_WHITESPACE, js_truthy
 
 
 def error_text(error: BaseException) -> str:

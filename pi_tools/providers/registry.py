@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any
 
 from pi_tools.providers.catalog import Model
+from pi_tools.providers.errors import JS_FAILURES, PayloadError
 
 API_MODULES: dict[str, str] = {
     "anthropic-messages": "anthropic_messages",
@@ -75,8 +76,15 @@ def _builder(api: str, part: str) -> Any:
 
 
 def build_payload(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-    """The params object Pi hands to ``onPayload`` for this API."""
-    payload: dict[str, Any] = _builder(api, "payload")(model, context, options)
+    """The params object Pi hands to ``onPayload`` for this API.
+
+    Raises :class:`PayloadError` with the text Pi reports, also where the failure is a JavaScript ``TypeError`` or
+    ``SyntaxError`` met while reading malformed stored data.
+    """
+    try:
+        payload: dict[str, Any] = _builder(api, "payload")(model, context, options)
+    except JS_FAILURES as error:
+        raise PayloadError(str(error)) from None
     return payload
 
 
@@ -99,7 +107,10 @@ def starts_by_continuing(api: str, converted: list[Any]) -> bool:
 
 def build_wire(api: str, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The HTTP request (method, url, headers, body) the vendor SDK would send for ``payload``."""
-    wire: dict[str, Any] = _builder(api, "wire")(model, payload, options)
+    try:
+        wire: dict[str, Any] = _builder(api, "wire")(model, payload, options)
+    except JS_FAILURES as error:
+        raise PayloadError(str(error)) from None
     return wire
 
 

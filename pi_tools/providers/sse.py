@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_tools.providers.json_parse import js_json_parse
-from pi_tools.providers.jsvalues import js_field, js_truthy
+from pi_tools.js.access import js_field
+from pi_tools.js.json_parse import js_json_parse
+from pi_tools.js.values import js_truthy
 from pi_tools.providers.provider_errors import (
     SdkApiError,
     error_text,

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pi_tools.js.json_stringify import clone_json, js_stringify
+from pi_tools.js.values import js_truthy
 from pi_tools.providers.catalog import Model
-from pi_tools.providers.jsonjs import clone_json, js_stringify
-from pi_tools.providers.jsvalues import js_truthy
 
 #: Keys adapters keep on content blocks while streaming; snapshots never show them.
 SCRATCH_KEYS = ("index", "partialJson", "partialArgs", "streamIndex", "customInput", "redactedChunks")

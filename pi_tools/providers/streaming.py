@@ -17,34 +17,20 @@ Where things live:
 
 - :mod:`~pi_tools.providers.sse`: transport and SSE framing (:class:`TransportError`, :class:`SdkSseDecoder`,
   :class:`LineSseDecoder`, :func:`iter_openai_sdk_stream`, :func:`read_body_text`, :data:`NULL_BODY_STATUSES`).
-- :mod:`~pi_tools.providers.json_parse`: ``JSON.parse`` with V8's error texts and pi-ai's ``repairJson``.
+- :mod:`~pi_tools.js.json_parse`: ``JSON.parse`` with V8's error texts; :mod:`~pi_tools.providers.json_repair`: pi-ai's ``repairJson``.
 - :mod:`~pi_tools.providers.partial_json`: ``partial-json`` and pi-ai ``parseStreamingJson``.
-- :mod:`~pi_tools.providers.jsvalues`: JS value semantics for untrusted event shapes (:data:`ABSENT` etc.).
+- :mod:`~pi_tools.js.access` and :mod:`~pi_tools.js.values`: JS value semantics for untrusted event shapes (:data:`ABSENT` etc.).
 - :mod:`~pi_tools.providers.stream_message`: the output message, event snapshots, settling and failing.
 - :mod:`~pi_tools.providers.provider_errors`: SDK status errors and pi-ai ``formatProviderError``.
 """
 
 from __future__ import annotations
 
-from pi_tools.providers.json_parse import (
-    JsJsonError,
-    js_json_parse,
-    parse_json_with_repair,
-    repair_json,
-    v8_json_error_message,
-)
-from pi_tools.providers.jsvalues import (
-    ABSENT,
-    JsTypeError,
-    assign_or_drop,
-    js_field,
-    js_map_key,
-    js_member,
-    js_prop,
-    js_strict_equal,
-    js_to_string,
-    js_truthy,
-)
+from pi_tools.js.access import ABSENT, assign_or_drop, js_field, js_member, js_prop
+from pi_tools.js.errors import JsJsonError, JsTypeError
+from pi_tools.js.json_parse import js_json_parse, v8_json_error_message
+from pi_tools.js.values import js_map_key, js_strict_equal, js_to_string, js_truthy
+from pi_tools.providers.json_repair import parse_json_with_repair, repair_json
 from pi_tools.providers.partial_json import parse_streaming_json, partial_json_parse
 from pi_tools.providers.provider_errors import (
     MAX_PROVIDER_ERROR_BODY_CHARS,

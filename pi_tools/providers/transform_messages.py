@@ -11,11 +11,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pi_tools.js.access import block_field, for_of
+from pi_tools.js.strings import js_is_blank
+from pi_tools.js.values import js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsaccess import block_field, for_of
-from pi_tools.providers.jsonjs import js_is_blank
-from pi_tools.providers.jstext import js_truthy
 
 Message = dict[str, Any]
 ToolCallIdNormalizer = Callable[[str, Model, Message], str]

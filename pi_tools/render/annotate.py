@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pi_tools.js.strings import js_is_blank
+from pi_tools.js.values import js_to_string
 from pi_tools.messages.images import BLOCKED_IMAGE_TEXT
-from pi_tools.messages.jsvalues import js_to_string
 from pi_tools.messages.types import LLM_ROLES
-from pi_tools.providers.jsonjs import js_is_blank
 
 Note = dict[str, str]
 

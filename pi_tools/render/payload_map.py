@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_tools.providers.jsonjs import js_is_blank
+from pi_tools.js.strings import js_is_blank
 
 Fragment = tuple[str, Any]  # (location in the payload, value)
 

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import orjson
 
-from pi_tools.messages.jsvalues import UNDEFINED, js_to_string
+from pi_tools.js.values import UNDEFINED, js_to_string
 from pi_tools.providers.registry import REPRESENTATIVE_MODELS
 from pi_tools.render import annotate
 from pi_tools.render.payload_map import PayloadMap, map_payload

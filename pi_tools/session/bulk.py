@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Protocol, Union
 import msgspec
 from msgspec import Struct
 
-from pi_tools.messages.jsvalues import UNDEFINED
+from pi_tools.js.values import UNDEFINED
 from pi_tools.session.context import (
     PI_SPREAD_LIMIT,
     ContextPlan,

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_tools.messages.jsvalues import UNDEFINED, js_strict_equal, js_truthy
+from pi_tools.js.date import js_date_ms
+from pi_tools.js.values import UNDEFINED, js_strict_equal, js_truthy
 from pi_tools.session.diagnostics import Diagnostic, diagnostic
-from pi_tools.session.jsdate import js_date_ms
 from pi_tools.session.tree import PathCycleError, SessionTree
 
 # Pi appends the entries after a compaction with one spread call; V8 overflows its stack above roughly this

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from pi_tools.messages.jsvalues import UNDEFINED
+from pi_tools.js.values import UNDEFINED
 
 
 class Diagnostic(TypedDict, total=False):

@@ -13,8 +13,9 @@ from typing import Any
 
 import orjson
 
-from pi_tools.session.jsdate import js_date_ms
-from pi_tools.session.jsonparse import JsonSyntaxError, loads_line
+from pi_tools.js.date import js_date_ms
+from pi_tools.js.errors import JsonSyntaxError
+from pi_tools.session.jsonparse import loads_line
 from pi_tools.session.reader import paused_gc
 
 HEADER_SCAN_LIMIT = 1024 * 1024

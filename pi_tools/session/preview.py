@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_tools.messages.jsvalues import js_to_string
+from pi_tools.js.values import js_to_string
 from pi_tools.messages.roles import RoleRegistry, default_registry
 
 

@@ -20,10 +20,11 @@ from typing import Any
 import orjson
 
 from pi_tools import readahead
-from pi_tools.messages.jsvalues import JS_WHITESPACE
+from pi_tools.js.errors import JsonSyntaxError
+from pi_tools.js.json_parse import parse_js_json
+from pi_tools.js.values import JS_WHITESPACE
 from pi_tools.session.diagnostics import Diagnostic, diagnostic
 from pi_tools.session.heads import message_head
-from pi_tools.session.jsonparse import JsonSyntaxError, parse_js_json
 
 APP_NAME = "pi"
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_tools.messages.jsvalues import UNDEFINED, js_truthy
+from pi_tools.js.values import UNDEFINED, js_truthy
 from pi_tools.messages.roles import default_registry
 from pi_tools.session.diagnostics import Diagnostic, describe_value, diagnostic
 from pi_tools.session.heads import SPAN
@@ -268,7 +268,7 @@ def _plausible_date(stamp: str) -> bool:
 
 def _timestamp_problem(stamp: Any) -> str | None:
     """Why an entry timestamp is suspect, or None; derived messages get `new Date(timestamp)` from it."""
-    from pi_tools.session.jsdate import js_date_ms
+    from pi_tools.js.date import js_date_ms
 
     if stamp is UNDEFINED:
         return "entry has no timestamp; messages derived from it get a null timestamp"

@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pi_tools.js.access import block_field, block_type, js_join_piece
+from pi_tools.js.strings import js_is_blank, js_trim
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import (
     json_schema_tool_parameters,
@@ -21,9 +23,6 @@ from pi_tools.providers.constrained_sampling import (
     make_strict_json_schema as make_strict_json_schema,  # re-exported: tests and callers reach it here
 )
 from pi_tools.providers.errors import missing_api_key
-from pi_tools.providers.jsaccess import block_field, block_type
-from pi_tools.providers.jsonjs import js_is_blank, js_trim, sanitize_id_chars, sanitize_surrogates
-from pi_tools.providers.jstext import js_join_piece
 from pi_tools.providers.options import (
     DEFAULT_THINKING_BUDGETS,
     adjust_max_tokens_for_thinking,
@@ -32,6 +31,7 @@ from pi_tools.providers.options import (
     js_min,
     resolve_cache_retention,
 )
+from pi_tools.providers.sanitize import sanitize_id_chars, sanitize_surrogates
 from pi_tools.providers.transform_messages import transform_messages
 
 Block = dict[str, Any]

@@ -13,6 +13,8 @@ import binascii
 import re
 from typing import Any
 
+from pi_tools.js.access import block_type, string_field
+from pi_tools.js.strings import js_is_blank
 from pi_tools.providers.anthropic_messages.payload import MIN_ANSWER_TOKENS, NAN, has_thinking_budget
 from pi_tools.providers.anthropic_messages.payload import (
     normalize_tool_call_id as _anthropic_normalize_tool_call_id,
@@ -20,8 +22,6 @@ from pi_tools.providers.anthropic_messages.payload import (
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
 from pi_tools.providers.errors import PayloadError
-from pi_tools.providers.jsaccess import block_type, string_field
-from pi_tools.providers.jsonjs import js_is_blank, sanitize_surrogates
 from pi_tools.providers.options import (
     adjust_max_tokens_for_thinking,
     clamp_max_tokens_to_context,
@@ -30,6 +30,7 @@ from pi_tools.providers.options import (
     resolve_cache_retention,
 )
 from pi_tools.providers.provider_env import provider_env
+from pi_tools.providers.sanitize import sanitize_surrogates
 from pi_tools.providers.transform_messages import transform_messages
 
 Block = dict[str, Any]

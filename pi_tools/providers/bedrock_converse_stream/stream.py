@@ -20,10 +20,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_tools.js.json_stringify import js_stringify
+from pi_tools.js.values import JS_WHITESPACE, js_to_string
 from pi_tools.providers.catalog import Model, calculate_cost
 from pi_tools.providers.eventstream import EventStreamDecoder, EventStreamError, EventStreamMessage
-from pi_tools.providers.jsonjs import JS_WHITESPACE, js_stringify
-from pi_tools.providers.jstext import js_string
 from pi_tools.providers.stream_message import emit_done, raise_unless_settled
 from pi_tools.providers.streaming import (
     EventEmitter,
@@ -148,7 +148,7 @@ def _as_deserialization_error(error: BedrockFailure, status: int, headers: dict[
 
 
 def _sanitize_error_code(raw: Any) -> str:
-    code = js_string(raw)
+    code = js_to_string(raw)
     if "," in code:
         code = code.split(",")[0]
     if ":" in code:
@@ -188,7 +188,7 @@ def _http_error(status: int, headers: dict[str, str], body: bytes) -> BedrockFai
             data = parsed
     name = _error_code(headers, data)
     message_value = data.get("message") if js_truthy(data.get("message")) else data.get("Message")
-    message = js_string(message_value) if js_truthy(message_value) else "UnknownError"
+    message = js_to_string(message_value) if js_truthy(message_value) else "UnknownError"
     reserved = {"name", "message", "Message", "$fault", "$metadata"}
     fields = {key: value for key, value in data.items() if key not in reserved}
     return BedrockFailure(
@@ -214,7 +214,7 @@ def _stream_exception(member: str, payload: bytes) -> BedrockFailure:
     data = _decode_json_body(payload)
     message = data.get("message") if isinstance(data, dict) else None
     return BedrockFailure(
-        "Unknown" if message is None else js_string(message),
+        "Unknown" if message is None else js_to_string(message),
         name=_STREAM_EXCEPTIONS[member],
         service=True,
         has_metadata=True,
@@ -223,7 +223,7 @@ def _stream_exception(member: str, payload: bytes) -> BedrockFailure:
 
 def _decode_blob(value: Any) -> bytes:
     if not isinstance(value, str):
-        raise BedrockFailure(f'The "input" argument must be of type string. Received {js_string(value)}')
+        raise BedrockFailure(f'The "input" argument must be of type string. Received {js_to_string(value)}')
     if len(value) % 4 != 0:
         raise BedrockFailure("Incorrect padding on base64 string.", name="TypeError")
     if not _BASE64.match(value):
@@ -258,7 +258,7 @@ def _unmarshal(message: EventStreamMessage) -> tuple[str, Any] | None:
         if event_type == "contentBlockDelta":
             _decode_redacted_content(data)
         return event_type, data
-    raise BedrockFailure(f"Unrecognizable event type: {js_string(message.header_str(':event-type'))}")
+    raise BedrockFailure(f"Unrecognizable event type: {js_to_string(message.header_str(':event-type'))}")
 
 
 def _decode_redacted_content(data: dict[str, Any]) -> None:
@@ -293,7 +293,7 @@ def _map_stop_reason(reason: Any) -> tuple[str, str | None]:
     if reason == "tool_use":
         return "toolUse", None
     if js_truthy(reason):
-        return "error", f"Provider stopped with: {js_string(reason)}"
+        return "error", f"Provider stopped with: {js_to_string(reason)}"
     return "error", None
 
 
@@ -415,13 +415,13 @@ class _BedrockStream:
                 position = self._new_block({"type": "text", "text": ""}, event, "text")
                 block = content[position]
             if block.get("type") == "text":
-                self._buffer(block, "text", js_string(text))
+                self._buffer(block, "text", js_to_string(text))
                 self._emit({"type": "text_delta", "contentIndex": position, "delta": text})
             return
         tool_use = delta.get("toolUse")
         if js_truthy(tool_use) and block is not None and block.get("type") == "toolCall":
             raw_input = tool_use.get("input") if isinstance(tool_use, dict) else None
-            piece = js_string(raw_input) if js_truthy(raw_input) else ""
+            piece = js_to_string(raw_input) if js_truthy(raw_input) else ""
             block["partialJson"] = (block.get("partialJson") or "") + piece
             block["arguments"] = parse_streaming_json(block["partialJson"])
             self._emit({"type": "toolcall_delta", "contentIndex": position, "delta": piece})
@@ -439,11 +439,11 @@ class _BedrockStream:
             return
         text = reasoning.get("text")
         if js_truthy(text):
-            self._buffer(block, "thinking", js_string(text))
+            self._buffer(block, "thinking", js_to_string(text))
             self._emit({"type": "thinking_delta", "contentIndex": position, "delta": text})
         signature = reasoning.get("signature")
         if js_truthy(signature) and not block.get("redacted"):
-            block["thinkingSignature"] = (block.get("thinkingSignature") or "") + js_string(signature)
+            block["thinkingSignature"] = (block.get("thinkingSignature") or "") + js_to_string(signature)
         redacted = reasoning.get("redactedContent")
         if isinstance(redacted, bytes) and redacted:
             if not block.get("redacted"):
@@ -534,7 +534,7 @@ def format_bedrock_error(failure: BedrockFailure) -> str:
     body = _error_body_text(failure)
     status = _error_status(failure)
     carries_body = body is None or body in failure.message
-    core = f"{js_string(status)}: {body}" if not carries_body and status is not None else failure.message
+    core = f"{js_to_string(status)}: {body}" if not carries_body and status is not None else failure.message
     hint = (
         f" See {DATA_RETENTION_DOCS_URL} for supported data retention modes."
         if _DATA_RETENTION.search(core)

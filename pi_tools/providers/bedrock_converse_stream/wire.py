@@ -14,9 +14,9 @@ import re
 from typing import Any
 from urllib.parse import quote
 
+from pi_tools.js.json_stringify import js_stringify
 from pi_tools.providers.bedrock_converse_stream.payload import configured_region
 from pi_tools.providers.catalog import Model
-from pi_tools.providers.jsonjs import js_stringify
 from pi_tools.providers.provider_env import provider_env
 
 SDK_VERSION = "3.1048.0"

@@ -11,13 +11,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from pi_tools.js.access import copy_defined, js_join_piece, require_string
+from pi_tools.js.strings import js_is_blank
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
 from pi_tools.providers.errors import PayloadError, missing_api_key
-from pi_tools.providers.jsaccess import copy_defined, require_string
-from pi_tools.providers.jsonjs import js_is_blank, sanitize_id_chars, sanitize_surrogates
-from pi_tools.providers.jstext import js_join_piece
 from pi_tools.providers.options import build_base_options, clamp_thinking_level
+from pi_tools.providers.sanitize import sanitize_id_chars, sanitize_surrogates
 from pi_tools.providers.transform_messages import transform_messages
 
 GOOGLE_LEVELS = ("minimal", "low", "medium", "high")

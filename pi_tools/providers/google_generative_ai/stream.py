@@ -16,9 +16,9 @@ from typing import Any
 
 import orjson
 
-from pi_tools.messages.jsvalues import js_to_number
+from pi_tools.js.json_stringify import js_stringify
+from pi_tools.js.values import JS_WHITESPACE, js_to_number
 from pi_tools.providers.catalog import Model, calculate_cost
-from pi_tools.providers.jsonjs import JS_WHITESPACE, js_stringify
 from pi_tools.providers.node_http import node_status_text
 from pi_tools.providers.stream_message import (
     PiError,

@@ -11,21 +11,17 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pi_tools.js.access import block_type, content_array, copy_defined, require_string, string_field
+from pi_tools.js.json_stringify import clone_json, js_stringify
+from pi_tools.js.strings import js_trim
+from pi_tools.js.values import js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
-from pi_tools.providers.errors import PayloadError, require_api_key
+from pi_tools.providers.data_url import image_data_url
+from pi_tools.providers.errors import PayloadError, malformed_input_guard, require_api_key
 from pi_tools.providers.hashing import short_hash
-from pi_tools.providers.jsaccess import (
-    block_type,
-    content_array,
-    copy_defined,
-    malformed_input_guard,
-    require_string,
-    string_field,
-)
-from pi_tools.providers.jsonjs import clone_json, js_stringify, js_trim, sanitize_surrogates
-from pi_tools.providers.jstext import image_data_url, js_truthy
 from pi_tools.providers.options import build_base_options, clamp_thinking_level
+from pi_tools.providers.sanitize import sanitize_surrogates
 from pi_tools.providers.transform_messages import transform_messages
 
 TOOL_CALL_ID_LENGTH = 9

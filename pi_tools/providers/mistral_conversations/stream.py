@@ -14,11 +14,12 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from pi_tools.js.json_stringify import js_stringify
+from pi_tools.js.values import JS_WHITESPACE, js_to_string
 from pi_tools.providers.catalog import Model, calculate_cost
-from pi_tools.providers.jsonjs import JS_WHITESPACE, js_stringify, sanitize_surrogates
-from pi_tools.providers.jstext import js_string
 from pi_tools.providers.mistral_conversations.payload import derive_tool_call_id
 from pi_tools.providers.node_http import node_status_text
+from pi_tools.providers.sanitize import sanitize_surrogates
 from pi_tools.providers.stream_message import (
     PiError,
     SequentialBlocks,
@@ -173,7 +174,7 @@ def _map_stop_reason(reason: Any) -> tuple[str, str | None]:
         return "length", None
     if reason == "tool_calls":
         return "toolUse", None
-    return "error", f"Provider stopped with: {js_string(reason)}"
+    return "error", f"Provider stopped with: {js_to_string(reason)}"
 
 
 class _MistralStream(SequentialBlocks):
@@ -268,7 +269,7 @@ class _MistralStream(SequentialBlocks):
                 self._append("thinking", thinking)
         elif kind == "text":
             text = item.get("text")
-            self._append("text", sanitize_surrogates("" if text is None else js_string(text)))
+            self._append("text", sanitize_surrogates("" if text is None else js_to_string(text)))
 
     def _handle_tool_call(self, tool_call: Any) -> None:
         if self.current is not None:
@@ -284,7 +285,7 @@ class _MistralStream(SequentialBlocks):
         if js_truthy(raw_id) and raw_id != "null":
             call_id = raw_id
         else:
-            call_id = derive_tool_call_id(f"toolcall:{js_string(0 if index is None else index)}", 0)
+            call_id = derive_tool_call_id(f"toolcall:{js_to_string(0 if index is None else index)}", 0)
         key = _map_key(call_id if index is None else index)
         content = self.output["content"]
         block: dict[str, Any] | None = None

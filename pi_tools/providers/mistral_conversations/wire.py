@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from pi_tools.js.values import js_to_string
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import require_api_key
-from pi_tools.providers.jstext import js_string
 from pi_tools.providers.mistral_conversations.payload import uses_prompt_caching
 from pi_tools.providers.openai_responses.wire import caller_headers, sorted_headers, whatwg_href
 
@@ -98,7 +98,7 @@ def _apply_overrides(headers: dict[str, str], overrides: Mapping[str, Any] | Non
         if value is None:
             headers.pop(name.lower(), None)
         else:
-            headers[name.lower()] = js_string(value)
+            headers[name.lower()] = js_to_string(value)
 
 
 def _names(overrides: Mapping[str, Any] | None) -> set[str]:

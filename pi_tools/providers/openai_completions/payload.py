@@ -11,6 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pi_tools.js.access import block_field, block_type, copy_defined, js_join_piece
+from pi_tools.js.json_stringify import js_stringify
+from pi_tools.js.strings import js_is_blank, js_length, js_slice, js_trim
+from pi_tools.js.values import UNDEFINED, js_truthy
+from pi_tools.providers.data_url import image_data_url
+from pi_tools.providers.hashing import short_hash
+from pi_tools.providers.sanitize import sanitize_id_chars, sanitize_surrogates
+
 from ..catalog import Model
 from ..constrained_sampling import (
     grammar_input_properties,
@@ -20,18 +28,6 @@ from ..constrained_sampling import (
     resolve_json_schema_strict,
 )
 from ..errors import PayloadError, missing_api_key
-from ..hashing import short_hash
-from ..jsaccess import block_field, block_type, copy_defined
-from ..jsonjs import (
-    js_is_blank,
-    js_length,
-    js_slice,
-    js_stringify,
-    js_trim,
-    sanitize_id_chars,
-    sanitize_surrogates,
-)
-from ..jstext import UNDEFINED, image_data_url, js_join_piece, js_truthy
 from ..options import (
     build_base_options,
     clamp_thinking_budget_to_answer_room,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pi_tools.js.json_stringify import js_stringify
 from pi_tools.providers.catalog import Model, calculate_cost
-from pi_tools.providers.jsonjs import js_stringify
 from pi_tools.providers.openai_completions.compat import resolve_compat
 from pi_tools.providers.openai_completions.reasoning_details import is_reasoning_detail
 from pi_tools.providers.sse import open_openai_sdk_stream

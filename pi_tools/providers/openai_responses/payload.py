@@ -14,6 +14,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from pi_tools.js.access import (
+    block_type,
+    content_array,
+    copy_defined,
+    js_join_piece,
+    require_string,
+    string_field,
+)
+from pi_tools.js.json_stringify import js_stringify
+from pi_tools.js.strings import js_length
+from pi_tools.js.values import UNDEFINED, js_to_string, js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import (
     grammar_input_properties,
@@ -22,25 +33,12 @@ from pi_tools.providers.constrained_sampling import (
     resolve_grammar,
     resolve_json_schema_strict,
 )
-from pi_tools.providers.errors import PayloadError, missing_api_key, require_api_key
+from pi_tools.providers.data_url import image_data_url
+from pi_tools.providers.errors import PayloadError, malformed_input_guard, missing_api_key, require_api_key
 from pi_tools.providers.hashing import short_hash
-from pi_tools.providers.jsaccess import (
-    block_type,
-    content_array,
-    copy_defined,
-    malformed_input_guard,
-    require_string,
-    string_field,
-)
-from pi_tools.providers.jsonjs import (
-    js_length,
-    js_stringify,
-    sanitize_id_chars,
-    sanitize_surrogates,
-)
-from pi_tools.providers.jstext import UNDEFINED, image_data_url, js_join_piece, js_string, js_truthy
 from pi_tools.providers.options import build_base_options, clamp_thinking_level, resolve_cache_retention
 from pi_tools.providers.provider_env import provider_env
+from pi_tools.providers.sanitize import sanitize_id_chars, sanitize_surrogates
 from pi_tools.providers.transform_messages import transform_messages
 from pi_tools.providers.v8json import js_json_parse
 
@@ -130,7 +128,7 @@ def split_deferred_tools(context: Mapping[str, Any], enabled: bool) -> tuple[lis
     unique: dict[Any, Any] = {}
     for tool in context.get("tools") or ():
         name = tool.get("name")
-        unique[name if _hashable(name) else js_string(name)] = tool
+        unique[name if _hashable(name) else js_to_string(name)] = tool
     if not enabled:
         return list(unique.values()), {}
     deferred_names: set[Any] = set()
@@ -370,8 +368,8 @@ class _ResponsesInputBuilder:
                 {"type": "additional_tools", "role": "developer", "tools": self._tools(newly_loaded, False)}
             )
         elif self.deferred_mode == "tool-search":
-            names = [js_string(tool.get("name")) for tool in newly_loaded]
-            seed = js_string(message.get("toolCallId")) + ":" + ",".join(names)
+            names = [js_to_string(tool.get("name")) for tool in newly_loaded]
+            seed = js_to_string(message.get("toolCallId")) + ":" + ",".join(names)
             search_id = f"pi_tool_load_{short_hash(seed)}"
             self.items.append(
                 {

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pi_tools.js.json_stringify import js_stringify
 from pi_tools.providers.catalog import Model, calculate_cost
-from pi_tools.providers.jsonjs import js_stringify
 from pi_tools.providers.sse import open_openai_sdk_stream
 from pi_tools.providers.stream_message import counted_usage, emit_done, raise_unless_settled
 from pi_tools.providers.streaming import (

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
+from pi_tools.js.strings import utf16_code_units
+from pi_tools.js.values import js_to_string
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError, require_api_key
-from pi_tools.providers.hashing import utf16_code_units
-from pi_tools.providers.jstext import js_string
 from pi_tools.providers.openai_completions.wire import attribution_headers
 from pi_tools.providers.openai_responses.payload import (
     azure_endpoint,
@@ -45,12 +45,12 @@ def _layer(headers: dict[str, str], extra: Mapping[str, Any] | None) -> None:
         if value is None:
             headers.pop(key, None)
         else:
-            headers[key] = js_string(value)
+            headers[key] = js_to_string(value)
 
 
 def _assign(headers: dict[str, str | None], extra: Mapping[str, Any] | None) -> None:
     for name, value in (extra or {}).items():
-        headers[name.lower()] = None if value is None else js_string(value)
+        headers[name.lower()] = None if value is None else js_to_string(value)
 
 
 def header_value(value: str) -> str:

@@ -167,3 +167,19 @@ def js_to_number(value: Any) -> float:
     if isinstance(value, list):  # an array converts through its string form: [] -> "" -> 0, [5] -> "5" -> 5
         return js_to_number(js_to_string(value))
     return math.nan
+
+
+def js_map_key(value: Any) -> Any:
+    """A dict key with JS ``Map`` identity (SameValueZero): ``1`` and ``1.0`` match, ``true`` and ``1`` do not,
+    and an object or array only matches itself (a fresh key is never found again)."""
+    if value is UNDEFINED:
+        return ("undefined",)
+    if value is None:
+        return ("null",)
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, float)):
+        return ("number", value)
+    if isinstance(value, str):
+        return ("string", value)
+    return ("object", object())

@@ -1,26 +1,25 @@
-"""``JSON.parse`` as Pi runs it (V8 in Node 22): the same values, the same ``SyntaxError`` texts, and pi-ai's
-repair of tool-call JSON.
+"""``JSON.parse`` as Pi runs it (V8 in Node 22): the same values and the same ``SyntaxError`` texts.
 
 Stream decoders copy a failed parse's message into ``errorMessage`` (where retry rules read it) and payload
 builders fail a request with it, so the wording, which depends on the token class and on the position in UTF-16
 code units, is part of what Pi produces. Values come from orjson, or the stdlib for the texts orjson refuses
 (lone surrogate escapes, huge numbers); the scanner only decides where and how V8 rejects. V8 parses without
-recursion, so nesting deeper than Python's stack allows still yields a value here.
+recursion, so nesting deeper than Python's stack allows still yields a value here: such texts take
+:func:`parse_js_json`, an explicit-stack parser, which also serves the session reader (its errors carry the column
+that the reader's diagnostics name).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 import orjson
 
-from pi_tools.providers.hashing import utf16_code_units
-
-
-class JsJsonError(ValueError):
-    """``JSON.parse`` failed; the message is V8's (Node 22), because Pi copies it into ``errorMessage``."""
+from pi_tools.js.errors import JsJsonError, JsonSyntaxError
+from pi_tools.js.strings import utf16_code_units
 
 
 def _reject_constant(name: str) -> Any:
@@ -28,6 +27,8 @@ def _reject_constant(name: str) -> Any:
 
 
 _MAX_SAFE = 2**53
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
 
 def _js_int(text: str) -> int | float:
@@ -47,7 +48,7 @@ def js_json_loads(text: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_int=_js_int)
     except RecursionError:
-        return _load_deep(text)
+        return parse_js_json(text)  # nesting deeper than the recursive parsers' stack
 
 
 def js_json_parse(text: str) -> Any:
@@ -58,58 +59,6 @@ def js_json_parse(text: str) -> Any:
         raise JsJsonError(v8_json_error_message(text)) from None
 
 
-# One JSON token after optional whitespace: punctuation, a string body, or a number / literal.
-_DEEP_TOKEN = re.compile(r'[ \t\n\r]*+(?:([\[\]{},:])|"([^"\\]*+(?:\\[\s\S][^"\\]*+)*+)"|([-+.0-9A-Za-z]++))')
-
-
-def _load_deep(text: str) -> Any:
-    """Build the value of a text nested too deeply for the recursive parsers, with an explicit stack."""
-    message = v8_json_error_message(text)
-    if message:
-        raise ValueError(message)
-    root: list[Any] = []
-    stack: list[Any] = [root]
-    key: str | None = None
-    expecting_key = False
-    for match in _DEEP_TOKEN.finditer(text):
-        punctuation, body, scalar = match.groups()
-        value: Any
-        if punctuation is not None:
-            if punctuation in "]}":
-                stack.pop()
-                continue
-            if punctuation == ",":
-                expecting_key = isinstance(stack[-1], dict)
-                continue
-            if punctuation == ":":
-                expecting_key = False
-                continue
-            value = [] if punctuation == "[" else {}
-        elif body is not None:
-            value = body if "\\" not in body else json.loads(f'"{body}"')
-            if expecting_key:
-                key = value
-                continue
-        elif scalar in _LITERALS:
-            value = _LITERALS[scalar]
-        elif any(mark in scalar for mark in ".eE"):
-            value = float(scalar)
-        else:
-            value = _js_int(scalar)
-        container = stack[-1]
-        if isinstance(container, dict):
-            container[key] = value
-        else:
-            container.append(value)
-        if isinstance(value, dict):
-            stack.append(value)
-            expecting_key = True
-        elif isinstance(value, list):
-            stack.append(value)
-    return root[0]
-
-
-_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
 
 
 _WHITESPACE = frozenset((0x20, 0x09, 0x0A, 0x0D))
@@ -346,76 +295,114 @@ def v8_json_error_message(text: str) -> str:
     return ""
 
 
-# A string literal as repairJson delimits it: a backslash always pairs with the next character (an invalid
-# escape character is never a quote), and an unterminated literal runs to the end of the text.
-_STRING_LITERAL = re.compile(r'"([^"\\]*+(?:\\[\s\S][^"\\]*+)*+\\?)("|\Z)')
-_NEEDS_REPAIR = re.compile(r"[\\\x00-\x1f]")
-_CLEAN_BODY = re.compile(r'[^\\\x00-\x1f]*+(?:\\["\\/bfnrtu][^\\\x00-\x1f]*+)*+')
-# Valid content, then a backslash that starts no valid escape (or the end): that backslash gets doubled.
-_STRAY_BACKSLASH = re.compile(r'([^\\]*+(?:\\["\\/bfnrtu][^\\]*+)*+)(\\|\Z)')
-_CONTROL_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x20)} | {
-    0x08: "\\b",
-    0x0C: "\\f",
-    0x0A: "\\n",
-    0x0D: "\\r",
-    0x09: "\\t",
-}
-
-
-def _repair_body(body: str) -> str:
-    if _CLEAN_BODY.fullmatch(body):
-        return body
-    return _STRAY_BACKSLASH.sub(_double_stray, body).translate(_CONTROL_ESCAPES)
-
-
-def _double_stray(match: re.Match[str]) -> str:
-    # Matches tile the body from its start, so a backslash here never sits inside a valid escape pair.
-    return match.group(1) + ("\\\\" if match.group(2) else "")
-
-
-def repair_json(text: str) -> str:
-    """pi-ai ``repairJson``: escape raw control characters inside strings and double stray backslashes.
-
-    Models often emit Windows paths or literal newlines inside tool-call arguments; this is what makes those
-    arguments parse in Pi, so the repaired value is part of the settled message. Runs at regex speed because
-    Pi re-parses the whole argument text on every streamed delta.
-    """
-    if _NEEDS_REPAIR.search(text) is None:
-        return text
-    out: list[str] = []
-    position = 0
-    for literal in _STRING_LITERAL.finditer(text):
-        body = literal.group(1)
-        repaired = _repair_body(body)
-        if repaired is body:
-            continue
-        out.append(text[position : literal.start(1)])
-        out.append(repaired)
-        position = literal.end(1)
-    if not out:
-        return text
-    out.append(text[position:])
-    return "".join(out)
-
-
-def parse_json_with_repair(text: str) -> Any:
-    """pi-ai ``parseJsonWithRepair``: ``JSON.parse``, retried once on the repaired text.
-
-    The error raised is the one for whichever text was parsed last, as in Pi (its message can end up in
-    ``errorMessage``).
-    """
-    try:
-        return js_json_loads(text)
-    except (ValueError, RecursionError):
-        repaired = repair_json(text)
-        if repaired != text:
-            return js_json_parse(repaired)
-        raise JsJsonError(v8_json_error_message(text)) from None
-
-
 def js_json_or_none(text: str) -> Any:
     """``JSON.parse`` where the SDK swallows the failure (``safeJSON``): ``None`` for text that is not JSON."""
     try:
         return js_json_loads(text)
     except (ValueError, RecursionError):
         return None
+
+
+def parse_js_json(text: str) -> Any:
+    """Parse `text` with JSON.parse semantics (iteratively; raises JsonSyntaxError)."""
+    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    end = len(text)
+    # Each stack frame: [container, pending key or None]
+    stack: list[list[Any]] = []
+    root: Any = None
+    have_root = False
+    expect_value = True
+    while True:
+        if expect_value:
+            if pos >= end:
+                raise JsonSyntaxError("Unexpected end of JSON input", pos + 1)
+            ch = text[pos]
+            value: Any
+            if ch == "{":
+                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                if pos < end and text[pos] == "}":
+                    value, pos = {}, pos + 1
+                else:
+                    stack.append([{}, None])
+                    pos = _read_key(text, pos, stack[-1])
+                    continue
+            elif ch == "[":
+                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                if pos < end and text[pos] == "]":
+                    value, pos = [], pos + 1
+                else:
+                    stack.append([[], None])
+                    continue
+            elif ch == '"':
+                try:
+                    value, pos = scanstring(text, pos + 1, True)
+                except json.JSONDecodeError as exc:
+                    raise JsonSyntaxError(f"Bad string: {exc.msg}", exc.pos + 1) from None
+            elif text.startswith("true", pos):
+                value, pos = True, pos + 4
+            elif text.startswith("false", pos):
+                value, pos = False, pos + 5
+            elif text.startswith("null", pos):
+                value, pos = None, pos + 4
+            else:
+                match = _NUMBER.match(text, pos)
+                if not match:
+                    raise JsonSyntaxError(f"Unexpected token {text[pos]!r}", pos + 1)
+                number = match.group()
+                value = float(number) if "." in number or "e" in number or "E" in number else _js_int(number)
+                pos = match.end()
+            # Attach the finished value to its parent (or make it the root).
+            if not stack:
+                root, have_root = value, True
+            else:
+                frame = stack[-1]
+                if isinstance(frame[0], dict):
+                    frame[0][frame[1]] = value
+                else:
+                    frame[0].append(value)
+            expect_value = False
+        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        if not stack:
+            if pos != end:
+                raise JsonSyntaxError(f"Unexpected non-whitespace character {text[pos]!r} after JSON", pos + 1)
+            assert have_root
+            return root
+        if pos >= end:
+            raise JsonSyntaxError("Unexpected end of JSON input", pos + 1)
+        frame = stack[-1]
+        ch = text[pos]
+        closer = "}" if isinstance(frame[0], dict) else "]"
+        if ch == ",":
+            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+            if closer == "}":
+                pos = _read_key(text, pos, frame)
+            expect_value = True
+        elif ch == closer:
+            stack.pop()
+            finished = frame[0]
+            pos += 1
+            if not stack:
+                root, have_root = finished, True
+            else:
+                parent = stack[-1]
+                if isinstance(parent[0], dict):
+                    parent[0][parent[1]] = finished
+                else:
+                    parent[0].append(finished)
+        else:
+            raise JsonSyntaxError(f"Expected ',' or '{closer}' but found {ch!r}", pos + 1)
+
+
+def _read_key(text: str, pos: int, frame: list[Any]) -> int:
+    """Read `"key" :` into the frame; returns the position of the value."""
+    if pos >= len(text) or text[pos] != '"':
+        raise JsonSyntaxError("Expected double-quoted property name", pos + 1)
+    try:
+        key, pos = scanstring(text, pos + 1, True)
+    except json.JSONDecodeError as exc:
+        raise JsonSyntaxError(f"Bad string: {exc.msg}", exc.pos + 1) from None
+    pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+    if pos >= len(text) or text[pos] != ":":
+        raise JsonSyntaxError("Expected ':' after property name", pos + 1)
+    frame[1] = key
+    return _WS.match(text, pos + 1).end()  # type: ignore[union-attr]

@@ -1,0 +1,108 @@
+"""``JSON.stringify`` as V8 writes it, and the own-key order of JavaScript objects.
+
+Pi stringifies tool arguments, stored JSON and whole payload parts; its bytes reach requests (Mistral's tool-call
+arguments, Bedrock's tool input text, hashes of ids), so key order (array-index keys first), number spelling and
+the escaping of lone surrogates must be V8's.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from typing import Any
+
+from pi_tools.js.strings import LONE_SURROGATE, SURROGATE, join_surrogate_pairs
+from pi_tools.js.values import js_number_to_string
+
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
+_MAX_ARRAY_INDEX = 2**32 - 2
+
+def clone_json(value: Any) -> Any:
+    """Deep copy of plain JSON data (dicts, lists, scalars); faster than ``copy.deepcopy`` for this shape."""
+    if isinstance(value, dict):
+        return {key: clone_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [clone_json(item) for item in value]
+    return value
+
+
+def _escape_lone(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def js_quote(s: str) -> str:
+    """A JSON string literal as ``JSON.stringify`` writes it (raw non-ASCII, lone surrogates as ``\\udxxx``)."""
+    quoted: str = encode_basestring(s)
+    if SURROGATE.search(quoted) is None:
+        return quoted
+    return LONE_SURROGATE.sub(_escape_lone, join_surrogate_pairs(quoted))
+
+
+def js_number_str(x: float | int) -> str:
+    """``String(x)`` for a JS number, but ``"null"`` for NaN/Infinity: what ``JSON.stringify`` writes."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, float) and not math.isfinite(x):
+        return "null"
+    text = js_number_to_string(x)
+    return "null" if text.endswith("Infinity") else text
+
+
+def _is_array_index(key: str) -> bool:
+    return _ARRAY_INDEX.fullmatch(key) is not None and int(key) <= _MAX_ARRAY_INDEX
+
+
+def js_own_keys(obj: dict[str, Any]) -> list[str]:
+    """``Object.keys(obj)``: array-index names ascending first, then the rest in insertion order."""
+    return [key for key, _ in _js_key_order(obj)]
+
+
+def _js_key_order(obj: dict[Any, Any]) -> list[tuple[str, Any]]:
+    """Own-property order of a JS object: array-index keys ascending, then the rest in insertion order."""
+    items = [(k if isinstance(k, str) else str(k), v) for k, v in obj.items()]
+    if not any(_is_array_index(k) for k, _ in items):
+        return items
+    indexed = sorted((item for item in items if _is_array_index(item[0])), key=lambda item: int(item[0]))
+    return indexed + [item for item in items if not _is_array_index(item[0])]
+
+
+def _write(value: Any, out: list[str]) -> None:
+    if value is None:
+        out.append("null")
+    elif isinstance(value, str):
+        out.append(js_quote(value))
+    elif isinstance(value, bool):
+        out.append("true" if value else "false")
+    elif isinstance(value, int | float):
+        out.append(js_number_str(value))
+    elif isinstance(value, dict):
+        out.append("{")
+        first = True
+        for key, item in _js_key_order(value):
+            if not first:
+                out.append(",")
+            first = False
+            out.append(js_quote(key))
+            out.append(":")
+            _write(item, out)
+        out.append("}")
+    elif isinstance(value, list | tuple):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _write(item, out)
+        out.append("]")
+    else:
+        raise TypeError(f"js_stringify cannot serialise {type(value).__name__}")
+
+
+def js_stringify(value: Any) -> str:
+    """Exactly what ``JSON.stringify(value)`` returns for a JSON-shaped Python value (compact, no spaces)."""
+    if isinstance(value, str):
+        return js_quote(value)
+    out: list[str] = []
+    _write(value, out)
+    return "".join(out)
+
