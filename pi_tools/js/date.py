@@ -76,7 +76,7 @@ def _parse_iso(text: str) -> float | None:
 def _days_from_civil(year: int, month: int, day: int) -> int:
     """Days since 1970-01-01 for a proleptic Gregorian date (any year)."""
     year -= month <= 2
-    era = (year if year >= 0 else year - 399) // 400
+    era = year // 400  # floor division: the C original's (year - 399) / 400 correction is already in //
     yoe = year - era * 400
     doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy

@@ -1,8 +1,5 @@
-"""JavaScript string/JSON semantics and pi-ai's shortHash, checked against values Node produced.
-
-Expected values below were computed once with Node 20 on the reference install (``JSON.stringify`` after
-``JSON.parse`` of the same text; ``shortHash`` from pi-ai/dist/utils/hash.js, and ``s.length``).
-"""
+"""``JSON.stringify(value)``: :func:`pi_tools.js.json_stringify.js_stringify` against Node (key order, number
+spelling, escapes, lone surrogates written as ``\\udxxx``)."""
 
 from __future__ import annotations
 
@@ -12,29 +9,8 @@ from typing import Any
 import pytest
 
 from pi_tools.js.json_stringify import js_number_str, js_stringify
-from pi_tools.js.strings import js_length
-from pi_tools.providers.hashing import short_hash
-from pi_tools.providers.sanitize import sanitize_surrogates
 
-LONG_RESPONSES_ID = "call_" + "Z9" * 230 + "|fc_" + "q" * 200
-
-# (input, shortHash(input), input.length) from Node.
-NODE_SHORT_HASH: list[tuple[str, str, int]] = [
-    ("", "k4n83c7h0j2b", 0),
-    ("a", "m8735310ae7sx", 1),
-    ("hello", "1h6qa0qrowduu", 5),
-    ("toolu_01ABCdef", "11th46g8nu9yr", 14),
-    ("call_abc123|fc_0123456789abcdef0123456789abcdef", "1w1u7h2ee7zdr", 47),
-    ("héllo wörld", "1slrdvn1t61j5h", 11),
-    ("😀", "13wj7r7usi372", 2),
-    ("\ud800x", "pzq1oh1il0kcn", 2),
-    ("x\udfff", "e5ox153o6ske", 2),
-    ("日本語のテキスト", "19vzchtchqpzh", 8),
-    ("a" * 1000, "kli8eammh8ym", 1000),
-    (LONG_RESPONSES_ID, "12qmyts1c0bdp6", 669),
-    ("toolcall:0", "1nlso9v7di2pi", 10),
-    ("toolcall:17:3", "1jn090o1amvsw4", 13),
-]
+from nodecases import case_id, node_cases
 
 # (JSON text, JSON.stringify(JSON.parse(text))) from Node.
 NODE_STRINGIFY: list[tuple[str, str]] = [
@@ -70,15 +46,6 @@ NODE_STRINGIFY: list[tuple[str, str]] = [
     ("123e19", "1.23e+21"),
 ]
 
-
-@pytest.mark.parametrize(("text", "expected_hash", "_length"), NODE_SHORT_HASH)
-def test_short_hash_matches_node(text: str, expected_hash: str, _length: int) -> None:
-    assert short_hash(text) == expected_hash
-
-
-@pytest.mark.parametrize(("text", "_hash", "expected_length"), NODE_SHORT_HASH)
-def test_js_length_counts_utf16_code_units(text: str, _hash: str, expected_length: int) -> None:
-    assert js_length(text) == expected_length
 
 
 @pytest.mark.parametrize(("source", "expected"), NODE_STRINGIFY)
@@ -116,30 +83,6 @@ def test_js_number_str(number: float, expected: str) -> None:
     assert js_number_str(number) == expected
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("plain", "plain"),
-        ("Hello 🙈 World", "Hello 🙈 World"),
-        ("Text \ud83d here", "Text  here"),
-        ("\udc00start", "start"),
-        ("end\ud800", "end"),
-        ("\ud83d\ude00", "😀"),
-        ("a\udc00\ud800b", "ab"),
-    ],
-)
-def test_sanitize_surrogates(text: str, expected: str) -> None:
-    assert sanitize_surrogates(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("value", "expected_length"),
-    [(["ab", "c"], 2), ({"length": 9}, 9), ({"size": 9}, None), (5, None), (0, None), (True, None), (None, None)],
-)
-def test_js_length_of_non_strings(value: Any, expected_length: int | None) -> None:
-    """``.length`` of a stored non-string: arrays and objects with a numeric ``length`` have one, the rest NaN."""
-    length = js_length(value)
-    if expected_length is None:
-        assert length != length  # NaN, which makes pi-ai's token estimate NaN
-    else:
-        assert length == expected_length
+@pytest.mark.parametrize("case", node_cases("json_stringify"), ids=case_id)
+def test_stringify_of_parsed_values_matches_node(case: dict[str, Any]) -> None:
+    assert js_stringify(case["value"]) == case["result"]

@@ -1,0 +1,52 @@
+"""pi-ai's text helpers (shortHash, sanitizeSurrogates), checked against values Node produced.
+
+Expected values below were computed once with Node 20 on the reference install (``JSON.stringify`` after
+``JSON.parse`` of the same text; ``shortHash`` from pi-ai/dist/utils/hash.js, and ``s.length``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pi_tools.providers.hashing import short_hash
+from pi_tools.providers.sanitize import sanitize_surrogates
+
+LONG_RESPONSES_ID = "call_" + "Z9" * 230 + "|fc_" + "q" * 200
+
+# (input, shortHash(input), input.length) from Node.
+NODE_SHORT_HASH: list[tuple[str, str, int]] = [
+    ("", "k4n83c7h0j2b", 0),
+    ("a", "m8735310ae7sx", 1),
+    ("hello", "1h6qa0qrowduu", 5),
+    ("toolu_01ABCdef", "11th46g8nu9yr", 14),
+    ("call_abc123|fc_0123456789abcdef0123456789abcdef", "1w1u7h2ee7zdr", 47),
+    ("héllo wörld", "1slrdvn1t61j5h", 11),
+    ("😀", "13wj7r7usi372", 2),
+    ("\ud800x", "pzq1oh1il0kcn", 2),
+    ("x\udfff", "e5ox153o6ske", 2),
+    ("日本語のテキスト", "19vzchtchqpzh", 8),
+    ("a" * 1000, "kli8eammh8ym", 1000),
+    (LONG_RESPONSES_ID, "12qmyts1c0bdp6", 669),
+    ("toolcall:0", "1nlso9v7di2pi", 10),
+    ("toolcall:17:3", "1jn090o1amvsw4", 13),
+]
+
+@pytest.mark.parametrize(("text", "expected_hash", "_length"), NODE_SHORT_HASH)
+def test_short_hash_matches_node(text: str, expected_hash: str, _length: int) -> None:
+    assert short_hash(text) == expected_hash
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain", "plain"),
+        ("Hello 🙈 World", "Hello 🙈 World"),
+        ("Text \ud83d here", "Text  here"),
+        ("\udc00start", "start"),
+        ("end\ud800", "end"),
+        ("\ud83d\ude00", "😀"),
+        ("a\udc00\ud800b", "ab"),
+    ],
+)
+def test_sanitize_surrogates(text: str, expected: str) -> None:
+    assert sanitize_surrogates(text) == expected
