@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from pi_tools.audit import usage_scan
-from pi_tools.audit.usage import UsageOptions, collect_usage, usage_document, usage_rows
+from pi_tools.audit.usage import UsageOptions, collect_usage, flat_row, usage_document, usage_rows
 from pi_tools.providers.catalog import calculate_cost, get_model
 
 # The reference material's session generator: beside the checkout (as CI lays it out), else the workspace copy.
@@ -23,17 +23,18 @@ GEN_CORPUS = next(
     Path("/work/shared/oracle/gen_corpus.py"),
 )
 ROW_KEYS = ["messages", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "costStored",
-            "costRecomputed", "recomputedMessages", "unpricedMessages", "cacheHitRatio"]
-TOTAL_KEYS = {"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "messages"}
+            "costRecomputed", "costSources", "cacheHitRatio"]
+TOTAL_KEYS = {"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "messages", "costSources"}
 ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?(Z|[+-]\d{2}:\d{2})")
 HEADER = {"type": "session", "version": 3, "id": "u", "timestamp": "2026-03-01T00:00:00.000Z", "cwd": "/w"}
 
 
-def independent_totals(files: list[Path], day_of: Any = None) -> dict[str, Any]:
+def independent_totals(files: list[Path], cost_mode: str = "auto") -> dict[str, Any]:
     """A plain-Python count over the files: every assistant message entry with usage and an ISO timestamp.
 
     De-duplicates like ccusage (per file: same entry timestamp and total tokens), which the fixtures below
-    exercise with a repeated line.
+    exercise with a repeated line. Costs: the stored total (auto: unless it is 0), else the catalog's price
+    (every model these files name without a usable stored cost is in the catalog).
     """
     totals = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": 0.0,
               "messages": 0}
@@ -67,9 +68,10 @@ def independent_totals(files: list[Path], day_of: Any = None) -> dict[str, Any]:
             totals["totalTokens"] += total
             totals["messages"] += 1
             cost = usage.get("cost")
-            if isinstance(cost, dict) and isinstance(cost.get("total"), (int, float)):
-                totals["cost"] += cost["total"]
-            else:
+            stored = cost.get("total") if isinstance(cost, dict) else None
+            if isinstance(stored, (int, float)) and (cost_mode == "stored" or stored != 0):
+                totals["cost"] += stored
+            elif cost_mode != "stored":
                 fresh = dict(counts)
                 totals["cost"] += calculate_cost(get_model(message["provider"], message["model"]), fresh)["total"]
     return totals
@@ -77,7 +79,9 @@ def independent_totals(files: list[Path], day_of: Any = None) -> dict[str, Any]:
 
 def assert_totals(actual: dict[str, Any], want: dict[str, Any]) -> None:
     assert set(actual) == TOTAL_KEYS
-    assert {k: v for k, v in actual.items() if k != "cost"} == {k: v for k, v in want.items() if k != "cost"}
+    assert sum(actual["costSources"].values()) == actual["messages"]
+    assert {k: v for k, v in actual.items() if k not in ("cost", "costSources")} == \
+        {k: v for k, v in want.items() if k != "cost"}
     assert actual["cost"] == pytest.approx(want["cost"], rel=1e-12, abs=1e-12)
 
 
@@ -183,10 +187,12 @@ def test_recomputed_and_unpriced_rows(cli: Any, folder: Path) -> None:
     gpt = rows["gpt-5"]
     expected_cost = calculate_cost(get_model("openai", "gpt-5"),
                                    {"input": 200, "output": 20, "cacheRead": 0, "cacheWrite": 0})["total"]
-    assert gpt["recomputedMessages"] == 1 and gpt["costStored"] == 0
+    assert gpt["costSources"] == {"stored": 0, "catalog": 1, "priceTable": 0, "unpriced": 0}
+    assert gpt["costStored"] == 0
     assert gpt["costRecomputed"] == pytest.approx(expected_cost) and gpt["cost"] == pytest.approx(expected_cost)
     unknown = rows["<script>alert('x')</script>"]
-    assert unknown["unpricedMessages"] == 1 and unknown["cost"] == 0
+    assert unknown["costSources"] == {"stored": 0, "catalog": 0, "priceTable": 0, "unpriced": 1}
+    assert unknown["cost"] == 0
     sonnet = rows["claude-sonnet-4-5"]
     # a1 (main and fork copy), b1, a3, a4 once, a5, f1
     assert sonnet["messages"] == 7
@@ -232,10 +238,12 @@ def test_csv_and_parquet_round_trip(cli: Any, folder: Path, tmp_path: Path) -> N
     assert cli("usage", str(folder), "--by", "model", "--format", "csv", "-o", str(csv_path)).code == 0
     assert cli("usage", str(folder), "--by", "model", "--format", "parquet", "-o", str(parquet_path)).code == 0
     from_parquet = pl.read_parquet(parquet_path).to_dicts()
-    assert from_parquet == rows
+    assert from_parquet == [flat_row(row) for row in rows]
+    assert list(from_parquet[0])[10:14] == ["costSources.stored", "costSources.catalog", "costSources.priceTable",
+                                           "costSources.unpriced"]
     from_csv = pl.read_csv(csv_path).to_dicts()
     assert [row["model"] for row in from_csv] == [row["model"] for row in rows]
-    for got, want in zip(from_csv, rows, strict=True):
+    for got, want in zip(from_csv, [flat_row(row) for row in rows], strict=True):
         assert {k: v for k, v in got.items() if not isinstance(v, float)} == \
             {k: v for k, v in want.items() if not isinstance(v, float)}
         assert [got[k] for k in got if isinstance(got[k], float)] == pytest.approx(
@@ -262,7 +270,11 @@ def test_table_output(cli: Any, folder: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].split()[:3] == ["model", "msgs", "input"]
     assert any(line.startswith("total") for line in lines)
-    assert "1 message(s) stored no cost; priced from the pi-ai catalog." in result.stdout
+    assert "* costs priced by usage (stored cost 0 or none, or --cost recomputed): 1 from the pi-ai catalog." \
+        in result.stdout
+    assert "! 1 message(s) have no price" in result.stdout
+    rows = {line.split()[0]: line for line in lines}
+    assert rows["gpt-5"].split()[7].endswith("*") and rows["<script>alert('x')</script>"].split()[7] == "0.0000!"
 
 
 def test_unreadable_file_is_reported(cli: Any, folder: Path, tmp_path: Path) -> None:
@@ -290,6 +302,11 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_generated_corpus_matches_independent_count(cli: Any, generated: Path) -> None:
     document = run_json(cli, str(generated), "--by", "session")
     assert_totals(document["totals"], independent_totals(files_in(generated)))
+    # openai-codex sessions store 0 (a subscription): auto prices them, stored keeps the 0.
+    assert document["totals"]["costSources"]["catalog"] > 0
+    stored = run_json(cli, str(generated), "--by", "session", "--cost", "stored")
+    assert_totals(stored["totals"], independent_totals(files_in(generated), "stored"))
+    assert stored["totals"]["cost"] < document["totals"]["cost"]
     assert len(document["rows"]) == len([p for p in files_in(generated) if independent_totals([p])["messages"]])
 
 

@@ -14,8 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_tools.audit.usage_scan import (
+    COST_MODES,
+    COST_SOURCES,
     GROUP_FIELDS,
     KEY_FIELDS,
+    SOURCE_FIELDS,
     SUM_FIELDS,
     plan_jobs,
     session_files,
@@ -27,11 +30,13 @@ if TYPE_CHECKING:
 
 GROUPINGS = ("session", "day", "week", "month", "model", "provider", "api")
 PERIODS = ("day", "week", "month")
-TOTAL_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "messages")
+TOTAL_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "messages", "costSources")
 ROW_COLUMNS = (
     "messages", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "costStored",
-    "costRecomputed", "recomputedMessages", "unpricedMessages", "cacheHitRatio",
+    "costRecomputed", "costSources", "cacheHitRatio",
 )
+FLAT_SOURCES = tuple(f"costSources.{source}" for source in COST_SOURCES)
+"""csv/parquet spell the costSources object as one column per source, named by its JSON path."""
 _DATE = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
 
 
@@ -48,6 +53,7 @@ class UsageOptions:
     timezone: str | None = None  # IANA name; None = local (TZ or the system zone), as ccusage does
     dedupe_copies: bool = False
     workers: int | None = None
+    cost: str = "auto"  # COST_MODES: auto, stored, recomputed
 
 
 @dataclass
@@ -99,8 +105,10 @@ def collect_usage(paths: list[str], options: UsageOptions) -> UsageData:
     since = parse_date(options.since, "--since")
     until = parse_date(options.until, "--until")
     _check_timezone(options.timezone)
+    if options.cost not in COST_MODES:
+        raise UsageError(f"--cost {options.cost!r}: expected one of {', '.join(COST_MODES)}")
     files = session_files(paths)
-    jobs = plan_jobs(files, options.scope, options.timezone, options.dedupe_copies)
+    jobs = plan_jobs(files, options.scope, options.timezone, options.dedupe_copies, options.cost)
     errors: dict[str, str] = {}
     names = (*GROUP_FIELDS, *SUM_FIELDS, *(KEY_FIELDS if options.dedupe_copies else ()), "session")
     columns: dict[str, list[Any]] = {name: [] for name in names}
@@ -140,7 +148,7 @@ def period_of(day: str, by: str) -> str:
 
 
 def usage_rows(data: UsageData, by: str) -> list[dict[str, Any]]:
-    """One row per `by` value, sorted by it: token sums, costs, how many messages were priced from the catalog."""
+    """One row per `by` value, sorted by it: token sums, costs, and how many messages' costs came from each source."""
     if by not in GROUPINGS:
         raise UsageError(f"--by {by!r}: expected one of {', '.join(GROUPINGS)}")
     columns = data.columns
@@ -167,6 +175,9 @@ def usage_rows(data: UsageData, by: str) -> list[dict[str, Any]]:
                 row[name] = float(values["costStored"] + values["costRecomputed"])
             elif name == "cacheHitRatio":
                 row[name] = values["cacheRead"] / prompt if prompt > 0 else None
+            elif name == "costSources":
+                row[name] = {source: int(values[field]) for source, field in zip(COST_SOURCES, SOURCE_FIELDS,
+                                                                                  strict=True)}
             elif name.startswith("cost"):
                 row[name] = float(values[name])
             else:
@@ -177,13 +188,31 @@ def usage_rows(data: UsageData, by: str) -> list[dict[str, Any]]:
 
 def usage_totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The totals object of the json format (exactly TOTAL_KEYS)."""
-    return {key: float(sum(row[key] for row in rows)) if key == "cost" else int(sum(row[key] for row in rows))
-            for key in TOTAL_KEYS}
+    totals: dict[str, Any] = {}
+    for key in TOTAL_KEYS:
+        if key == "cost":
+            totals[key] = float(sum(row[key] for row in rows))
+        elif key == "costSources":
+            totals[key] = {source: sum(row[key][source] for row in rows) for source in COST_SOURCES}
+        else:
+            totals[key] = int(sum(row[key] for row in rows))
+    return totals
 
 
 def usage_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """`{"rows": [...], "totals": {...}}`: what `--format json` prints as one JSON object."""
     return {"rows": rows, "totals": usage_totals(rows)}
+
+
+def flat_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A row with its costSources object spelled as FLAT_SOURCES columns in its place (for csv and parquet)."""
+    flat: dict[str, Any] = {}
+    for name, value in row.items():
+        if name == "costSources":
+            flat.update((f"costSources.{source}", count) for source, count in value.items())
+        else:
+            flat[name] = value
+    return flat
 
 
 def rows_frame(rows: list[dict[str, Any]], by: str) -> pl.DataFrame:
@@ -192,8 +221,12 @@ def rows_frame(rows: list[dict[str, Any]], by: str) -> pl.DataFrame:
 
     schema: dict[str, Any] = {by: pl.String}
     for name in ROW_COLUMNS:
-        schema[name] = pl.Float64 if name.startswith("cost") or name == "cacheHitRatio" else pl.Int64
-    return pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
+        if name == "costSources":
+            schema.update((flat, pl.Int64) for flat in FLAT_SOURCES)
+        else:
+            schema[name] = pl.Float64 if name.startswith("cost") or name == "cacheHitRatio" else pl.Int64
+    flat_rows = [flat_row(row) for row in rows]
+    return pl.DataFrame(flat_rows, schema=schema) if rows else pl.DataFrame(schema=schema)
 
 
 def with_periods(frame: pl.DataFrame) -> pl.DataFrame:
@@ -211,14 +244,14 @@ def _tokens(value: Any) -> str:
 
 
 def render_table(rows: list[dict[str, Any]], by: str) -> str:
-    """A fixed-width table for people; a `*` marks rows with messages priced from the catalog."""
+    """A fixed-width table for people. The cost says where it came from: `*` marks rows with messages priced
+    by usage itself (catalog or price table), `!` rows with messages no source could price (counted as $0);
+    the lines under the table count the messages per source."""
     headers = [by, "msgs", "input", "output", "cache read", "cache write", "total tokens", "cost $", "cache hit"]
     body: list[list[str]] = []
-    recomputed = unpriced = 0
     for row in rows:
-        recomputed += row["recomputedMessages"]
-        unpriced += row["unpricedMessages"]
-        mark = "*" if row["recomputedMessages"] else ""
+        sources = row["costSources"]
+        mark = ("*" if sources["catalog"] or sources["priceTable"] else "") + ("!" if sources["unpriced"] else "")
         ratio = row["cacheHitRatio"]
         body.append([
             "-" if row[by] is None else str(row[by]), _tokens(row["messages"]), _tokens(row["input"]),
@@ -239,11 +272,30 @@ def render_table(rows: list[dict[str, Any]], by: str) -> str:
     lines.extend(fmt(cells) for cells in body[:-1])
     lines.append("  ".join("-" * width for width in widths))
     lines.append(fmt(body[-1]))
-    if recomputed:
-        lines.append(f"* {recomputed} message(s) stored no cost; priced from the pi-ai catalog.")
-    if unpriced:
-        lines.append(f"{unpriced} message(s) stored no cost and name a model the catalog does not know; counted as $0.")
+    lines.extend(cost_source_notes(totals["costSources"]))
     return "\n".join(lines) + "\n"
+
+
+def cost_source_notes(sources: dict[str, int]) -> list[str]:
+    """The table's footnotes: how many messages' costs came from each source (nothing when all were stored)."""
+    notes: list[str] = []
+    if sources["catalog"] or sources["priceTable"]:
+        parts = []
+        if sources["catalog"]:
+            parts.append(f"{sources['catalog']} from the pi-ai catalog")
+        if sources["priceTable"]:
+            from pi_tools.audit.pricing import table_source
+
+            source = table_source()
+            parts.append(f"{sources['priceTable']} from the LiteLLM price table (litellm {source['version']}, "
+                         f"snapshot {source['snapshotDate']})")
+        notes.append(f"* costs priced by usage (stored cost 0 or none, or --cost recomputed): {', '.join(parts)}.")
+    if sources["unpriced"]:
+        notes.append(f"! {sources['unpriced']} message(s) have no price (no usable stored cost, and a model "
+                     "neither the catalog nor the price table prices): counted as $0.")
+    if sources["stored"] and (sources["catalog"] or sources["priceTable"] or sources["unpriced"]):
+        notes.append(f"  {sources['stored']} message(s) cost what the session stored.")
+    return notes
 
 
 def write_rows(rows: list[dict[str, Any]], by: str, fmt: str, out: str | None) -> bytes | None:

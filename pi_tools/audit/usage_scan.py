@@ -31,10 +31,16 @@ ENTRY_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?(?
 PARALLEL_MIN_BYTES = 8 * 1024 * 1024
 
 GROUP_FIELDS = ("day", "provider", "model", "api")
+COST_SOURCES = ("stored", "catalog", "priceTable", "unpriced")
+"""Where a message's cost came from (see pricing.py for the last three)."""
+SOURCE_FIELDS = ("storedMessages", "catalogMessages", "priceTableMessages", "unpricedMessages")
 SUM_FIELDS = (
-    "messages", "input", "output", "cacheRead", "cacheWrite", "totalTokens",
-    "costStored", "costRecomputed", "recomputedMessages", "unpricedMessages",
+    "messages", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "costStored", "costRecomputed",
+    *SOURCE_FIELDS,
 )
+COST_MODES = ("auto", "stored", "recomputed")
+"""stored: the stored cost as written (none stored: unpriced); recomputed: priced from the catalog, else the
+price table, whatever was stored; auto: the stored cost where it is a number other than 0, else recomputed."""
 KEY_FIELDS = ("entryId", "timestamp")
 """With `keep_keys`, each row is one message and also carries these (for de-duplicating copies across files)."""
 
@@ -47,6 +53,7 @@ class ScanJob:
     scope: str  # "all" | "active"
     timezone: str | None  # IANA name; None = the local zone (TZ or the system's)
     keep_keys: bool = False
+    cost: str = "auto"  # one of COST_MODES
 
 
 @dataclass
@@ -91,15 +98,19 @@ _VARIES = "varies"
 
 
 class _Accumulator:
-    """Sums counted messages per group for one file, pricing messages without a stored cost from the catalog."""
+    """Sums counted messages per group for one file, taking or recomputing each message's cost per the mode."""
 
-    def __init__(self, timezone: str | None, keep_keys: bool) -> None:
+    def __init__(self, timezone: str | None, keep_keys: bool, cost: str = "auto") -> None:
         self.zone: tzinfo | None = None
         if timezone:
             from zoneinfo import ZoneInfo
 
             self.zone = ZoneInfo(timezone)
         self.keep_keys = keep_keys
+        # The hot path may sum a stored cost as it is unless it must be recomputed (every one, or the zeros).
+        self.recompute_all = cost == "recomputed"
+        self.recompute_zero = cost == "auto"
+        self.stored_only = cost == "stored"
         self.groups: dict[tuple[Any, ...], list[Any]] = {}
         self.seen: set[tuple[bytes, int]] = set()
         # The hot path's state: day per minute (bytes key) and sums per (day, provider, model, api) as bytes.
@@ -178,26 +189,26 @@ class _Accumulator:
         day = self.day_of(stamp)
         if day is None:
             return
+        # counts: [stored, catalog, priceTable, unpriced], one of them 1 (COST_SOURCES order)
         recomputed = 0.0
-        recomputed_count = unpriced = 0
-        if stored is None:
-            stored = 0.0
-            price = _recompute_cost(provider, model, input_tokens, output_tokens, cache_read, cache_write,
-                                    cache_write_1h)
-            if price is None:
-                unpriced = 1
-            else:
-                recomputed, recomputed_count = price, 1
+        if self.stored_only or (stored is not None and stored != 0 and not self.recompute_all):
+            counts = [1, 0, 0, 0] if stored is not None else [0, 0, 0, 1]
+        else:
+            stored = None
+            recomputed, source = pricer().price(provider, model, input_tokens, output_tokens, cache_read,
+                                                cache_write, cache_write_1h)
+            counts = _SOURCE_COUNTS[source]
+        stored_cost = 0.0 if stored is None else stored
         if self.keep_keys:
             key: tuple[Any, ...] = (day, provider, model, api, len(self.groups))
-            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored,
-                                recomputed, recomputed_count, unpriced, entry_id, stamp]
+            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored_cost,
+                                recomputed, *counts, entry_id, stamp]
             return
         key = (day, provider, model, api)
         sums = self.groups.get(key)
         if sums is None:
-            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored,
-                                recomputed, recomputed_count, unpriced]
+            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored_cost,
+                                recomputed, *counts]
             return
         sums[0] += 1
         sums[1] += input_tokens
@@ -205,22 +216,24 @@ class _Accumulator:
         sums[3] += cache_read
         sums[4] += cache_write
         sums[5] += total
-        sums[6] += stored
+        sums[6] += stored_cost
         sums[7] += recomputed
-        sums[8] += recomputed_count
-        sums[9] += unpriced
+        for index, count in enumerate(counts, start=8):
+            sums[index] += count
 
     def columns(self) -> dict[str, list[Any]]:
         for (day, provider, model, api), (count, *sums) in self.raw_groups.items():
             key = (day, provider.decode(errors="replace"), model.decode(errors="replace"),
                    api.decode(errors="replace"))
             row = self.groups.get(key)
+            # The hot path only sums stored costs taken as they are: all of its messages are "stored".
             if row is None:
-                self.groups[key] = [count, *sums, 0.0, 0, 0]
+                self.groups[key] = [count, *sums, 0.0, count, 0, 0, 0]
             else:
                 row[0] += count
                 for index, value in enumerate(sums, start=1):
                     row[index] += value
+                row[8] += count
         self.raw_groups = {}
         names = GROUP_FIELDS + SUM_FIELDS + (KEY_FIELDS if self.keep_keys else ())
         out: dict[str, list[Any]] = {name: [] for name in names}
@@ -232,28 +245,18 @@ class _Accumulator:
         return out
 
 
-_PRICES: dict[tuple[str | None, str | None], Any] = {}
+_SOURCE_COUNTS = {"catalog": [0, 1, 0, 0], "priceTable": [0, 0, 1, 0], "unpriced": [0, 0, 0, 1]}
+_PRICER: Any = None
 
 
-def _recompute_cost(provider: str | None, model: str | None, input_tokens: int, output_tokens: int,
-                    cache_read: int, cache_write: int, cache_write_1h: int) -> float | None:
-    """pi-ai's price for a message that stored none, from the bundled catalog; None for unknown models."""
-    from pi_tools.providers.catalog import calculate_cost, get_model
-    from pi_tools.providers.errors import UnknownModelError
+def pricer() -> Any:
+    """This process's Pricer (pricing.py), imported and built only when a message first needs a price."""
+    global _PRICER
+    if _PRICER is None:
+        from pi_tools.audit.pricing import Pricer
 
-    key = (provider, model)
-    if key not in _PRICES:
-        try:
-            _PRICES[key] = get_model(provider, model) if provider and model else None
-        except UnknownModelError:
-            _PRICES[key] = None
-    catalog_model = _PRICES[key]
-    if catalog_model is None:
-        return None
-    usage = {"input": input_tokens, "output": output_tokens, "cacheRead": cache_read, "cacheWrite": cache_write,
-             "cacheWrite1h": cache_write_1h}
-    total: float = calculate_cost(catalog_model, usage)["total"]
-    return total
+        _PRICER = Pricer()
+    return _PRICER
 
 
 _INT = rb"(0|[1-9][0-9]*)"
@@ -293,7 +296,9 @@ def scan_all(path: str, into: _Accumulator) -> None:
     head_match = _PI_HEAD.match
     tail_match = _PI_TAIL.fullmatch
     add_counts = into.add_counts
-    keep_keys = into.keep_keys
+    # Messages the inlined path cannot sum: per-message rows (keep_keys) and costs to recompute.
+    divert_all = into.keep_keys or into.recompute_all
+    divert_zero = into.recompute_zero
     seen = into.seen
     seen_add = seen.add
     days = into.minute_days
@@ -311,13 +316,14 @@ def scan_all(path: str, into: _Accumulator) -> None:
             cut = rfind(b',"api":"', head.end(), end)
             tail = tail_match(data, cut, end) if cut >= 0 else None
             if tail is not None:
-                if keep_keys:
+                api, provider, model, inp, out, read, write, write_1h, _, total, cost = tail.groups()
+                cost_value = float(cost)
+                if divert_all or (divert_zero and cost_value == 0.0):
                     entry_id, stamp = head.groups()
-                    api, provider, model, inp, out, read, write, write_1h, _, total, cost = tail.groups()
                     try:
                         add_counts(stamp.decode(), entry_id.decode(), provider.decode(), model.decode(),
                                    api.decode(), int(inp), int(out), int(read), int(write), int(write_1h or 0),
-                                   int(total), float(cost))
+                                   int(total), cost_value)
                     except UnicodeDecodeError:
                         pass  # orjson would reject the whole line too
                     continue
@@ -325,7 +331,6 @@ def scan_all(path: str, into: _Accumulator) -> None:
                 stamp = head[2]
                 if stamp[17:19] > b"59":
                     continue
-                api, provider, model, inp, out, read, write, _, _, total, cost = tail.groups()
                 total_tokens = int(total)
                 seen_key = (stamp, total_tokens)
                 if seen_key in seen:
@@ -340,7 +345,7 @@ def scan_all(path: str, into: _Accumulator) -> None:
                 key = (day, provider, model, api)
                 sums = raw_groups.get(key)
                 if sums is None:
-                    raw_groups[key] = [1, int(inp), int(out), int(read), int(write), total_tokens, float(cost)]
+                    raw_groups[key] = [1, int(inp), int(out), int(read), int(write), total_tokens, cost_value]
                 else:
                     sums[0] += 1
                     sums[1] += int(inp)
@@ -348,7 +353,7 @@ def scan_all(path: str, into: _Accumulator) -> None:
                     sums[3] += int(read)
                     sums[4] += int(write)
                     sums[5] += total_tokens
-                    sums[6] += float(cost)
+                    sums[6] += cost_value
                 continue
         _scan_line(data[start:end], into)
 
@@ -380,7 +385,7 @@ def scan_active(path: str, into: _Accumulator) -> None:
 def run_job(job: ScanJob) -> ScanResult:
     """Worker entry. An unreadable file is reported and skipped; it must not sink the others."""
     result = ScanResult({}, {})
-    accumulator = _Accumulator(job.timezone, job.keep_keys)
+    accumulator = _Accumulator(job.timezone, job.keep_keys, job.cost)
     for path in job.paths:
         accumulator.groups = {}
         try:
@@ -422,12 +427,13 @@ def session_files(paths: Iterable[str]) -> list[str]:
     return found
 
 
-def plan_jobs(files: list[str], scope: str, timezone: str | None, keep_keys: bool) -> list[ScanJob]:
+def plan_jobs(files: list[str], scope: str, timezone: str | None, keep_keys: bool,
+              cost: str = "auto") -> list[ScanJob]:
     """One job per ccusage identity, so that ccusage's de-duplication happens inside one worker."""
     grouped: dict[tuple[str, str], list[str]] = {}
     for path in files:
         grouped.setdefault(ccusage_identity(path) if scope == "all" else ("", path), []).append(path)
-    return [ScanJob(tuple(paths), scope, timezone, keep_keys) for paths in grouped.values()]
+    return [ScanJob(tuple(paths), scope, timezone, keep_keys, cost) for paths in grouped.values()]
 
 
 def start_scan(jobs: list[ScanJob], workers: int | None = None) -> Callable[[], list[ScanResult]]:

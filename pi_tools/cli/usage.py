@@ -30,11 +30,16 @@ def usage_command(
         "--dedupe-copies", help="Count an entry copied into several files (forks) once: same entry id, "
                                 "timestamp and total tokens.")] = False,
     jobs: Annotated[int | None, typer.Option("--jobs", help="Worker processes (default: every core).")] = None,
+    cost: Annotated[str, typer.Option(
+        "--cost", help="auto: the stored cost where it is not 0, else recomputed; stored: as stored; "
+                       "recomputed: from the pi-ai catalog, else LiteLLM's price table.")] = "auto",
 ) -> None:
     """Report token usage and cost: input, output, cache read/write, total tokens, cost, cache-hit ratio.
 
-    Stored costs are used as written; messages that stored none are priced from the pi-ai catalog (the
-    costRecomputed and recomputedMessages columns say how much and how many). A message's day is its entry
+    By default a message costs what its session stored, unless that is 0 or missing: then its tokens are priced
+    from the pi-ai catalog Pi prices with, else from a bundled snapshot of LiteLLM's price table (the one
+    ccusage uses); costSources counts the messages per source (stored, catalog, priceTable, unpriced), and
+    the table marks such rows with * (priced here) or ! (no price found, counted as $0). A message's day is its entry
     timestamp in the local time zone (or --timezone), as ccusage decides it. With --scope all, totals match
     `ccusage pi daily`; forks copy their parent's entries, so a fork's copied messages count in both files
     unless --dedupe-copies is given.
@@ -49,8 +54,10 @@ def usage_command(
         fail(f"--format {fmt!r}: expected table, json, csv or parquet")
     if scope not in ("all", "active"):
         fail(f"--scope {scope!r}: expected all or active")
+    if cost not in ("auto", "stored", "recomputed"):
+        fail(f"--cost {cost!r}: expected auto, stored or recomputed")
     options = UsageOptions(by=by, scope=scope, since=since, until=until, timezone=timezone,
-                           dedupe_copies=dedupe_copies, workers=jobs)
+                           dedupe_copies=dedupe_copies, workers=jobs, cost=cost)
     try:
         if fmt == "parquet" and out is None:
             raise UsageError("--format parquet writes a binary file: name it with -o OUT.parquet")
