@@ -10,7 +10,7 @@ and some store no cost at all. ``usage`` then prices the message's tokens itself
    this order (``lookup``):
 
    a. the key ``"<provider>/<model>"`` (LiteLLM files many entries under their provider: ``zai/glm-5.1``,
-      ``openrouter/z-ai/glm-5.1``), so the message's own provider's price wins when the table has one;
+      ``deepseek/deepseek-v4-pro``), so the message's own provider's price wins when the table has one;
    b. the key ``"<model>"`` exactly (first-party entries are bare: ``claude-opus-4-5``, ``gpt-5``);
    c. ccusage 20.0.24's fuzzy match: every key that contains the model id, or is contained in it, at
       non-alphanumeric boundaries, directly or after spelling ``.`` and ``@`` as ``-``; a key ending in a digit
