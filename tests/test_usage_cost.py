@@ -356,3 +356,23 @@ def test_refresh_script_builds_a_dated_compact_table(tmp_path: Path) -> None:
     bundled = TABLE["source"]
     assert (bundled["package"], bundled["file"]) == ("litellm", refresh_prices.TABLE_MEMBER)
     assert bundled["entries"] == len(TABLE["models"]) and TABLE["fields"] == list(refresh_prices.FIELDS)
+
+
+def test_catalog_cost_is_pis_calculate_cost_to_the_bit() -> None:
+    """The scan's shortcut gives exactly providers.catalog.calculate_cost's total (tiers and 1h writes too)."""
+    import random
+
+    from pi_tools.audit.pricing import catalog_cost
+    from pi_tools.providers.catalog import all_models, calculate_cost
+
+    rng = random.Random(5)
+    tiered = [m for m in all_models() if m["cost"].get("tiers")]
+    plain = [get_model("anthropic", "claude-opus-4-5"), get_model("zai", "glm-5.2"), get_model("openai", "gpt-5")]
+    assert tiered
+    for model in [*tiered, *plain]:
+        for _ in range(200):
+            counts = [rng.choice([0, rng.randint(0, 400_000)]) for _ in range(4)]
+            long_write = rng.randint(0, counts[3])
+            want = calculate_cost(model, {"input": counts[0], "output": counts[1], "cacheRead": counts[2],
+                                          "cacheWrite": counts[3], "cacheWrite1h": long_write})["total"]
+            assert catalog_cost(model["cost"], *counts, long_write) == want
