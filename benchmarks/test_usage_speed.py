@@ -116,4 +116,6 @@ def test_usage_speed_vs_ccusage(benchmark: Any) -> None:
         theirs["inputTokens"], theirs["outputTokens"], theirs["cacheReadTokens"], theirs["cacheCreationTokens"],
         theirs["totalTokens"])
     assert ours["cost"] == pytest.approx(theirs["totalCost"], rel=1e-9)
+    # Every message stored a cost other than 0, which the default --cost auto takes as ccusage does.
+    assert ours["costSources"] == {"stored": ours["messages"], "catalog": 0, "priceTable": 0, "unpriced": 0}
     assert ratio <= TARGET_RATIO
