@@ -53,7 +53,7 @@ TIER_THRESHOLD = 200_000
 _DATE_DIGITS = 8
 _DIGITS = frozenset("0123456789")
 
-Rates = tuple[float, float, float, float, "tuple[float, float, float, float] | None"]
+Rates = tuple[float, float, float, float, tuple[float, float, float, float] | None]
 """Per-token (input, output, cacheRead, cacheWrite, above-200k rates in the same order or None)."""
 
 

@@ -20,9 +20,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from multiprocessing import get_context
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:
+    from pi_tools.audit.pricing import Pricer
 
 # ccusage's pi reader accepts exactly these timestamps (checked against ccusage 20.0.24): seconds required,
 # milliseconds optional (exactly three digits), and a `Z` or `±HH:MM` zone. Anything else drops the message.
@@ -246,10 +249,10 @@ class _Accumulator:
 
 
 _SOURCE_COUNTS = {"catalog": [0, 1, 0, 0], "priceTable": [0, 0, 1, 0], "unpriced": [0, 0, 0, 1]}
-_PRICER: Any = None
+_PRICER: Pricer | None = None
 
 
-def pricer() -> Any:
+def pricer() -> Pricer:
     """This process's Pricer (pricing.py), imported and built only when a message first needs a price."""
     global _PRICER
     if _PRICER is None:
