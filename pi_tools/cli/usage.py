@@ -44,6 +44,7 @@ def usage_command(
     Example: pi-tools usage ~/.pi/agent/sessions --by month --since 2026-01-01 --chart usage.html
     """
     from pi_tools.audit.usage import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
+    from pi_tools.packaged import MissingTemplateError
 
     if fmt not in ("table", "json", "csv", "parquet"):
         fail(f"--format {fmt!r}: expected table, json, csv or parquet")
@@ -63,7 +64,7 @@ def usage_command(
 
             write_chart(data.frame(), by if by in PERIODS else "day", chart)
         payload = _render(rows, by, fmt, out)
-    except UsageError as exc:
+    except (UsageError, MissingTemplateError) as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"{exc.filename or ''}: {exc.strerror or exc}")
