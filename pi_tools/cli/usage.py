@@ -7,11 +7,11 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, fail, report
+from pi_tools.cli.common import EXIT_BAD_INPUT, default_session_folder, fail, report
 
 
 def usage_command(
-    paths: Annotated[list[str], typer.Argument(help="Session files or folders (searched recursively for *.jsonl).")],
+    paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
     by: Annotated[str, typer.Option(
         "--by", help="Group rows by session, day, week (ISO), month, model, provider or api.")] = "day",
     scope: Annotated[str, typer.Option(
@@ -41,6 +41,8 @@ def usage_command(
 
     --format json prints one object {"rows": [...], "totals": {...}}; csv and parquet write the rows.
 
+    Without PATH, reads Pi's session folder ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions).
+
     Example: pi-tools usage ~/.pi/agent/sessions --by month --since 2026-01-01 --chart usage.html
     """
     from pi_tools.audit.usage import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
@@ -50,6 +52,8 @@ def usage_command(
         fail(f"--format {fmt!r}: expected table, json, csv or parquet")
     if scope not in ("all", "active"):
         fail(f"--scope {scope!r}: expected all or active")
+    if not paths:
+        paths = [default_session_folder()]
     options = UsageOptions(by=by, scope=scope, since=since, until=until, timezone=timezone,
                            dedupe_copies=dedupe_copies, workers=jobs)
     try:
