@@ -231,6 +231,15 @@ def test_har_entries_that_cannot_be_decoded_are_named() -> None:
                                      "(no response.content.text)")
 
 
+def test_har_with_a_bom_and_lone_surrogates() -> None:
+    entry = har_entry("https://x.test/", 200, {}, b"")
+    entry["response"]["content"]["text"] = "data: \ud83d\n\n"
+    data = b"\xef\xbb\xbf" + json.dumps({"log": {"entries": [entry]}}).encode()
+    (response,) = read_capture(data).items
+    assert isinstance(response, CapturedResponse)
+    assert response.body == b"data: \xed\xa0\xbd\n\n"  # read, not refused: the lone half kept (surrogatepass)
+
+
 @pytest.mark.parametrize(("data", "message"), [
     (b'{"log": {"entries": [', "a HAR file (it starts with {\"log\":) that is not valid JSON: "),
     (b'{"log": {"pages": []}}', "a HAR file without a log.entries list"),

@@ -185,12 +185,18 @@ def _inflate(body: bytes, wbits: int, coding: str) -> bytes:
 
 def read_har(data: bytes) -> Capture:
     """Every response of a HAR log, in file order; an unusable entry is a problem, the others go on."""
+    import json
+
     import orjson
 
+    data = data.removeprefix(b"\xef\xbb\xbf")  # Windows tools (Fiddler) write a BOM
     try:
         document = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise CaptureError(f"a HAR file (it starts with {{\"log\":) that is not valid JSON: {exc}") from None
+    except orjson.JSONDecodeError:
+        try:  # lone UTF-16 surrogates (escaped in the text of a captured body) only the standard reader takes
+            document = json.loads(data)
+        except ValueError as exc:
+            raise CaptureError(f"a HAR file (it starts with {{\"log\":) that is not valid JSON: {exc}") from None
     log = document.get("log") if isinstance(document, dict) else None
     entries = log.get("entries") if isinstance(log, dict) else None
     if not isinstance(entries, list):
