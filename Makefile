@@ -5,13 +5,13 @@ BIN := $(VENV)/bin
 
 .PHONY: install demo test lint bench clean
 
-$(BIN)/pi-tools: pyproject.toml
+$(BIN)/pi-tools: pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@# An editable install leaves the package uncompiled, and with PYTHONDONTWRITEBYTECODE set (as on CI machines)
 	@# every run would compile it again: about 25 ms of each command's start.
-	$(BIN)/python -m compileall -q pi_tools >/dev/null
+	$(BIN)/python -m compileall -q pi_tools templates >/dev/null
 	touch $(BIN)/pi-tools
 
 install: $(BIN)/pi-tools

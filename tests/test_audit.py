@@ -165,11 +165,12 @@ def test_rules_option_selects_rules(cli: Any) -> None:
         select_rules("orphaned-tool-call,nope")
 
 
-def test_bad_options_exit_2(cli: Any) -> None:
+def test_bad_options_exit_2(cli: Any, tmp_path: Path) -> None:
     assert cli("audit", "tests/data/audit/clean.jsonl", "--format", "xml").code == 2
     assert cli("audit", "tests/data/audit/clean.jsonl", "--fail-on", "info").code == 2
-    none = cli("audit")
-    assert none.code == 2 and "no input" in none.stderr
+    # Without a PATH, Pi's session folder is read; here it does not exist (tests/test_cli_install.py has more).
+    none = cli("audit", env={"PI_CODING_AGENT_DIR": str(tmp_path)})
+    assert none.code == 2 and f"Pi's session folder {tmp_path}/sessions does not exist" in none.stderr
 
 
 def test_list_rules(cli: Any) -> None:

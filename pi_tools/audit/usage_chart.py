@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import polars as pl
 
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "templates"
 TEMPLATE = "usage_chart.html.j2"
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
            "#9c755f", "#bab0ac")
@@ -131,8 +130,10 @@ def chart_data(frame: pl.DataFrame, period: str) -> dict[str, Any]:
 def render_chart(frame: pl.DataFrame, period: str) -> str:
     import jinja2
 
+    from pi_tools.packaged import template_loader
+
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)), autoescape=True, undefined=jinja2.StrictUndefined,
+        loader=template_loader(), autoescape=True, undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True,
     )
     return environment.get_template(TEMPLATE).render(**chart_data(frame, period))

@@ -6,6 +6,8 @@ Stage modules import only typer at load time; library code is imported inside ea
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from pi_tools.cli.audit import audit_command
@@ -33,10 +35,32 @@ app = typer.Typer(
         "Exit codes: 0 success, 1 findings or failed checks, 2 bad usage or unreadable input."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # typer's --install-completion / --show-completion
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+
+def _print_version(value: bool) -> None:
+    """The installed distribution's version (package metadata is the one place it is written down)."""
+    if not value:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        typer.echo(f"pi-tools {version('pi-tools')}")
+    except PackageNotFoundError:
+        typer.echo("pi-tools: no package metadata (run from a source tree that is not installed)", err=True)
+        raise typer.Exit(2) from None
+    raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                               help="Print the installed version and exit.")] = False,
+) -> None:
+    """Options that come before the command name."""
+
 
 # The pipeline, in order, then the reports, then the live loop.
 app.command("context")(context_command)

@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, fail, report
+from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, default_session_folder, fail, report
 
 
 def audit_command(
-    paths: Annotated[list[str] | None, typer.Argument(help="Session files or directories (searched recursively for *.jsonl).")] = None,
+    paths: Annotated[list[str] | None, typer.Argument(help="Session files or directories (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
     output_format: Annotated[str, typer.Option("--format", help="table, json (one finding per line), junit or sarif.")] = "table",
     rules: Annotated[str | None, typer.Option("--rules", metavar="ID,...", help="Only these rule ids (default: all).")] = None,
     fail_on: Annotated[str, typer.Option("--fail-on", help="Exit 1 when a finding has this severity or worse: error or warning.")] = "error",
@@ -21,7 +21,8 @@ def audit_command(
     """Audit sessions: ordering invariants, tool call/result pairing, tree structure and line damage.
 
     Exit status: 1 when a finding reaches --fail-on, 2 when an input cannot be read (it is named on stderr and,
-    with --format json, as an `error` document), 0 otherwise. Every branch of every file is checked.
+    with --format json, as an `error` document), 0 otherwise. Every branch of every file is checked. Without
+    PATH, reads Pi's session folder ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions).
 
     Example: pi-tools audit --format sarif --fail-on warning ~/.pi/agent/sessions > audit.sarif
     """
@@ -38,7 +39,7 @@ def audit_command(
     if fail_on not in ("error", "warning"):
         fail(f"--fail-on: expected error or warning, got {fail_on!r}")
     if not paths:
-        fail("no input: name session files or directories (see --help)")
+        paths = [default_session_folder()]
     if jobs is not None and jobs < 1:
         fail("--jobs: expected a positive number")
     try:

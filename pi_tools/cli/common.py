@@ -25,6 +25,24 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     raise SystemExit(code)
 
 
+def default_session_folder() -> str:
+    """Pi's own session folder, for a command run without a PATH (as ccusage does); said on stderr.
+
+    A folder that is not there is an error (exit 2), never an empty report.
+    """
+    import os
+
+    from pi_tools.session.agentdir import sessions_dir
+
+    folder = sessions_dir()
+    if not os.path.isdir(folder):
+        problem = "is not a folder" if os.path.exists(folder) else "does not exist"
+        fail(f"no PATH given, and Pi's session folder {folder} {problem} "
+             "($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions): name session files or folders")
+    report(f"no PATH given: reading Pi's session folder {folder}")
+    return folder
+
+
 def stdin_reader() -> Callable[[], bytes] | None:
     """A reader for stdin when something is piped in; None on a terminal (never wait for typing)."""
     if sys.stdin is None or sys.stdin.isatty():

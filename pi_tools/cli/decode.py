@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import checked_api_and_model, fail
+from pi_tools.cli.common import EXIT_BAD_INPUT, checked_api_and_model, fail, report
 
 
 def _parse_headers(values: list[str]) -> dict[str, str]:
@@ -21,8 +21,11 @@ def _parse_headers(values: list[str]) -> dict[str, str]:
 
 def decode_documents(body: bytes, *, source: str, api: str, model_ref: str, status: int,
                      headers: dict[str, str], reasoning: str | None, events: bool,
-                     now_ms: int) -> list[dict[str, Any]]:
-    """The documents `pi-tools decode` prints for one body: event lines (when asked), then the message."""
+                     now_ms: int, entry: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The documents `pi-tools decode` prints for one body: event lines (when asked), then the message.
+
+    `entry` ({"index", "url"}) says which response of a HAR file the body is; every document then carries it.
+    """
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.decode import classify, decode_response
 
@@ -32,34 +35,42 @@ def decode_documents(body: bytes, *, source: str, api: str, model_ref: str, stat
         options["reasoning"] = reasoning
     found_events, message = decode_response(api, model, status=status, headers=headers,
                                             chunks=[body] if body else [], options=options, now_ms=now_ms)
+    where: dict[str, Any] = {} if entry is None else {"entry": entry}
     documents: list[dict[str, Any]] = []
     if events:
-        documents.extend({"kind": "event", "source": source, "index": index, "event": event}
+        documents.extend({"kind": "event", "source": source, **where, "index": index, "event": event}
                          for index, event in enumerate(found_events))
-    documents.append({"kind": "message", "source": source, "api": api, "model": model_ref, "message": message,
-                      "classification": classify(message, model)})
+    documents.append({"kind": "message", "source": source, **where, "api": api, "model": model_ref,
+                      "message": message, "classification": classify(message, model)})
     return documents
 
 
 def decode_command(
-    body_file: Annotated[str, typer.Argument(metavar="BODY_FILE", help="Captured response body: an SSE transcript, Bedrock's binary event stream, or an error body.")],
+    capture_file: Annotated[str, typer.Argument(metavar="FILE", help="A captured response: the bare body (an SSE transcript, Bedrock's binary event stream, an error body), a raw HTTP response as curl -i or curl -D - write it, or a HAR file.")],
     api: Annotated[str, typer.Option("--api", help="anthropic-messages, openai-completions, openai-responses, google-generative-ai, mistral-conversations or bedrock-converse-stream.")] = ...,  # type: ignore[assignment]
     model: Annotated[str | None, typer.Option("--model", metavar="PROVIDER/ID", help="Catalog model the request was for (prices the usage; default: a typical model of the API).")] = None,
-    status: Annotated[int, typer.Option("--status", metavar="N", help="HTTP status the body came with.")] = 200,
+    status: Annotated[int | None, typer.Option("--status", metavar="N", help="HTTP status a bare body came with (default 200).")] = None,
     reasoning: Annotated[str | None, typer.Option("--reasoning", metavar="LEVEL", help="Thinking level the request asked for.")] = None,
-    header: Annotated[list[str] | None, typer.Option("--header", metavar="'NAME: VALUE'", help="A response header (repeatable), e.g. Bedrock's x-amzn-errortype.")] = None,
+    header: Annotated[list[str] | None, typer.Option("--header", metavar="'NAME: VALUE'", help="A response header of a bare body (repeatable), e.g. Bedrock's x-amzn-errortype.")] = None,
     events: Annotated[bool, typer.Option("--events", help="Also print every stream event Pi would push, before the message.")] = False,
 ) -> None:
     """Decode a captured provider response the way Pi 0.85 does: the AssistantMessage it would settle.
 
+    FILE is told apart by its content: a raw HTTP response (`curl -i`, `curl -D -`; interim 100 Continue blocks
+    skipped, chunked framing and gzip undone where the bytes still have them) gives its own status and headers;
+    a HAR file (browser devtools, mitmproxy) gives one message per response, in file order, each with
+    `"entry": {"index", "url"}` (credentials in the URL redacted), all decoded as --api; anything else is the
+    body, sent with --status and --header.
+
     Prints `{"kind":"message","source","api","model","message","classification"}`, preceded with --events by one
     `{"kind":"event",...}` line per stream event. Timestamps come from the clock; SOURCE_DATE_EPOCH (seconds)
-    fixes them for reproducible output.
+    fixes them for reproducible output. A HAR entry that cannot be decoded becomes an `error` document (exit 2).
 
     Example: pi-tools decode --api anthropic-messages --events capture.sse | jq -c .event.type
     """
     from pi_tools.docs import DocumentWriter
     from pi_tools.loop import now_ms
+    from pi_tools.providers.capture import CapturedResponse, CaptureError, read_capture
     from pi_tools.providers.registry import REPRESENTATIVE_MODELS
 
     model_ref = model or REPRESENTATIVE_MODELS.get(api)
@@ -67,13 +78,33 @@ def decode_command(
     if model_ref is None:
         fail(f"--model is required for --api {api}")
     try:
-        with open(body_file, "rb") as handle:
-            body = handle.read()
+        with open(capture_file, "rb") as handle:
+            data = handle.read()
     except OSError as exc:
-        fail(f"{body_file}: cannot read: {exc.strerror or exc}")
+        fail(f"{capture_file}: cannot read: {exc.strerror or exc}")
+    try:
+        capture = read_capture(data)
+    except CaptureError as exc:
+        fail(f"{capture_file}: {exc}")
+    if capture.kind == "body":
+        capture.items.append(CapturedResponse(200 if status is None else status, _parse_headers(header or []), data))
+    elif status is not None or header:
+        shape = "a raw HTTP response" if capture.kind == "http" else "a HAR file"
+        fail(f"{capture_file}: --status and --header are for a bare body; this is {shape}, which carries its own")
+    if not capture.items:
+        fail(f"{capture_file}: a HAR file with no entries: nothing to decode")
     writer = DocumentWriter()
-    for document in decode_documents(body, source=body_file, api=api, model_ref=model_ref, status=status,
-                                     headers=_parse_headers(header or []), reasoning=reasoning, events=events,
-                                     now_ms=now_ms()):
-        writer.write(document)
+    clock = now_ms()
+    exit_status = 0
+    for item in capture.items:
+        if not isinstance(item, CapturedResponse):
+            report(f"{capture_file}: {item.problem}")
+            writer.write({"kind": "error", "source": capture_file, "entry": item.entry, "error": item.problem})
+            exit_status = EXIT_BAD_INPUT
+            continue
+        for document in decode_documents(item.body, source=capture_file, api=api, model_ref=model_ref,
+                                         status=item.status, headers=item.headers, reasoning=reasoning,
+                                         events=events, now_ms=clock, entry=item.entry):
+            writer.write(document)
     writer.flush()
+    raise SystemExit(exit_status)

@@ -8,16 +8,17 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import fail
+from pi_tools.cli.common import default_session_folder, fail
 
 
 def ls_command(
-    directory: Annotated[str, typer.Argument(help="A directory searched recursively for *.jsonl sessions.")],
+    directory: Annotated[str | None, typer.Argument(help="A directory searched recursively for *.jsonl sessions (default: Pi's session folder).")] = None,
     output_format: Annotated[str, typer.Option("--format", help="table or json (one object per line).")] = "table",
 ) -> None:
     """List sessions: id, cwd, name, created, modified, message count and first user message, newest first.
 
-    Files whose first line is not a Pi session header are skipped after reading that line only.
+    Files whose first line is not a Pi session header are skipped after reading that line only. Without
+    DIRECTORY, lists Pi's session folder ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions).
 
     Example: pi-tools ls ~/.pi/agent/sessions --format json | jq -r .firstMessage
     """
@@ -25,10 +26,12 @@ def ls_command(
     from pi_tools.session.preview import shorten
     from pi_tools.texttable import align_columns
 
-    if not os.path.isdir(directory):
-        fail(f"{directory}: not a directory")
     if output_format not in ("table", "json"):
         fail(f"--format must be table or json, not {output_format!r}")
+    if directory is None:
+        directory = default_session_folder()
+    if not os.path.isdir(directory):
+        fail(f"{directory}: not a directory")
     infos = list_sessions(directory)
     if output_format == "json":
         from pi_tools.docs import DocumentWriter

@@ -73,6 +73,7 @@ def render_command(
 
     Example: pi-tools render s.jsonl --api anthropic-messages --api openai-responses -o s.html
     """
+    from pi_tools.packaged import MissingTemplateError
     from pi_tools.render import FORMATS, RenderRequest, TargetError, pair_targets, render_session
     from pi_tools.session import ContextError, SessionReadError, load_session
 
@@ -95,6 +96,8 @@ def render_command(
             if leaf is not None and leaf not in tree.by_id:
                 raise ContextError(f"Entry {leaf} not found")
             pieces = render_session(tree, request, chosen)
+        except MissingTemplateError as exc:
+            fail(str(exc))
         except (SessionReadError, ContextError, TargetError) as exc:
             message = str(exc)
             report(message if name in message else f"{name}: {message}")

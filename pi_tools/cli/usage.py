@@ -7,11 +7,11 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, fail, report
+from pi_tools.cli.common import EXIT_BAD_INPUT, default_session_folder, fail, report
 
 
 def usage_command(
-    paths: Annotated[list[str], typer.Argument(help="Session files or folders (searched recursively for *.jsonl).")],
+    paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
     by: Annotated[str, typer.Option(
         "--by", help="Group rows by session, day, week (ISO), month, model, provider or api.")] = "day",
     scope: Annotated[str, typer.Option(
@@ -46,9 +46,12 @@ def usage_command(
 
     --format json prints one object {"rows": [...], "totals": {...}}; csv and parquet write the rows.
 
+    Without PATH, reads Pi's session folder ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions).
+
     Example: pi-tools usage ~/.pi/agent/sessions --by month --since 2026-01-01 --chart usage.html
     """
     from pi_tools.audit.usage import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
+    from pi_tools.packaged import MissingTemplateError
 
     if fmt not in ("table", "json", "csv", "parquet"):
         fail(f"--format {fmt!r}: expected table, json, csv or parquet")
@@ -56,6 +59,8 @@ def usage_command(
         fail(f"--scope {scope!r}: expected all or active")
     if cost not in ("auto", "stored", "recomputed"):
         fail(f"--cost {cost!r}: expected auto, stored or recomputed")
+    if not paths:
+        paths = [default_session_folder()]
     options = UsageOptions(by=by, scope=scope, since=since, until=until, timezone=timezone,
                            dedupe_copies=dedupe_copies, workers=jobs, cost=cost)
     try:
@@ -70,7 +75,7 @@ def usage_command(
 
             write_chart(data.frame(), by if by in PERIODS else "day", chart)
         payload = _render(rows, by, fmt, out)
-    except UsageError as exc:
+    except (UsageError, MissingTemplateError) as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"{exc.filename or ''}: {exc.strerror or exc}")

@@ -35,13 +35,19 @@ def iter_page(view: dict[str, Any], fmt: str = "html") -> Iterator[str]:
     """The page in pieces, so a preview of a huge session is written without holding the whole page.
 
     A fresh nonce per page keeps its CSP meaningful. Lone UTF-16 halves can sit in session text; they cannot be
-    written as UTF-8, so they are shown as U+FFFD.
+    written as UTF-8, so they are shown as U+FFFD. The template is loaded before the first piece is asked for,
+    so a broken installation (pi_tools.packaged.MissingTemplateError) shows before any output is opened.
     """
-    from pi_tools.render.environment import render_environment, squeeze_blank_lines
+    from pi_tools.render.environment import render_environment
 
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
-    template = render_environment().get_template(f"render.{fmt}.j2")
+    return _pieces(render_environment().get_template(f"render.{fmt}.j2"), view, fmt)
+
+
+def _pieces(template: Any, view: dict[str, Any], fmt: str) -> Iterator[str]:
+    from pi_tools.render.environment import squeeze_blank_lines
+
     pieces = template.generate(view=view, nonce=secrets.token_urlsafe(18))
     if fmt == "md":
         pieces = squeeze_blank_lines(pieces)

@@ -10,13 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "templates"
+from pi_tools.packaged import template_loader
 
 # Inline Markdown syntax (emphasis, code spans, links and images, table cells, strikethrough); `<` and `&` are
 # entity-escaped, which also rules out raw HTML and autolinks.
@@ -84,7 +83,7 @@ def md_code(value: Any, language: str = "") -> Markup:
 def render_environment() -> jinja2.Environment:
     """One shared environment (templates are compiled once per process)."""
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        loader=template_loader(),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
