@@ -1,0 +1,300 @@
+"""Rules the Anthropic Messages API enforces (also behind Bedrock's and Vertex's Claude endpoints, whose messages
+quote Anthropic's). Messages quoted from recorded 400 responses: fixtures/realworld (tool_use pairing) and the
+public issue threads named in each rule's `source`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from pi_tools.audit.preflight.rules import Hit, rule
+from pi_tools.audit.preflight.view import RequestView, blocks, is_blank
+
+API = ("anthropic-messages",)
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
+TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+IMAGE_BYTES = 5 * 1024 * 1024
+MAX_IMAGES = 100
+
+
+def _tool_uses(item: Any) -> list[tuple[int, Any]]:
+    return [(j, b.get("id")) for j, b in enumerate(blocks(item))
+            if isinstance(b, dict) and b.get("type") == "tool_use"]
+
+
+def _tool_results(item: Any) -> list[tuple[int, Any]]:
+    return [(j, b.get("tool_use_id")) for j, b in enumerate(blocks(item))
+            if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+@rule("anthropic-tool-use-without-result", "error", "A tool_use block without its tool_result in the next message",
+      API, "items",
+      "messages.N: `tool_use` ids were found without `tool_result` blocks immediately after: ID. Each `tool_use` "
+      "block must have a corresponding `tool_result` block in the next message.",
+      "recorded 400 in fixtures/realworld/badlogic__pi-mono__before-compaction.jsonl line 848",
+      "Store the missing result right after the call (`pi-tools repair --close-orphans` adds Pi's own 'No result "
+      "provided' results), or branch from before the call with --leaf.",
+      """Every assistant message's tool_use blocks must be answered, id for id, by tool_result blocks in the very
+      next (user) message. Pi 0.85 adds a synthetic error result for a call that never got one, so this mostly
+      appears with payloads that did not come from Pi, or with results another message separates from their
+      call.""")
+def tool_use_without_result(view: RequestView) -> Iterator[Hit]:
+    items = view.items
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or item.get("role") != "assistant":
+            continue
+        uses = _tool_uses(item)
+        if not uses:
+            continue
+        following = items[i + 1] if i + 1 < len(items) else None
+        answered = {tool_id for _, tool_id in _tool_results(following)} \
+            if isinstance(following, dict) and following.get("role") == "user" else set()
+        missing = [(j, tool_id) for j, tool_id in uses if tool_id not in answered]
+        if missing:
+            ids = ", ".join(str(tool_id) for _, tool_id in missing)
+            yield Hit("anthropic-tool-use-without-result", view.path(i, "content", missing[0][0]),
+                      f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                      f"{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next "
+                      "message.", needs=min(i + 1, len(items) - 1))
+
+
+@rule("anthropic-tool-result-without-use", "error", "A tool_result block whose tool_use is not in the previous message",
+      API, "items",
+      "messages.N.content.M: unexpected `tool_use_id` found in `tool_result` blocks: ID. Each `tool_result` block "
+      "must have a corresponding `tool_use` block in the previous message.",
+      "Anthropic Messages API validation (anthropics/anthropic-sdk-python issues; same wording on Bedrock/Vertex)",
+      "Drop or re-attach the stray result: `pi-tools repair` moves results next to their calls; `pi-tools audit` "
+      "names the entry (rule tool-result-unmatched).",
+      """A tool_result must answer a tool_use of the assistant message immediately before it.""")
+def tool_result_without_use(view: RequestView) -> Iterator[Hit]:
+    items = view.items
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or item.get("role") != "user":
+            continue
+        results = _tool_results(item)
+        if not results:
+            continue
+        previous = items[i - 1] if i > 0 else None
+        issued = {tool_id for _, tool_id in _tool_uses(previous)} \
+            if isinstance(previous, dict) and previous.get("role") == "assistant" else set()
+        for j, tool_id in results:
+            if tool_id not in issued:
+                yield Hit("anthropic-tool-result-without-use", view.path(i, "content", j),
+                          f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                          f"{tool_id}. Each `tool_result` block must have a corresponding `tool_use` block in the "
+                          "previous message.")
+
+
+def _thinking_on(view: RequestView) -> bool:
+    thinking = view.payload.get("thinking")
+    return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+
+
+def _last_assistant_index(view: RequestView) -> list[int]:
+    """For each payload position p, the index of the last assistant message before p (-1 if none)."""
+    def build() -> list[int]:
+        out, last = [], -1
+        for i, item in enumerate(view.items):
+            out.append(last)
+            if isinstance(item, dict) and item.get("role") == "assistant":
+                last = i
+        out.append(last)
+        return out
+    return view.cached("anthropic.last_assistant", build)
+
+
+@rule("anthropic-thinking-tool-loop", "error", "With thinking on, the assistant turn of a tool loop must start with thinking",
+      API, "tail",
+      "messages.N.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is "
+      "enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of "
+      "`tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid "
+      "this requirement, disable `thinking`.",
+      "https://docs.claude.com/en/docs/build-with-claude/extended-thinking; quoted in anomalyco/opencode#3077, "
+      "mastra-ai/mastra#7799",
+      "Send this request with thinking off (--reasoning off, or /thinking off in Pi) until the tool loop ends, or "
+      "continue on the model that produced the turn (its signed thinking is then replayed).",
+      """When the request ends in a tool loop (its last message carries tool_result blocks) and thinking is on,
+      the assistant message holding those tool_use blocks must begin with a thinking or redacted_thinking block.
+      Pi drops thinking it cannot replay (another model's, or unsigned), for example after a model switch in the
+      middle of a tool loop, and the turn then starts with text or tool_use.""")
+def thinking_tool_loop(view: RequestView) -> Iterator[Hit]:
+    end = view.end
+    if end < 2 or not _thinking_on(view):
+        return
+    last = view.items[end - 1]
+    if not isinstance(last, dict) or last.get("role") != "user" or not _tool_results(last):
+        return
+    index = _last_assistant_index(view)[end - 1]
+    if index < 0 or index != end - 2:
+        return
+    content = blocks(view.items[index])
+    first = content[0] if content and isinstance(content[0], dict) else {}
+    kind = first.get("type")
+    if kind in ("thinking", "redacted_thinking"):
+        return
+    yield Hit("anthropic-thinking-tool-loop", view.path(index, "content", 0),
+              f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{kind}`. "
+              "When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding "
+              "the lastmost set of `tool_use` and `tool_result` blocks).")
+
+
+@rule("anthropic-empty-text", "error", "An empty or whitespace-only text block", API, "items",
+      "messages: text content blocks must be non-empty / messages: text content blocks must contain non-whitespace "
+      "text",
+      "anthropics/claude-code#23440, nick1udwig/kibitz#78 (recorded responses)",
+      "Remove the blank text block from the entry (`pi-tools repair`), or give it text.",
+      """Anthropic refuses text blocks that are empty or hold only whitespace, in any message. Pi leaves blank
+      text out of what it converts, so this appears with hand-made or tool-made content.""")
+def empty_text(view: RequestView) -> Iterator[Hit]:
+    for i, item in enumerate(view.items):
+        for j, block in enumerate(blocks(item)):
+            if isinstance(block, dict) and block.get("type") == "text" and is_blank(block.get("text")):
+                text = block.get("text")
+                what = "must be non-empty" if text == "" else "must contain non-whitespace text"
+                yield Hit("anthropic-empty-text", view.path(i, "content", j), f"messages: text content blocks {what}")
+            elif isinstance(block, dict) and block.get("type") == "tool_result":
+                for k, inner in enumerate(blocks(block)):
+                    if isinstance(inner, dict) and inner.get("type") == "text" and is_blank(inner.get("text")) \
+                            and inner.get("text") != "":
+                        yield Hit("anthropic-empty-text", view.path(i, "content", j, "content", k),
+                                  "messages: text content blocks must contain non-whitespace text")
+
+
+@rule("anthropic-empty-message", "error", "A message with no content", API, "items",
+      "messages.N: all messages must have non-empty content except for the optional final assistant message",
+      "Anthropic Messages API validation (the same wording in Bedrock's Claude errors)",
+      "Give the stored message content or drop the entry from the branch (`pi-tools repair`).",
+      """Every message but a final assistant one must have content: an empty string or an empty block list is
+      refused.""")
+def empty_message(view: RequestView) -> Iterator[Hit]:
+    items = view.items
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            continue
+        content = item.get("content")
+        if content == "" or content == []:
+            final_assistant = i == len(items) - 1 and item.get("role") == "assistant"
+            if not final_assistant:
+                yield Hit("anthropic-empty-message", view.path(i, "content"),
+                          f"messages.{i}: all messages must have non-empty content except for the optional final "
+                          "assistant message")
+
+
+@rule("anthropic-tool-id", "error", "A tool_use id or tool_use_id outside [a-zA-Z0-9_-]", API, "items",
+      "messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+      "Anthropic Messages API schema (HKUDS/nanobot#4356 quotes the 400)",
+      "Pi rewrites other providers' ids itself; an id that still fails was stored for this model by something "
+      "else: rewrite the call and its result ids in the entries.",
+      """Tool call ids sent to Anthropic must match ^[a-zA-Z0-9_-]+$ (Pi also cuts them to 64 characters).""")
+def tool_id(view: RequestView) -> Iterator[Hit]:
+    for i, item in enumerate(view.items):
+        for j, block in enumerate(blocks(item)):
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use":
+                key, label = "id", "tool_use.id"
+            elif block.get("type") == "tool_result":
+                key, label = "tool_use_id", "tool_result.tool_use_id"
+            else:
+                continue
+            value = block.get(key)
+            if not isinstance(value, str) or TOOL_ID.fullmatch(value) is None:
+                yield Hit("anthropic-tool-id", view.path(i, "content", j, key),
+                          f"messages.{i}.content.{j}.{label}: String should match pattern '^[a-zA-Z0-9_-]+$'")
+
+
+@rule("anthropic-tool-name", "error", "A tool name outside ^[a-zA-Z0-9_-]{1,128}$", API, "request",
+      "tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+      "home-assistant/core#147760 (recorded 400; older deployments said {1,64}: apify/tester-mcp-client#11)",
+      "Rename the tool in --tools (dots and spaces are the usual culprits, e.g. `server.tool` -> `server_tool`).",
+      """Anthropic tool names are 1-128 characters of letters, digits, `_` and `-`.""")
+def tool_name(view: RequestView) -> Iterator[Hit]:
+    for i, tool in enumerate(view.tools):
+        name = tool.get("name") if isinstance(tool, dict) else None
+        if "name" in (tool if isinstance(tool, dict) else {}) and \
+                (not isinstance(name, str) or TOOL_NAME.fullmatch(name) is None):
+            yield Hit("anthropic-tool-name", f"tools[{i}].name",
+                      f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'")
+
+
+def _images(view: RequestView) -> list[tuple[int, str, Any]]:
+    """(item, path, source) of every image block, in tool results too."""
+    def build() -> list[tuple[int, str, Any]]:
+        out = []
+        for i, item in enumerate(view.items):
+            for j, block in enumerate(blocks(item)):
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "image":
+                    out.append((i, view.path(i, "content", j), block.get("source")))
+                elif block.get("type") == "tool_result":
+                    for k, inner in enumerate(blocks(block)):
+                        if isinstance(inner, dict) and inner.get("type") == "image":
+                            out.append((i, view.path(i, "content", j, "content", k), inner.get("source")))
+        return out
+    return view.cached("anthropic.images", build)
+
+
+@rule("anthropic-image-size", "error", "A base64 image over 5 MB", API, "items",
+      "messages.N.content.M.image.source.base64: image exceeds 5 MB maximum: X bytes > 5242880 bytes",
+      "anthropics/claude-code#19631, daya0576/pi-imessage#5 (recorded 400s)",
+      "Shrink or drop the image in the entry; Pi's blockImages setting (pi-tools render --block-images shows the "
+      "effect) replaces images with a placeholder.",
+      """Anthropic measures the limit on the base64 text: 5,242,880 characters.""")
+def image_size(view: RequestView) -> Iterator[Hit]:
+    for i, path, source in _images(view):
+        data = source.get("data") if isinstance(source, dict) else None
+        if isinstance(data, str) and len(data) > IMAGE_BYTES:
+            head = path.replace(f"{view.key}[{i}]", f"messages.{i}").replace("[", ".").replace("]", "")
+            yield Hit("anthropic-image-size", path, f"{head}.image.source.base64: image exceeds 5 MB maximum: "
+                      f"{len(data)} bytes > {IMAGE_BYTES} bytes")
+
+
+@rule("anthropic-image-media-type", "error", "An image media type Anthropic does not take", API, "items",
+      "messages.N.content.M.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' "
+      "or 'image/webp'",
+      "https://docs.claude.com/en/docs/build-with-claude/vision (supported formats); schema validation wording",
+      "Convert the image to PNG or JPEG in the entry, or drop it.",
+      """Only JPEG, PNG, GIF and WebP images are accepted.""")
+def image_media_type(view: RequestView) -> Iterator[Hit]:
+    for _item, path, source in _images(view):
+        if isinstance(source, dict) and source.get("type") == "base64" and source.get("media_type") not in IMAGE_TYPES:
+            yield Hit("anthropic-image-media-type", path,
+                      f"{path}.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or "
+                      f"'image/webp' (got {source.get('media_type')!r})")
+
+
+@rule("anthropic-image-count", "error", "More than 100 images in one request", API, "tail",
+      "Too many images: a request may contain at most 100 images",
+      "https://docs.claude.com/en/docs/build-with-claude/vision (\"up to 100 images per API request\")",
+      "Compact the session (older screenshots go into the summary) or drop images from old entries.",
+      """The API refuses requests with more than 100 images (20 on claude.ai).""")
+def image_count(view: RequestView) -> Iterator[Hit]:
+    images = _images(view)
+    within = [image for image in images if image[0] < view.end]
+    if len(within) > MAX_IMAGES:
+        yield Hit("anthropic-image-count", within[MAX_IMAGES][1],
+                  f"Too many images: {len(within)} in this request, at most {MAX_IMAGES} are accepted",
+                  needs=within[MAX_IMAGES][0])
+
+
+@rule("anthropic-thinking-budget", "error", "max_tokens not above the thinking budget, or a budget under 1024",
+      API, "request",
+      "`max_tokens` must be greater than `thinking.budget_tokens` / thinking.enabled.budget_tokens: Input should be "
+      "greater than or equal to 1024",
+      "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens; themaximalist/llm.js#30",
+      "Use a lower thinking level (--reasoning) or a model with a larger output limit.",
+      """With manual thinking, budget_tokens must be at least 1024 and below max_tokens.""")
+def thinking_budget(view: RequestView) -> Iterator[Hit]:
+    thinking = view.payload.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
+        return
+    budget, max_tokens = thinking.get("budget_tokens"), view.payload.get("max_tokens")
+    if isinstance(budget, (int, float)) and budget < 1024:
+        yield Hit("anthropic-thinking-budget", "thinking.budget_tokens",
+                  f"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024 (got {budget})")
+    if isinstance(budget, (int, float)) and isinstance(max_tokens, (int, float)) and max_tokens <= budget:
+        yield Hit("anthropic-thinking-budget", "max_tokens",
+                  f"`max_tokens` must be greater than `thinking.budget_tokens` ({max_tokens} <= {budget})")
