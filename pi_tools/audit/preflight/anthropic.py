@@ -92,17 +92,31 @@ def _thinking_on(view: RequestView) -> bool:
     return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
 
 
-def _last_assistant_index(view: RequestView) -> list[int]:
-    """For each payload position p, the index of the last assistant message before p (-1 if none)."""
-    def build() -> list[int]:
-        out, last = [], -1
-        for i, item in enumerate(view.items):
-            out.append(last)
-            if isinstance(item, dict) and item.get("role") == "assistant":
-                last = i
-        out.append(last)
-        return out
-    return view.cached("anthropic.last_assistant", build)
+def _is_turn_start(item: Any) -> bool:
+    """A user message that is not only tool results: it starts a new assistant turn."""
+    if not isinstance(item, dict) or item.get("role") != "user":
+        return False
+    content = item.get("content")
+    return not isinstance(content, list) or not content or any(
+        not (isinstance(b, dict) and b.get("type") == "tool_result") for b in content)
+
+
+def _turn_index(view: RequestView) -> tuple[list[int], list[int]]:
+    """(start of the turn each request end falls in, first assistant message at or after each position)."""
+    def build() -> tuple[list[int], list[int]]:
+        items = view.items
+        starts, start = [], 0
+        for i, item in enumerate(items):
+            starts.append(start)
+            if _is_turn_start(item):
+                start = i + 1
+        starts.append(start)
+        first = [len(items)] * (len(items) + 1)
+        for i in range(len(items) - 1, -1, -1):
+            assistant = isinstance(items[i], dict) and items[i].get("role") == "assistant"
+            first[i] = i if assistant else first[i + 1]
+        return starts, first
+    return view.cached("anthropic.turns", build)
 
 
 @rule("anthropic-thinking-tool-loop", "error", "With thinking on, the assistant turn of a tool loop must start with thinking",
@@ -116,7 +130,13 @@ def _last_assistant_index(view: RequestView) -> list[int]:
       "Send this request with thinking off (--reasoning off, or /thinking off in Pi) until the tool loop ends, or "
       "continue on the model that produced the turn (its signed thinking is then replayed).",
       """When the request ends in a tool loop (its last message carries tool_result blocks) and thinking is on,
-      the assistant message holding those tool_use blocks must begin with a thinking or redacted_thinking block.
+      the first assistant message of the current turn (the messages after the last user message that is not only
+      tool results: Anthropic's "final assistant message", spread over the loop) must begin with a thinking or
+      redacted_thinking block; later steps of the loop may do without (recorded sessions show Claude 4 steps
+      with bare tool_use accepted). A turn that began without thinking (the stored message has none: thinking
+      was off, or the model gave none) is accepted too in the recorded sessions (badlogic large-session lines
+      494-506), so the rule fires only where the stored message had thinking that Pi does not send: another
+      model's thinking becomes text, unsigned thinking is dropped.
       Pi drops thinking it cannot replay (another model's, or unsigned), for example after a model switch in the
       middle of a tool loop, and the turn then starts with text or tool_use.""")
 def thinking_tool_loop(view: RequestView) -> Iterator[Hit]:
@@ -126,14 +146,19 @@ def thinking_tool_loop(view: RequestView) -> Iterator[Hit]:
     last = view.items[end - 1]
     if not isinstance(last, dict) or last.get("role") != "user" or not _tool_results(last):
         return
-    index = _last_assistant_index(view)[end - 1]
-    if index < 0 or index != end - 2:
+    starts, first = _turn_index(view)
+    index = first[starts[end]]
+    if index >= end:
         return
     content = blocks(view.items[index])
-    first = content[0] if content and isinstance(content[0], dict) else {}
-    kind = first.get("type")
+    head = content[0] if content and isinstance(content[0], dict) else {}
+    kind = head.get("type")
     if kind in ("thinking", "redacted_thinking"):
         return
+    stored = view.source_message(index)
+    if isinstance(stored, dict) and not any(isinstance(b, dict) and b.get("type") == "thinking"
+                                            for b in blocks(stored)):
+        return  # the turn began without thinking (thinking was off then): Anthropic accepts the loop as it is
     yield Hit("anthropic-thinking-tool-loop", view.path(index, "content", 0),
               f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{kind}`. "
               "When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding "

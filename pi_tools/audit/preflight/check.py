@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,18 +57,41 @@ def locate(hit: Hit, origins: PayloadOrigins | None, llm_origins: Sequence[Origi
 
 
 def check_payload(api: str, model: dict[str, Any], payload: dict[str, Any], estimate: int | None,
-                  enabled: frozenset[str] | None = None) -> list[Hit]:
-    """Every rule that applies, on a whole payload (the request it is)."""
-    view = RequestView(api, model, payload, estimate=estimate)
+                  enabled: frozenset[str] | None = None, source: Callable[[int], Any] | None = None) -> list[Hit]:
+    """Every rule that applies, on a whole payload (the request it is); `source` gives the llm message behind a
+    payload item, for the rules that look at what was stored."""
+    view = RequestView(api, model, payload, estimate=estimate, source=source)
     return list(iter_hits(rules_for(api, model, enabled=enabled), view))
 
 
+class LazyOrigins:
+    """The payload mapping, made on first use: most requests have no finding and never need it."""
+
+    def __init__(self, api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
+                 has_system_prompt: bool) -> None:
+        self._args = (api, model, llm, payload, has_system_prompt)
+        self._origins: PayloadOrigins | None = None
+
+    def get(self) -> PayloadOrigins:
+        if self._origins is None:
+            self._origins = map_origins(*self._args)
+        return self._origins
+
+    def source(self, index: int) -> Any:
+        llm = self._args[2]
+        origin = self.get().item_origin
+        return llm[origin[index]] if index < len(origin) and origin[index] < len(llm) else None
+
+
 def findings_for(source: str, api: str, model: dict[str, Any], payload: dict[str, Any], hits: Sequence[Hit],
-                 llm: Sequence[Any], llm_origins: Sequence[Origin], has_system_prompt: bool) -> list[Finding]:
+                 llm: Sequence[Any], llm_origins: Sequence[Origin], has_system_prompt: bool,
+                 lazy: LazyOrigins | None = None) -> list[Finding]:
     """Hits as finding documents, each traced to its entry (the payload is mapped only when something was hit)."""
     if not hits:
         return []
     needs_map = any(hit.item is not None for hit in hits)
-    origins = map_origins(api, model, llm, payload, has_system_prompt) if needs_map else None
+    if lazy is None:
+        lazy = LazyOrigins(api, model, llm, payload, has_system_prompt)
+    origins = lazy.get() if needs_map else None
     reference = f"{model.get('provider')}/{model.get('id')}"
     return [finding(source, hit, api, reference, locate(hit, origins, llm_origins)) for hit in hits]

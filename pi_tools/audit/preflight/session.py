@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_tools.audit.preflight.check import PreflightRequest, PreflightResult, check_payload, findings_for
+from pi_tools.audit.preflight.check import (
+    LazyOrigins,
+    PreflightRequest,
+    PreflightResult,
+    check_payload,
+    findings_for,
+)
 from pi_tools.audit.preflight.provenance import convert_traced, trace_context
 from pi_tools.messages.jsvalues import UNDEFINED
 from pi_tools.session import ContextError, SessionReadError
@@ -58,8 +64,10 @@ def preflight_tree(tree: Any, source: str, request: PreflightRequest) -> Preflig
         estimate: int | None = estimate_context_tokens(context)
     except Exception:  # noqa: BLE001 - damaged content: the estimate is then unknown, the other rules still run
         estimate = None
-    hits = check_payload(api, model, payload, estimate, request.enabled)
-    result.findings = findings_for(source, api, model, payload, hits, llm, llm_origins, bool(request.system_prompt))
+    lazy = LazyOrigins(api, model, llm, payload, bool(request.system_prompt))
+    hits = check_payload(api, model, payload, estimate, request.enabled, lazy.source)
+    result.findings = findings_for(source, api, model, payload, hits, llm, llm_origins, bool(request.system_prompt),
+                                   lazy)
     return result
 
 

@@ -23,6 +23,7 @@ class RequestView:
     payload: dict[str, Any]
     end: int = -1  # items in this request; -1: all of the payload's
     estimate: int | None = None  # Pi's own input-token estimate of this request (estimate_context_tokens)
+    source: Callable[[int], Any] | None = None  # the llm Message a payload item came from (None: unknown)
     memo: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -38,6 +39,10 @@ class RequestView:
             self.memo[name] = build()
         value: T = self.memo[name]
         return value
+
+    def source_message(self, index: int) -> Any:
+        """The llm Message payload item `index` was built from, or None where no tracing is available."""
+        return self.source(index) if self.source is not None else None
 
     def path(self, index: int, *rest: str | int) -> str:
         """``messages[4].content[0]`` for (4, "content", 0)."""
