@@ -1,0 +1,342 @@
+"""pi-tools preflight: one session per rule and API that triggers exactly that rule (rule id, payload path, entry id,
+exit code), the same session after the suggested fix, rules Pi itself never lets through checked on payloads, and
+--replay on the real-world sessions (exact confusion matrices, the Vertex 400 at the position Vertex named)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_tools.audit.preflight.replay import Options, replay_path
+from pi_tools.audit.preflight.rules import all_rules, rules_by_id
+from pi_tools.audit.preflight.view import RequestView
+
+REALWORLD = Path(__file__).resolve().parent.parent / "fixtures" / "realworld"
+USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+
+
+def write_session(tmp: Path, entries: list[dict[str, Any]], name: str = "s.jsonl") -> str:
+    lines: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z",
+                                    "cwd": "/w"}]
+    parent = None
+    for index, entry in enumerate(entries, 1):
+        entry = {**entry, "id": f"e{index}", "parentId": parent, "timestamp": f"2026-01-01T00:00:{index:02d}.000Z"}
+        parent = entry["id"]
+        lines.append(entry)
+    path = tmp / name
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return str(path)
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}}
+
+
+def assistant(content: list[Any], provider: str = "anthropic", model: str = "claude-sonnet-4-5",
+              api: str = "anthropic-messages", stop: str = "toolUse") -> dict[str, Any]:
+    return {"type": "message", "message": {"role": "assistant", "content": content, "provider": provider, "model": model,
+                                           "api": api, "stopReason": stop, "timestamp": 2, "usage": USAGE}}
+
+
+def result(call_id: str) -> dict[str, Any]:
+    return {"type": "message", "message": {"role": "toolResult", "toolCallId": call_id, "toolName": "bash",
+                                           "content": [{"type": "text", "text": "ok"}], "isError": False,
+                                           "timestamp": 3}}
+
+
+def call(call_id: str) -> dict[str, Any]:
+    return {"type": "toolCall", "id": call_id, "name": "bash", "arguments": {"command": "ls"}}
+
+
+THINKING = {"type": "thinking_level_change", "thinkingLevel": "high"}
+ORPHAN = [user("hi"), assistant([{"type": "text", "text": "sure"}], stop="stop"), result("call_x")]
+ORPHAN_FIXED = ORPHAN[:2]
+# A turn begun on another model: its thinking is sent as text (Anthropic), its signatures dropped (Gemini 3).
+FOREIGN_LOOP = [THINKING, user("hi"), assistant([{"type": "thinking", "thinking": "plan", "thinkingSignature": "sig"},
+                                                  call("toolu_1")], "openai", "gpt-5.1", "openai-responses"),
+                result("toolu_1")]
+GEMINI_LOOP = [user("hi"), assistant([call("c1")], "google", "gemini-2.5-flash", "google-generative-ai"), result("c1")]
+
+# (model, entries, extra args, rule, payload path, entry id, fixed entries, fixed args)
+CASES = [
+    ("anthropic/claude-sonnet-4-5", ORPHAN, [], "anthropic-tool-result-without-use", "messages[2].content[0]", "e3",
+     ORPHAN_FIXED, []),
+    ("anthropic/claude-sonnet-4-5", FOREIGN_LOOP, [], "anthropic-thinking-tool-loop", "messages[1].content[0]", "e3",
+     FOREIGN_LOOP, ["--reasoning", "off"]),
+    ("groq/openai/gpt-oss-120b", ORPHAN, [], "completions-tool-message-without-call", "messages[2]", "e3",
+     ORPHAN_FIXED, []),
+    ("openai/gpt-5.1", ORPHAN, [], "responses-output-without-call", "input[2]", "e3", ORPHAN_FIXED, []),
+    ("google/gemini-3-flash-preview", ORPHAN, [], "google-function-response-count", "contents[2].parts[0]", "e3",
+     ORPHAN_FIXED, []),
+    ("google/gemini-3-flash-preview", GEMINI_LOOP, [], "google-thought-signature", "contents[1].parts[0]", "e2",
+     [*GEMINI_LOOP, user("next")], []),
+    ("google-vertex/gemini-3.1-pro-preview", GEMINI_LOOP, [], "google-thought-signature", "contents[1].parts[0]",
+     "e2", [*GEMINI_LOOP, user("next")], []),
+    ("mistral/mistral-medium-latest", ORPHAN, [], "mistral-tool-call-id", "messages[2].toolCallId", "e3",
+     ORPHAN_FIXED, []),
+    ("amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", ORPHAN, [], "bedrock-tool-results",
+     "messages[2].content[0]", "e3", ORPHAN_FIXED, []),
+]
+
+
+@pytest.mark.parametrize(("model", "entries", "args", "rule", "path", "entry", "fixed", "fixed_args"), CASES,
+                         ids=[f"{case[3]}@{case[0]}" for case in CASES])
+def test_rule_fires_then_fix_passes(cli: Any, tmp_path: Path, model: str, entries: list[Any], args: list[str],
+                                    rule: str, path: str, entry: str, fixed: list[Any], fixed_args: list[str]) -> None:
+    session = write_session(tmp_path, entries)
+    run = cli("preflight", "--format", "json", "--model", model, *args, session)
+    assert run.code == 1, run.stderr
+    findings = run.documents()
+    assert [(f["rule"], f["payloadPath"], f["entryId"]) for f in findings] == [(rule, path, entry)]
+    lines = Path(session).read_text().splitlines()
+    assert findings[0]["line"] == next(i for i, text in enumerate(lines, 1) if f'"id": "{entry}"' in text)
+    assert findings[0]["model"] == model and findings[0]["severity"] == "error"
+    assert findings[0]["api"] in rules_by_id()[rule].apis
+    fixed_run = cli("preflight", "--format", "json", "--model", model, *fixed_args,
+                    write_session(tmp_path, fixed, "fixed.jsonl"))
+    assert (fixed_run.code, fixed_run.documents()) == (0, [])
+
+
+def test_vertex_thought_signature_message_names_the_block_as_vertex_does(cli: Any, tmp_path: Path) -> None:
+    run = cli("preflight", "--format", "json", "--model", "google-vertex/gemini-3.1-pro-preview",
+              write_session(tmp_path, GEMINI_LOOP))
+    assert run.documents()[0]["message"] == ("Unable to submit request because function call `default_api:bash` in "
+                                             "the 2. content block is missing a `thought_signature`.")
+
+
+def test_tool_name_and_count_rules(cli: Any, tmp_path: Path) -> None:
+    session = write_session(tmp_path, ORPHAN_FIXED)
+    schema = {"type": "object", "properties": {}}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"name": "server.tool", "description": "d", "parameters": schema}]))
+    run = cli("preflight", "--format", "json", "--model", "anthropic/claude-sonnet-4-5", "--tools", str(bad), session)
+    assert run.code == 1
+    assert [(f["rule"], f["payloadPath"], f["entryId"], f["line"]) for f in run.documents()] == [
+        ("anthropic-tool-name", "tools[0].name", None, None)]
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps([{"name": "server_tool", "description": "d", "parameters": schema}]))
+    assert cli("preflight", "--model", "anthropic/claude-sonnet-4-5", "--tools", str(good), session).code == 0
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps([{"name": f"t{i}", "description": "d", "parameters": schema} for i in range(129)]))
+    run = cli("preflight", "--format", "json", "--model", "openai/gpt-5.1", "--tools", str(many), session)
+    assert [(f["rule"], f["payloadPath"]) for f in run.documents()] == [("openai-tool-count", "tools[128]")]
+    many.write_text(json.dumps([{"name": f"t{i}", "description": "d", "parameters": schema} for i in range(128)]))
+    assert cli("preflight", "--model", "openai/gpt-5.1", "--tools", str(many), session).code == 0
+
+
+def test_image_over_five_megabytes(cli: Any, tmp_path: Path) -> None:
+    def with_image(size: int) -> str:
+        image = {"type": "image", "data": "A" * size, "mimeType": "image/png"}
+        entries = [{"type": "message", "message": {"role": "user", "timestamp": 1,
+                                                   "content": [{"type": "text", "text": "look"}, image]}}]
+        return write_session(tmp_path, entries, f"img{size}.jsonl")
+
+    run = cli("preflight", "--format", "json", "--model", "anthropic/claude-sonnet-4-5", with_image(5 * 1024 * 1024 + 4))
+    assert [(f["rule"], f["payloadPath"], f["entryId"]) for f in run.documents()] == [
+        ("anthropic-image-size", "messages[0].content[1]", "e1")]
+    assert "image exceeds 5 MB maximum: 5242884 bytes > 5242880 bytes" in run.documents()[0]["message"]
+    assert cli("preflight", "--model", "anthropic/claude-sonnet-4-5", with_image(5 * 1024 * 1024)).code == 0
+
+
+def test_context_window_is_a_warning(cli: Any, tmp_path: Path) -> None:
+    session = write_session(tmp_path, [user("x" * 600_000)])  # about 150,000 tokens by Pi's chars/4 estimate
+    run = cli("preflight", "--format", "json", "--model", "groq/openai/gpt-oss-120b", session)
+    assert run.code == 0
+    assert [(f["rule"], f["severity"], f["payloadPath"]) for f in run.documents()] == [
+        ("context-window", "warning", "messages")]
+    assert cli("preflight", "--fail-on", "warning", "--model", "groq/openai/gpt-oss-120b", session).code == 1
+
+
+def test_formats_and_bad_input(cli: Any, tmp_path: Path) -> None:
+    session = write_session(tmp_path, ORPHAN)
+    table = cli("preflight", "--model", "anthropic/claude-sonnet-4-5", session)
+    assert "anthropic-tool-result-without-use  e3  messages[2].content[0]" in table.stdout
+    sarif = json.loads(cli("preflight", "--format", "sarif", "--model", "anthropic/claude-sonnet-4-5", session).stdout)
+    found = sarif["runs"][0]["results"]
+    assert [(r["ruleId"], r["properties"]["payloadPath"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+            for r in found] == [("anthropic-tool-result-without-use", "messages[2].content[0]", 4)]
+    junit = cli("preflight", "--format", "junit", "--model", "anthropic/claude-sonnet-4-5", session).stdout
+    assert '<testcase name="anthropic-tool-result-without-use"' in junit and "<failure" in junit
+    missing = cli("preflight", str(tmp_path / "nope.jsonl"))
+    assert missing.code == 2 and "nope.jsonl" in missing.stderr and "Traceback" not in missing.stderr
+    unknown = cli("preflight", "--model", "nobody/none", session)
+    assert unknown.code == 2 and "--model nobody/none" in unknown.stderr
+    no_model = cli("preflight", write_session(tmp_path, [user("hi")], "nomodel.jsonl"))
+    assert no_model.code == 2 and "pass --model" in no_model.stderr
+
+
+# --- rules Pi 0.85 never lets through (it answers orphaned calls, drops blank text): checked on payloads ---------
+
+def hits(api: str, model: dict[str, Any], payload: dict[str, Any]) -> list[tuple[str, str]]:
+    from pi_tools.audit.preflight.check import check_payload
+
+    return [(hit.rule, hit.path) for hit in check_payload(api, model, payload, None)]
+
+
+ANTHROPIC = {"id": "claude-sonnet-4-5", "provider": "anthropic", "api": "anthropic-messages", "contextWindow": 200000}
+
+
+def test_payload_only_rules() -> None:
+    use = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash", "input": {}}]}
+    assert hits("anthropic-messages", ANTHROPIC, {"messages": [
+        {"role": "user", "content": "hi"}, use, {"role": "user", "content": [{"type": "text", "text": "go"}]}]}) == [
+        ("anthropic-tool-use-without-result", "messages[1].content[0]")]
+    assert hits("anthropic-messages", ANTHROPIC, {"messages": [
+        {"role": "user", "content": [{"type": "text", "text": " \n"}]}]}) == [("anthropic-empty-text",
+                                                                                 "messages[0].content[0]")]
+    assert hits("anthropic-messages", ANTHROPIC, {"max_tokens": 2000, "thinking": {"type": "enabled",
+                                                                                   "budget_tokens": 4000},
+                                                  "messages": [{"role": "user", "content": "hi"}]}) == [
+        ("anthropic-thinking-budget", "max_tokens")]
+    groq = {"id": "openai/gpt-oss-120b", "provider": "groq", "api": "openai-completions"}
+    openai = {**groq, "provider": "openai"}
+    calls = {"role": "assistant", "tool_calls": [{"id": "c" * 41, "type": "function",
+                                                 "function": {"name": "bash", "arguments": "{}"}}]}
+    payload = {"messages": [{"role": "user", "content": "hi"}, calls, {"role": "user", "content": "go"}]}
+    assert hits("openai-completions", groq, payload) == [("completions-tool-calls-without-results",
+                                                          "messages[1].tool_calls[0]")]
+    assert hits("openai-completions", openai, payload) == [("completions-tool-calls-without-results",
+                                                            "messages[1].tool_calls[0]"),
+                                                           ("completions-tool-call-id-length",
+                                                            "messages[1].tool_calls[0].id")]
+    responses = {"id": "gpt-5.1", "provider": "openai", "api": "openai-responses"}
+    assert hits("openai-responses", responses, {"input": [
+        {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "call_id": "c1", "name": "bash", "arguments": "{}"},
+        {"role": "user", "content": [{"type": "input_text", "text": "go"}]},
+        {"type": "reasoning", "id": "rs_2", "summary": []}]}) == [
+        ("responses-call-without-output", "input[2]"), ("responses-reasoning-without-following", "input[4]")]
+    bedrock = {"id": "x", "provider": "amazon-bedrock", "api": "bedrock-converse-stream"}
+    assert hits("bedrock-converse-stream", bedrock, {"messages": [
+        {"role": "assistant", "content": [{"text": "a"}]}, {"role": "assistant", "content": [{"text": " "}]}]}) == [
+        ("bedrock-alternation", "messages[0]"), ("bedrock-alternation", "messages[1]"),
+        ("bedrock-blank-text", "messages[1].content[0]")]
+    mistral = {"id": "m", "provider": "mistral", "api": "mistral-conversations"}
+    assert hits("mistral-conversations", mistral, {"messages": [
+        {"role": "assistant", "toolCalls": [{"id": "abcdefghi"}, {"id": "bcdefghij"}]},
+        {"role": "tool", "toolCallId": "abcdefghi"}]}) == [("mistral-tool-results", "messages[0].toolCalls[0]")]
+
+
+def test_every_rule_is_documented() -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "preflight.md").read_text()
+    for rule in all_rules():
+        assert f"`{rule.id}`" in doc, rule.id
+        assert rule.provider_message and rule.fix and rule.source
+
+
+# --- --replay on the real sessions ----------------------------------------------------------------------------
+
+# (accepted ok, accepted reject, rejected ok, rejected reject, no-verdict ok, no-verdict reject)
+MATRICES = {
+    "badlogic__pi-mono__before-compaction.jsonl": (465, 0, 1, 0, 18, 0),
+    "badlogic__pi-mono__compact.jsonl": (493, 0, 0, 0, 10, 0),
+    "badlogic__pi-mono__large-session.jsonl": (431, 0, 0, 0, 22, 0),
+    "badlogic__pi-mono__session.jsonl": (213, 0, 0, 0, 6, 0),
+    "castai__kimchi-dev__session.jsonl": (56, 0, 0, 0, 0, 0),
+    "castai__kimchi-dev__statsuline.jsonl": (40, 0, 0, 0, 0, 0),
+    "kir-gadjello__pi-session-manager__873fc059_crew-planner_0.jsonl": (0, 0, 0, 0, 0, 0),
+    "lamurian__paradocs__session.jsonl": (26, 0, 0, 0, 6, 0),
+    "marcpadz__dexter-v3__pi-session.jsonl": (629, 0, 0, 1, 24, 1),
+    # Every accepted request predicted "reject" here is one whose context lost its history: line 31 is damaged
+    # (invalid escape), so line 32's parent is missing and Pi 0.85 starts the context with tool results whose calls
+    # were on the lost line. Each such request carries the replay-truncated-path note saying so.
+    "pinion05__agent-complex-task__03-raddit-dashboard-pr__session.jsonl": (6, 239, 0, 0, 0, 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MATRICES))
+def test_replay_confusion_matrix(name: str) -> None:
+    replayed = replay_path(str(REALWORLD / name), Options())
+    m = replayed.matrix()
+    assert (m["accepted"]["ok"], m["accepted"]["reject"], m["rejected"]["ok"], m["rejected"]["reject"],
+            m["no-verdict"]["ok"], m["no-verdict"]["reject"]) == MATRICES[name]
+    for doc in replayed.requests:
+        if doc["outcome"] == "accepted" and doc["predicted"] == "reject":
+            assert "replay-truncated-path" in {f["rule"] for f in doc["findings"]}
+
+
+def test_replay_vertex_rejection_at_the_named_position(cli: Any) -> None:
+    run = cli("preflight", "--replay", "--format", "json", str(REALWORLD / "marcpadz__dexter-v3__pi-session.jsonl"))
+    docs = run.documents()
+    assert docs[-1]["kind"] == "summary" and docs[-1]["matrix"]["rejected"] == {"ok": 0, "reject": 1}
+    rejected = [d for d in docs if d.get("outcome") == "rejected"]
+    assert len(rejected) == 1
+    doc = rejected[0]
+    assert set(doc) == {"kind", "source", "entryId", "line", "api", "model", "outcome", "providerError", "predicted",
+                        "findings"}
+    assert (doc["entryId"], doc["line"], doc["model"], doc["predicted"]) == (
+        "130ce904", 1040, "google-vertex/gemini-3.1-pro-preview-customtools", "reject")
+    assert "in the 540. content block is missing a `thought_signature`" in doc["providerError"]
+    assert [(f["rule"], f["payloadPath"], f["entryId"], f["line"]) for f in doc["findings"]] == [
+        ("google-thought-signature", "contents[539].parts[0]", "7af5a012", 1017)]
+    assert "in the 540. content block" in doc["findings"][0]["message"]
+
+
+def test_replay_anthropic_rejection_is_not_reproduced_by_pi_085() -> None:
+    """The 400 at line 848 named messages.236 and toolu_019tYD...: in the file the result (line 799) follows its
+    call (line 798) directly, and the request Pi 0.85 builds pairs them, so the cause (the older Pi's ordering of
+    that bash result, which the user then reported at line 869) is not in the file any more."""
+    from pi_tools.audit.preflight.replay import _collect, _count, _Epoch, _payload
+    from pi_tools.session.load import load_session
+
+    path = str(REALWORLD / "badlogic__pi-mono__before-compaction.jsonl")
+    tree = load_session(path)
+    entries = tree.path(tree.leaf_id)
+    request = next(r for r in _collect(tree, entries) if tree.line_of(r.entry) == 848)
+    context = _Epoch(tree, entries, request.position)
+    count = _count(context.positions, request.position, request.epoch)
+    payload = _payload(request.model, context.llm[:count], request.level, None, Options())
+    ids = {i: [b.get("id") or b.get("tool_use_id") for b in m["content"] if isinstance(b, dict)]
+           for i, m in enumerate(payload["messages"]) if isinstance(m["content"], list)}
+    where = next(i for i, found in ids.items() if "toolu_019tYDrbzifrra2KYzmYqWvk" in found)
+    assert payload["messages"][where]["role"] == "assistant"
+    assert payload["messages"][where + 1]["content"][0]["tool_use_id"] == "toolu_019tYDrbzifrra2KYzmYqWvk"
+
+
+@pytest.mark.parametrize("name", ["marcpadz__dexter-v3__pi-session.jsonl", "badlogic__pi-mono__large-session.jsonl"])
+def test_replay_prefixes_equal_requests_built_alone(name: str) -> None:
+    """The incremental replay (one payload per run, requests as its prefixes) gives each request the findings of
+    that request built alone: every 20th request, and every one with a finding."""
+    from pi_tools.audit.preflight.check import check_payload, findings_for
+    from pi_tools.audit.preflight.replay import _collect, _count, _Epoch, _estimate, _payload
+    from pi_tools.session.load import load_session
+
+    path = str(REALWORLD / name)
+    replayed = {d["entryId"]: d for d in replay_path(path, Options()).requests}
+    tree = load_session(path)
+    entries = tree.path(tree.leaf_id)
+    epochs: dict[int, Any] = {}
+    requests = _collect(tree, entries)
+    checked = 0
+    for index, request in enumerate(requests):
+        doc = replayed[request.entry["id"]]
+        if index % 20 and not doc["findings"]:
+            continue
+        last = max((r for r in requests if r.epoch == request.epoch), key=lambda r: r.position)
+        context = epochs.setdefault(request.epoch, _Epoch(tree, entries, last.position))
+        count = _count(context.positions, request.position, request.epoch)
+        llm = context.llm[:count]
+        payload = _payload(request.model, llm, request.level, None, Options())
+        found = findings_for(path, request.model["api"], request.model, payload,
+                             check_payload(request.model["api"], request.model, payload, _estimate(llm, Options())),
+                             llm, context.origins[:count], False)
+        key = sorted((f["rule"], f["payloadPath"], f["entryId"]) for f in found)
+        assert key == sorted((f["rule"], f["payloadPath"], f["entryId"]) for f in doc["findings"]), doc["line"]
+        checked += 1
+    assert checked > 20
+
+
+def test_view_end_limits_tail_rules() -> None:
+    """A tail rule sees only the request's own items (view.end)."""
+    model = {"id": "gemini-3-flash-preview", "provider": "google", "api": "google-generative-ai"}
+    payload = {"contents": [{"role": "user", "parts": [{"text": "hi"}]},
+                            {"role": "model", "parts": [{"functionCall": {"name": "bash", "args": {}}}]},
+                            {"role": "user", "parts": [{"functionResponse": {"name": "bash", "response": {}}}]}]}
+    rule = rules_by_id()["google-thought-signature"]
+    assert [h.path for h in rule.check(RequestView("google-generative-ai", model, payload))] == ["contents[1].parts[0]"]
+    assert list(rule.check(RequestView("google-generative-ai", model, payload, end=1))) == []
