@@ -53,6 +53,9 @@ def trace_context(tree: SessionTree | BulkSession, leaf: Any) -> TracedContext:
 def convert_traced(messages: Sequence[Any], origins: Sequence[Origin]) -> tuple[list[Any], list[Origin]]:
     """convertToLlm one message at a time (it never merges messages), keeping each result's origin."""
     registry = default_registry()
+    bulk = list(iter_llm_messages(messages, registry))
+    if len(bulk) == len(messages):  # nothing dropped (the usual case): one pass, origins as they are
+        return bulk, list(origins)
     llm: list[Any] = []
     kept: list[Origin] = []
     for message, origin in zip(messages, origins, strict=True):
