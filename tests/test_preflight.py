@@ -340,3 +340,32 @@ def test_view_end_limits_tail_rules() -> None:
     rule = rules_by_id()["google-thought-signature"]
     assert [h.path for h in rule.check(RequestView("google-generative-ai", model, payload))] == ["contents[1].parts[0]"]
     assert list(rule.check(RequestView("google-generative-ai", model, payload, end=1))) == []
+
+
+def test_run_stops_before_sending_a_request_the_provider_refuses(cli: Any, tmp_path: Path) -> None:
+    """run --preflight (the default) records why it did not send; --no-preflight sends (here: to a closed port)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {"ANTHROPIC_API_KEY": "sk-test-not-a-key", "SOURCE_DATE_EPOCH": "1767225600"}
+
+    def run(*flags: str) -> tuple[Any, dict[str, Any]]:
+        session = write_session(tmp_path, ORPHAN, f"run{len(flags)}.jsonl")
+        result = cli("run", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url",
+                     f"http://127.0.0.1:{port}", "--tools", "none", "--cwd", str(tmp_path), "--session", session,
+                     *flags, "hi", env=env)
+        last = [json.loads(line) for line in Path(session).read_text().splitlines()][-1]
+        return result, last["message"]
+
+    result, message = run()
+    assert result.code == 1 and "Traceback" not in result.stderr
+    assert message["stopReason"] == "error"
+    assert message["errorMessage"].startswith(
+        "preflight: not sent, anthropic/claude-sonnet-4-5 would refuse it: rule anthropic-tool-result-without-use at "
+        "messages[2].content[0], entry e3: messages.2.content.0: unexpected `tool_use_id` found in `tool_result` "
+        "blocks: call_x.")
+    assert "--no-preflight sends it anyway" in result.stdout
+    result, message = run("--no-preflight")
+    assert result.code == 1 and message["errorMessage"] == "Connection error."
