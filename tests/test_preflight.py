@@ -369,3 +369,38 @@ def test_run_stops_before_sending_a_request_the_provider_refuses(cli: Any, tmp_p
     assert "--no-preflight sends it anyway" in result.stdout
     result, message = run("--no-preflight")
     assert result.code == 1 and message["errorMessage"] == "Connection error."
+
+
+@pytest.mark.parametrize(("name", "model"), [
+    ("marcpadz__dexter-v3__pi-session.jsonl", "google-vertex/gemini-3.1-pro-preview"),
+    ("badlogic__pi-mono__before-compaction.jsonl", "anthropic/claude-opus-4-5"),
+    ("badlogic__pi-mono__large-session.jsonl", "openai/gpt-5.1"),
+    ("castai__kimchi-dev__session.jsonl", "groq/openai/gpt-oss-120b"),
+    ("lamurian__paradocs__session.jsonl", "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0"),
+    ("lamurian__paradocs__session.jsonl", "mistral/mistral-medium-latest"),
+])
+def test_partial_mapping_equals_the_whole_up_to_the_item(name: str, model: str) -> None:
+    """Tracing a finding maps the payload only up to its item (provenance.map_origins(upto_item=...)): that
+    prefix must place every item up to it exactly as the whole mapping does."""
+    from pi_tools.audit.preflight.provenance import convert_traced, map_origins, trace_context
+    from pi_tools.messages.jsvalues import UNDEFINED
+    from pi_tools.providers import registry
+    from pi_tools.providers.catalog import find_model
+    from pi_tools.session.load import load_session
+
+    tree = load_session(str(REALWORLD / name))
+    traced = trace_context(tree, UNDEFINED)
+    llm, _ = convert_traced(traced.messages, traced.origins)
+    target = find_model(model)
+    payload = registry.build_payload(target["api"], target, {"systemPrompt": None, "messages": llm},
+                                     {"apiKey": "x"})
+    whole = map_origins(target["api"], target, llm, payload, False)
+    count = len(whole.item_origin)
+    for item in sorted({0, 1, count // 7, count // 3, count // 2, count - 3, count - 2} - {-1, -2, -3}):
+        if not 0 <= item < count:
+            continue
+        part = map_origins(target["api"], target, llm, payload, False, upto_item=item)
+        assert part.item_origin[:item + 1] == whole.item_origin[:item + 1], item
+        head = {label: index for label, index in whole.by_label.items()
+                if int(label.split("[", 1)[1].split("]", 1)[0]) <= item}
+        assert {label: part.by_label.get(label) for label in head} == head, item

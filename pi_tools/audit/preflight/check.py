@@ -65,22 +65,37 @@ def check_payload(api: str, model: dict[str, Any], payload: dict[str, Any], esti
 
 
 class LazyOrigins:
-    """The payload mapping, made on first use: most requests have no finding and never need it."""
+    """The payload mapping, made on first use and only as far into the payload as asked: most requests have no
+    finding and never need it, and a finding early in a large session needs only the mapping up to it."""
 
     def __init__(self, api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
                  has_system_prompt: bool) -> None:
         self._args = (api, model, llm, payload, has_system_prompt)
         self._origins: PayloadOrigins | None = None
+        self._upto = -1  # the last item the cached mapping covers exactly (a whole mapping covers all)
 
-    def get(self) -> PayloadOrigins:
-        if self._origins is None:
-            self._origins = map_origins(*self._args)
-        return self._origins
+    def get(self, upto_item: int | None = None) -> PayloadOrigins:
+        if self._origins is not None and (self._upto == _WHOLE or (upto_item is not None and upto_item <= self._upto)):
+            return self._origins
+        origins = map_origins(*self._args, upto_item=upto_item)
+        partial = upto_item is not None and len(origins.item_origin) < len(view_items(self._args[0], self._args[3]))
+        self._origins, self._upto = origins, (upto_item if partial and upto_item is not None else _WHOLE)
+        return origins
 
     def source(self, index: int) -> Any:
         llm = self._args[2]
-        origin = self.get().item_origin
+        origin = self.get(index).item_origin
         return llm[origin[index]] if index < len(origin) and origin[index] < len(llm) else None
+
+
+_WHOLE = 1 << 62
+
+
+def view_items(api: str, payload: dict[str, Any]) -> list[Any]:
+    from pi_tools.render.payload_map import ITEM_LISTS
+
+    items = payload.get(ITEM_LISTS.get(api, "messages"))
+    return items if isinstance(items, list) else []
 
 
 def findings_for(source: str, api: str, model: dict[str, Any], payload: dict[str, Any], hits: Sequence[Hit],
@@ -92,6 +107,7 @@ def findings_for(source: str, api: str, model: dict[str, Any], payload: dict[str
     needs_map = any(hit.item is not None for hit in hits)
     if lazy is None:
         lazy = LazyOrigins(api, model, llm, payload, has_system_prompt)
-    origins = lazy.get() if needs_map else None
+    last = max((hit.item for hit in hits if hit.item is not None), default=None)
+    origins = lazy.get(last) if needs_map else None
     reference = f"{model.get('provider')}/{model.get('id')}"
     return [finding(source, hit, api, reference, locate(hit, origins, llm_origins)) for hit in hits]

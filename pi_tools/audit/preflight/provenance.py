@@ -98,8 +98,41 @@ def _item_index(label: str) -> int | None:
 
 
 def map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
-                has_system_prompt: bool) -> PayloadOrigins:
-    """Pair payload fragments with llm messages (see the module docstring)."""
+                has_system_prompt: bool, upto_item: int | None = None) -> PayloadOrigins:
+    """Pair payload fragments with llm messages (see the module docstring).
+
+    With `upto_item`, only the payload's items up to that one are needed: the mapping walks messages and items
+    in step, so a prefix of both maps exactly as the whole does (what comes after a cut is reported as lost, and
+    is not used). The prefix of messages is grown until it reaches past that item, so a finding early in a large
+    session is traced without mapping the rest.
+    """
+    from pi_tools.render.payload_map import ITEM_LISTS
+
+    key = ITEM_LISTS.get(api, "messages")
+    items = payload.get(key)
+    count = len(items) if isinstance(items, list) else 0
+    if upto_item is None or upto_item + 1 >= count:
+        return _map_origins(api, model, llm, payload, has_system_prompt)
+    cut_items = upto_item + 2  # one more item than needed: the item itself must not be the last slot
+    messages = min(len(llm), 2 * cut_items + 16)
+    while True:
+        partial = {**payload, key: items[:cut_items]} if isinstance(items, list) else payload
+        origins = _map_origins(api, model, llm[:messages], partial, has_system_prompt)
+        reached = origins.item_origin[upto_item] if upto_item < len(origins.item_origin) else None
+        # Trust the prefix when the item was placed by a message well inside the cut (not by the fill-in of
+        # unplaced items, and not by a message whose tool results or synthetic answers lie past the cut).
+        if messages >= len(llm) or (reached is not None and f"{key}[{upto_item}]" in _placed_items(origins)
+                                    and reached + 2 < messages):
+            return origins
+        messages = min(len(llm), messages * 2)
+
+
+def _placed_items(origins: PayloadOrigins) -> set[str]:
+    return {label.split(".", 1)[0] for label in origins.by_label}
+
+
+def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
+                 has_system_prompt: bool) -> PayloadOrigins:
     from pi_tools.render.payload_map import ITEM_LISTS, map_payload
     from pi_tools.render.preview import _align_transformed, transformed_messages
 
