@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pi_tools.audit.preflight.rules import Hit, rule
-from pi_tools.audit.preflight.view import RequestView, blocks, is_blank
+from pi_tools.audit.preflight.view import RequestView, blocks
 
 API = ("anthropic-messages",)
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
@@ -29,6 +29,70 @@ def _tool_results(item: Any) -> list[tuple[int, Any]]:
             if isinstance(b, dict) and b.get("type") == "tool_result"]
 
 
+class _Scan:
+    """One pass over the messages, shared by the rules below (each reading only what it needs): a large
+    session's payload holds 10^5 blocks, and a pass per rule cost more than building the payload."""
+
+    def __init__(self, view: RequestView) -> None:
+        self.uses: dict[int, list[tuple[int, Any]]] = {}
+        self.results: dict[int, list[tuple[int, Any]]] = {}
+        self.blank: list[tuple[str, str]] = []  # (path, message)
+        self.empty: list[int] = []
+        self.bad_ids: list[tuple[int, int, str, str]] = []  # (item, block, key, label)
+        self.images: list[tuple[int, str, Any]] = []
+        path = view.path
+        fullmatch = TOOL_ID.fullmatch
+        for i, item in enumerate(view.items):
+            if type(item) is not dict:
+                continue
+            content = item.get("content")
+            if content == "" or content == []:
+                self.empty.append(i)
+            if type(content) is not list:
+                continue
+            role = item.get("role")
+            for j, block in enumerate(content):
+                if type(block) is not dict:
+                    continue
+                kind = block.get("type")
+                if kind == "text":
+                    text = block.get("text")
+                    if type(text) is str and not text.strip():
+                        what = "must be non-empty" if text == "" else "must contain non-whitespace text"
+                        self.blank.append((path(i, "content", j), f"messages: text content blocks {what}"))
+                elif kind == "tool_use":
+                    if role == "assistant":
+                        self.uses.setdefault(i, []).append((j, block.get("id")))
+                    value = block.get("id")
+                    if type(value) is not str or fullmatch(value) is None:
+                        self.bad_ids.append((i, j, "id", "tool_use.id"))
+                elif kind == "tool_result":
+                    if role == "user":
+                        self.results.setdefault(i, []).append((j, block.get("tool_use_id")))
+                    value = block.get("tool_use_id")
+                    if type(value) is not str or fullmatch(value) is None:
+                        self.bad_ids.append((i, j, "tool_use_id", "tool_result.tool_use_id"))
+                    inner = block.get("content")
+                    if type(inner) is list:
+                        for k, part in enumerate(inner):
+                            if type(part) is not dict:
+                                continue
+                            if part.get("type") == "image":
+                                self.images.append((i, path(i, "content", j, "content", k), part.get("source")))
+                            elif part.get("type") == "text":
+                                text = part.get("text")
+                                if type(text) is str and text != "" and not text.strip():
+                                    self.blank.append((path(i, "content", j, "content", k),
+                                                       "messages: text content blocks must contain non-whitespace "
+                                                       "text"))
+                elif kind == "image":
+                    self.images.append((i, path(i, "content", j), block.get("source")))
+
+
+def _scan(view: RequestView) -> _Scan:
+    return view.cached("anthropic.scan", lambda: _Scan(view))
+
+
 @rule("anthropic-tool-use-without-result", "error", "A tool_use block without its tool_result in the next message",
       API, "items",
       "messages.N: `tool_use` ids were found without `tool_result` blocks immediately after: ID. Each `tool_use` "
@@ -41,15 +105,11 @@ def _tool_results(item: Any) -> list[tuple[int, Any]]:
       appears with payloads that did not come from Pi, or with results another message separates from their
       call.""")
 def tool_use_without_result(view: RequestView) -> Iterator[Hit]:
+    scan = _scan(view)
     items = view.items
-    for i, item in enumerate(items):
-        if not isinstance(item, dict) or item.get("role") != "assistant":
-            continue
-        uses = _tool_uses(item)
-        if not uses:
-            continue
+    for i, uses in scan.uses.items():
         following = items[i + 1] if i + 1 < len(items) else None
-        answered = {tool_id for _, tool_id in _tool_results(following)} \
+        answered = {tool_id for _, tool_id in scan.results.get(i + 1, ())} \
             if isinstance(following, dict) and following.get("role") == "user" else set()
         missing = [(j, tool_id) for j, tool_id in uses if tool_id not in answered]
         if missing:
@@ -69,16 +129,9 @@ def tool_use_without_result(view: RequestView) -> Iterator[Hit]:
       "names the entry (rule tool-result-unmatched).",
       """A tool_result must answer a tool_use of the assistant message immediately before it.""")
 def tool_result_without_use(view: RequestView) -> Iterator[Hit]:
-    items = view.items
-    for i, item in enumerate(items):
-        if not isinstance(item, dict) or item.get("role") != "user":
-            continue
-        results = _tool_results(item)
-        if not results:
-            continue
-        previous = items[i - 1] if i > 0 else None
-        issued = {tool_id for _, tool_id in _tool_uses(previous)} \
-            if isinstance(previous, dict) and previous.get("role") == "assistant" else set()
+    scan = _scan(view)
+    for i, results in scan.results.items():
+        issued = {tool_id for _, tool_id in scan.uses.get(i - 1, ())}
         for j, tool_id in results:
             if tool_id not in issued:
                 yield Hit("anthropic-tool-result-without-use", view.path(i, "content", j),
@@ -173,18 +226,8 @@ def thinking_tool_loop(view: RequestView) -> Iterator[Hit]:
       """Anthropic refuses text blocks that are empty or hold only whitespace, in any message. Pi leaves blank
       text out of what it converts, so this appears with hand-made or tool-made content.""")
 def empty_text(view: RequestView) -> Iterator[Hit]:
-    for i, item in enumerate(view.items):
-        for j, block in enumerate(blocks(item)):
-            if isinstance(block, dict) and block.get("type") == "text" and is_blank(block.get("text")):
-                text = block.get("text")
-                what = "must be non-empty" if text == "" else "must contain non-whitespace text"
-                yield Hit("anthropic-empty-text", view.path(i, "content", j), f"messages: text content blocks {what}")
-            elif isinstance(block, dict) and block.get("type") == "tool_result":
-                for k, inner in enumerate(blocks(block)):
-                    if isinstance(inner, dict) and inner.get("type") == "text" and is_blank(inner.get("text")) \
-                            and inner.get("text") != "":
-                        yield Hit("anthropic-empty-text", view.path(i, "content", j, "content", k),
-                                  "messages: text content blocks must contain non-whitespace text")
+    for path, message in _scan(view).blank:
+        yield Hit("anthropic-empty-text", path, message)
 
 
 @rule("anthropic-empty-message", "error", "A message with no content", API, "items",
@@ -195,16 +238,12 @@ def empty_text(view: RequestView) -> Iterator[Hit]:
       refused.""")
 def empty_message(view: RequestView) -> Iterator[Hit]:
     items = view.items
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            continue
-        content = item.get("content")
-        if content == "" or content == []:
-            final_assistant = i == len(items) - 1 and item.get("role") == "assistant"
-            if not final_assistant:
-                yield Hit("anthropic-empty-message", view.path(i, "content"),
-                          f"messages.{i}: all messages must have non-empty content except for the optional final "
-                          "assistant message")
+    for i in _scan(view).empty:
+        final_assistant = i == len(items) - 1 and items[i].get("role") == "assistant"
+        if not final_assistant:
+            yield Hit("anthropic-empty-message", view.path(i, "content"),
+                      f"messages.{i}: all messages must have non-empty content except for the optional final "
+                      "assistant message")
 
 
 @rule("anthropic-tool-id", "error", "A tool_use id or tool_use_id outside [a-zA-Z0-9_-]", API, "items",
@@ -214,20 +253,9 @@ def empty_message(view: RequestView) -> Iterator[Hit]:
       "else: rewrite the call and its result ids in the entries.",
       """Tool call ids sent to Anthropic must match ^[a-zA-Z0-9_-]+$ (Pi also cuts them to 64 characters).""")
 def tool_id(view: RequestView) -> Iterator[Hit]:
-    for i, item in enumerate(view.items):
-        for j, block in enumerate(blocks(item)):
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_use":
-                key, label = "id", "tool_use.id"
-            elif block.get("type") == "tool_result":
-                key, label = "tool_use_id", "tool_result.tool_use_id"
-            else:
-                continue
-            value = block.get(key)
-            if not isinstance(value, str) or TOOL_ID.fullmatch(value) is None:
-                yield Hit("anthropic-tool-id", view.path(i, "content", j, key),
-                          f"messages.{i}.content.{j}.{label}: String should match pattern '^[a-zA-Z0-9_-]+$'")
+    for i, j, key, label in _scan(view).bad_ids:
+        yield Hit("anthropic-tool-id", view.path(i, "content", j, key),
+                  f"messages.{i}.content.{j}.{label}: String should match pattern '^[a-zA-Z0-9_-]+$'")
 
 
 @rule("anthropic-tool-name", "error", "A tool name outside ^[a-zA-Z0-9_-]{1,128}$", API, "request",
@@ -246,20 +274,7 @@ def tool_name(view: RequestView) -> Iterator[Hit]:
 
 def _images(view: RequestView) -> list[tuple[int, str, Any]]:
     """(item, path, source) of every image block, in tool results too."""
-    def build() -> list[tuple[int, str, Any]]:
-        out = []
-        for i, item in enumerate(view.items):
-            for j, block in enumerate(blocks(item)):
-                if not isinstance(block, dict):
-                    continue
-                if block.get("type") == "image":
-                    out.append((i, view.path(i, "content", j), block.get("source")))
-                elif block.get("type") == "tool_result":
-                    for k, inner in enumerate(blocks(block)):
-                        if isinstance(inner, dict) and inner.get("type") == "image":
-                            out.append((i, view.path(i, "content", j, "content", k), inner.get("source")))
-        return out
-    return view.cached("anthropic.images", build)
+    return _scan(view).images
 
 
 @rule("anthropic-image-size", "error", "A base64 image over 5 MB", API, "items",
