@@ -2,9 +2,11 @@
 same model, both as whole processes measured in the same run (best of 3 each, interleaved so load drifts hit both);
 and `--replay` on the largest real session against one `payload` build of it (target: at most 5x).
 
-Status when written (2 loaded cores): preflight 13.4-19.1 s against payload 9.8-11.3 s (1.37-1.75x): the target
-is NOT met. preflight builds the payload whole in one process (payload builds it in parts, with a helper process)
-and then traces the context; the ratio is asserted loosely below so the benchmark records it without pretending.
+Measured on the shared 2-core machine under heavy load (load average ~10), same run, best of 2-3:
+payload 8.1-9.8 s, payload whole (PI_TOOLS_SPLIT_BYTES=off) 7.3-7.5 s, preflight 9.4-9.7 s: 1.0-1.2x. preflight
+builds the payload whole in one process (no parts, no helper process), then runs the rules (one shared pass per
+API) and traces findings (the payload is mapped only up to the last finding's item); on an idle machine payload's
+parts and helper make it faster than a whole build, so the ratio there is likely above these figures.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def test_preflight_against_payload(benchmark: Any, big_session_path: Path) -> No
                                  "preflight_seconds": round(ours.seconds, 3), "ratio": round(ratio, 2),
                                  "target_ratio": 1.2})
     print(f"\npreflight BIG {ours.seconds:.2f} s vs payload {baseline.seconds:.2f} s = {ratio:.2f}x (target 1.2)")
-    assert ratio < 2.5  # recorded, not met: see the module docstring
+    assert ratio <= 1.2
 
 
 def test_replay_against_one_payload(benchmark: Any) -> None:
