@@ -383,7 +383,7 @@ def test_partial_mapping_equals_the_whole_up_to_the_item(name: str, model: str) 
     """Tracing a finding maps the payload only up to its item (provenance.map_origins(upto_item=...)): that
     prefix must place every item up to it exactly as the whole mapping does."""
     from pi_tools.audit.preflight.provenance import convert_traced, map_origins, trace_context
-    from pi_tools.messages.jsvalues import UNDEFINED
+    from pi_tools.js.values import UNDEFINED
     from pi_tools.providers import registry
     from pi_tools.providers.catalog import find_model
     from pi_tools.session.load import load_session

@@ -12,7 +12,7 @@ from pi_tools.audit.preflight.check import (
     findings_for,
 )
 from pi_tools.audit.preflight.provenance import convert_traced, trace_context
-from pi_tools.messages.jsvalues import UNDEFINED
+from pi_tools.js.values import UNDEFINED
 from pi_tools.session import ContextError, SessionReadError
 
 
