@@ -70,3 +70,14 @@ def request_size(view: RequestView) -> Iterator[Hit]:
       one the provider gave to the request the session really made, which held the lost history.""")
 def replay_truncated_path(view: RequestView) -> Iterator[Hit]:
     return iter(())
+
+
+@rule("replay-model-not-in-catalog", "info", "A request made with a model Pi 0.85's catalog does not have",
+      ALL_APIS, "request", "(none: a note of --replay)", "pi-ai 0.85.1 model catalog (pi-tools models)",
+      "Nothing to fix; pass --model with a catalog model to check the next request for a known model.",
+      """Added by --replay to every request whose recorded provider/model is not in the catalog, or is there with
+      another API than the one recorded. The request is built for the recorded API with that API's
+      representative model, renamed, and checked with the API's rules; its context window is unknown, so the
+      context-window rule stays silent.""")
+def replay_model_not_in_catalog(view: RequestView) -> Iterator[Hit]:
+    return iter(())

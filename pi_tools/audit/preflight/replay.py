@@ -85,7 +85,8 @@ def request_model(message: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]
     if reference is None:
         return None, False
     stand_in = find_model(reference)
-    stand_in.update({"id": model_id, "name": model_id, "provider": provider, "api": api})
+    # The stand-in's own context window says nothing about this model: unknown (0) unless the catalog knows it.
+    stand_in.update({"id": model_id, "name": model_id, "provider": provider, "api": api, "contextWindow": 0})
     if known is not None:
         stand_in.update({k: known[k] for k in ("contextWindow", "maxTokens", "reasoning", "input") if k in known})
     return stand_in, False
@@ -209,11 +210,24 @@ def replay_tree(tree: SessionTree, source: str, options: Options) -> ReplayResul
         requests = [r for r in _collect(tree, path) if id(r.entry) not in seen]
         seen.update(id(r.entry) for r in requests)
         note = _truncation_note(tree, source, path)
-        for doc in _replay_path(tree, source, path, requests, session_id, options):
+        outside = {id(r.entry): r for r in requests if not r.in_catalog}
+        for doc, request in zip(_replay_path(tree, source, path, requests, session_id, options), requests,
+                                strict=True):
             if note is not None:
                 doc["findings"].append({**note, "api": doc["api"], "model": doc["model"]})
+            if id(request.entry) in outside:
+                doc["findings"].append(_catalog_note(source, request, doc, tree.line_of(request.entry)))
             result.requests.append(doc)
     return result
+
+
+def _catalog_note(source: str, request: _Request, doc: dict[str, Any], line: int | None) -> dict[str, Any]:
+    """An info finding for a request whose model Pi 0.85's catalog does not have (or has with another API)."""
+    return {"kind": "finding", "source": source, "rule": "replay-model-not-in-catalog", "severity": "info",
+            "entryId": request.entry.get("id"), "line": line,
+            "message": f"{doc['model']} ({doc['api']}) is not in Pi 0.85's model catalog: checked with the rules of "
+                       f"{doc['api']}, built as that API's representative model renamed (no context window known)",
+            "api": doc["api"], "model": doc["model"], "payloadPath": None}
 
 
 def _truncation_note(tree: SessionTree, source: str, path: list[Any]) -> dict[str, Any] | None:

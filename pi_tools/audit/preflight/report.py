@@ -68,10 +68,14 @@ def replay_table(results: Sequence[ReplayResult]) -> str:
             lines.append(f"{result.source}: cannot replay: {result.error}")
             continue
         lines.append(f"{result.source}: {len(result.requests)} request(s)")
+        outside: dict[str, int] = {}
         rows: list[tuple[str, ...]] = []
         for doc in result.requests:
             total[doc["outcome"]][doc["predicted"]] += 1
-            if doc["outcome"] == "accepted" and doc["predicted"] == "ok" and not doc["findings"]:
+            notes = [f for f in doc["findings"] if f["rule"] == "replay-model-not-in-catalog"]
+            if notes:
+                outside[doc["model"]] = outside.get(doc["model"], 0) + 1
+            if doc["outcome"] == "accepted" and doc["predicted"] == "ok" and len(doc["findings"]) == len(notes):
                 continue  # the common case: listed only in the matrix
             rules = ",".join(sorted({f["rule"] for f in doc["findings"]})) or "-"
             where = next((f"{f['payloadPath']}@{f['entryId']}" for f in doc["findings"] if f.get("payloadPath")), "-")
@@ -79,6 +83,8 @@ def replay_table(results: Sequence[ReplayResult]) -> str:
             rows.append((str(doc["line"] or "-"), doc["entryId"] or "-", doc["model"], doc["outcome"],
                          doc["predicted"], rules, where, error))
         lines.extend("  " + line for line in align_columns(rows, right={0}))
+        for model, count in sorted(outside.items()):
+            lines.append(f"  not in Pi 0.85's catalog, checked with its API's rules: {model} ({count} request(s))")
     lines.append("")
     lines.append("confusion matrix (recorded outcome x prediction):")
     matrix_rows: list[tuple[str, ...]] = [("", "predicted ok", "predicted reject")]
