@@ -428,3 +428,24 @@ def test_replay_notes_models_outside_the_catalog_and_all_branches(cli: Any) -> N
     assistants = {e["id"] for e in tree.entries if isinstance(e, dict) and e.get("type") == "message"
                   and e["message"].get("role") == "assistant"}
     assert set(ids) == assistants
+
+
+def test_replay_of_a_cyclic_session_is_a_clear_error(cli: Any) -> None:
+    bad = str(Path(__file__).resolve().parent.parent / "fixtures" / "bad" / "parent_cycle.jsonl")
+    run = cli("preflight", "--replay", bad)
+    assert run.code == 2 and "Traceback" not in run.stderr
+    assert "parent_cycle.jsonl: parentId cycle through entry c3 (line 4)" in run.stderr
+    # Every entry of the cycle is some entry's parent: no branch ends in it, so --all-branches has nothing to replay.
+    every = cli("preflight", "--replay", "--all-branches", bad)
+    assert every.code == 0 and "0 request(s)" in every.stdout
+
+
+def test_rules_filter_and_list(cli: Any, tmp_path: Path) -> None:
+    session = write_session(tmp_path, ORPHAN)
+    only = cli("preflight", "--format", "json", "--rules", "context-window", "--model", "anthropic/claude-sonnet-4-5",
+               session)
+    assert (only.code, only.documents()) == (0, [])
+    assert cli("preflight", "--rules", "no-such-rule", session).code == 2
+    listed = [json.loads(line) for line in cli("preflight", "--list-rules", "--format", "json").stdout.splitlines()]
+    assert [r["id"] for r in listed] == [r.id for r in all_rules()]
+    assert all(r["providerMessage"] and r["fix"] and r["apis"] for r in listed)

@@ -205,8 +205,14 @@ def replay_tree(tree: SessionTree, source: str, options: Options) -> ReplayResul
     leaves = tree.leaves() if options.all_branches else [tree.leaf_id]
     seen: set[Any] = set()
     session_id = (tree.header or {}).get("id")
+    from pi_tools.session import ContextError
+    from pi_tools.session.tree import PathCycleError
+
     for leaf in leaves:
-        path = tree.path(leaf)
+        try:
+            path = tree.path(leaf)
+        except PathCycleError as exc:
+            raise ContextError(str(exc)) from None
         requests = [r for r in _collect(tree, path) if id(r.entry) not in seen]
         seen.update(id(r.entry) for r in requests)
         note = _truncation_note(tree, source, path)
@@ -331,3 +337,5 @@ def replay_path(path: str, options: Options) -> ReplayResult:
     except (SessionReadError, ContextError) as exc:
         message = str(exc)
         return ReplayResult(path, error=message if path in message else f"{path}: {message}")
+    except Exception as exc:  # a bug or an input shape nobody foresaw: reported for this file, the others go on
+        return ReplayResult(path, error=f"{path}: cannot replay ({type(exc).__name__}: {exc}); please report it")

@@ -81,3 +81,5 @@ def preflight_path(path: str, request: PreflightRequest) -> PreflightResult:
     except (SessionReadError, ContextError, PreflightError) as exc:
         message = str(exc)
         return PreflightResult(path, error=message if path in message else f"{path}: {message}")
+    except Exception as exc:  # a bug or an input shape nobody foresaw: reported for this file, the others go on
+        return PreflightResult(path, error=f"{path}: cannot check ({type(exc).__name__}: {exc}); please report it")
