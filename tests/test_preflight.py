@@ -449,3 +449,11 @@ def test_rules_filter_and_list(cli: Any, tmp_path: Path) -> None:
     listed = [json.loads(line) for line in cli("preflight", "--list-rules", "--format", "json").stdout.splitlines()]
     assert [r["id"] for r in listed] == [r.id for r in all_rules()]
     assert all(r["providerMessage"] and r["fix"] and r["apis"] for r in listed)
+
+
+@pytest.mark.parametrize("name", sorted(MATRICES))
+def test_replay_all_branches_accepted_requests_have_no_unexplained_error(name: str) -> None:
+    """Acceptance on every branch: an accepted request predicted rejected is one whose path lost its history."""
+    for doc in replay_path(str(REALWORLD / name), Options(all_branches=True)).requests:
+        if doc["outcome"] == "accepted" and doc["predicted"] == "reject":
+            assert "replay-truncated-path" in {f["rule"] for f in doc["findings"]}, (doc["line"], doc["findings"])

@@ -186,12 +186,13 @@ def _turn_index(view: RequestView) -> tuple[list[int], list[int]]:
       the first assistant message of the current turn (the messages after the last user message that is not only
       tool results: Anthropic's "final assistant message", spread over the loop) must begin with a thinking or
       redacted_thinking block; later steps of the loop may do without (recorded sessions show Claude 4 steps
-      with bare tool_use accepted). A turn that began without thinking (the stored message has none: thinking
-      was off, or the model gave none) is accepted too in the recorded sessions (badlogic large-session lines
-      494-506), so the rule fires only where the stored message had thinking that Pi does not send: another
-      model's thinking becomes text, unsigned thinking is dropped.
-      Pi drops thinking it cannot replay (another model's, or unsigned), for example after a model switch in the
-      middle of a tool loop, and the turn then starts with text or tool_use.""")
+      with bare tool_use accepted). Pi sends no thinking it cannot replay: another model's thinking becomes
+      text, unsigned thinking is dropped, for example after a model switch in the middle of a tool loop. A turn
+      that began without thinking (the stored message has none: thinking was off, or the model gave none) is
+      accepted in the recorded sessions (badlogic large-session lines 494-506), so the rule fires only where the
+      stored message had thinking that Pi does not send. Claude models only: Anthropic-compatible endpoints of
+      other models (z.ai's GLM in fixtures/realworld/pinion05, lines 24-28) accept such loops.""",
+      applies=lambda model: "claude" in str(model.get("id", "")).lower())
 def thinking_tool_loop(view: RequestView) -> Iterator[Hit]:
     end = view.end
     if end < 2 or not _thinking_on(view):
