@@ -34,6 +34,10 @@ def preflight_command(
 
     Example: pi-tools preflight --model anthropic/claude-sonnet-4-5 --format sarif ~/.pi/agent/sessions > pre.sarif
     """
+    if paths and not list_rules and len(paths) == 1:
+        from pi_tools.cli.common import read_ahead
+
+        read_ahead(paths)  # the file is read while the rule modules are imported
     from pi_tools.audit.preflight.rules import SEVERITY_RANK, all_rules
 
     if list_rules:
@@ -78,7 +82,9 @@ def preflight_command(
     else:
         status = _check(inputs, output_format, fail_on, threshold, enabled, known, model, system_prompt, tool_list,
                         reasoning, leaf)
-    raise SystemExit(status)
+    from pi_tools.cli.common import exit_without_teardown
+
+    exit_without_teardown(status)  # a large session's objects are handed back at once, not freed one by one
 
 
 def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: str, threshold: int,

@@ -35,20 +35,27 @@ def resolve_target(reference: str | None, session_model: Any) -> dict[str, Any]:
         raise PreflightError(f"{exc.args[0] if exc.args else exc}; pass --model PROVIDER/ID") from None
 
 
-def preflight_tree(tree: Any, source: str, request: PreflightRequest) -> PreflightResult:
-    """Build the next request for `tree` (a SessionTree or BulkSession) and check it."""
+def preflight_tree(tree: Any, source: str, request: PreflightRequest, release: bool = False) -> PreflightResult:
+    """Build the next request for `tree` (a SessionTree or BulkSession) and check it; with `release` (the caller
+    owns the tree and needs it no more) the session's bytes and index are dropped once its messages are built,
+    as `payload` does, so the encoder works beside neither."""
     from pi_tools.providers.options import estimate_context_tokens
     from pi_tools.stages import PayloadRequest, payload_document
 
     if request.leaf is not None and request.leaf not in tree.by_id:
         raise ContextError(f"Entry {request.leaf} not found")
     traced = trace_context(tree, UNDEFINED if request.leaf is None else request.leaf)
+    header = tree.header
+    if release:
+        tree.__dict__.clear()
+        del tree
     llm, llm_origins = convert_traced(traced.messages, traced.origins)
+    traced.messages = []
     model = resolve_target(request.model, traced.plan.model)
     api = str(model.get("api"))
     reference = f"{model['provider']}/{model['id']}"
     result = PreflightResult(source, api, reference)
-    llm_doc = {"kind": "llm", "source": source, "header": tree.header, "thinkingLevel": traced.plan.thinking_level,
+    llm_doc = {"kind": "llm", "source": source, "header": header, "thinkingLevel": traced.plan.thinking_level,
                "model": traced.plan.model, "messages": llm}
     document = payload_document(llm_doc, PayloadRequest(
         api=api, model=reference, system_prompt=request.system_prompt, tools=request.tools,
@@ -76,8 +83,7 @@ def preflight_path(path: str, request: PreflightRequest) -> PreflightResult:
     from pi_tools.session.load import load_context_source
 
     try:
-        tree = load_context_source(path, False)
-        return preflight_tree(tree, path, request)
+        return preflight_tree(load_context_source(path, False), path, request, release=True)
     except (SessionReadError, ContextError, PreflightError) as exc:
         message = str(exc)
         return PreflightResult(path, error=message if path in message else f"{path}: {message}")
