@@ -2,11 +2,13 @@
 same model, both as whole processes measured in the same run (best of 3 each, interleaved so load drifts hit both);
 and `--replay` on the largest real session against one `payload` build of it (target: at most 5x).
 
-Measured on the shared 2-core machine under heavy load (load average ~10), same run, best of 2-3:
-payload 8.1-9.8 s, payload whole (PI_TOOLS_SPLIT_BYTES=off) 7.3-7.5 s, preflight 9.4-9.7 s: 1.0-1.2x. preflight
-builds the payload whole in one process (no parts, no helper process), then runs the rules (one shared pass per
-API) and traces findings (the payload is mapped only up to the last finding's item); on an idle machine payload's
-parts and helper make it faster than a whole build, so the ratio there is likely above these figures.
+Measured on the shared 2-core machine under heavy, varying load (load average 9-10), same runs: preflight
+6.3-8.8 s against payload 5.8-8.4 s by hand (1.05-1.36x, best of 3 1.08x); this benchmark's own run: 7.17 s
+against 4.75 s (1.51x). The target is not reliably met: preflight builds the payload whole in one process, while
+payload builds a large session's payload in parts on two cores (the lighter the load, the more that helps), and
+preflight also needs every message for Pi's token estimate and for tracing findings. The rules share one pass
+over the payload per API, a finding is traced by mapping the payload only up to its item, and the session's
+bytes and index are dropped once its messages are built.
 """
 
 from __future__ import annotations
