@@ -457,3 +457,32 @@ def test_replay_all_branches_accepted_requests_have_no_unexplained_error(name: s
     for doc in replay_path(str(REALWORLD / name), Options(all_branches=True)).requests:
         if doc["outcome"] == "accepted" and doc["predicted"] == "reject":
             assert "replay-truncated-path" in {f["rule"] for f in doc["findings"]}, (doc["line"], doc["findings"])
+
+
+def test_bulk_origins_equal_the_tree_reader() -> None:
+    """BulkSession.origins (clean files) names the same entry and line for every context message as the
+    line-by-line reader does, for every conformance case and each of its leaves."""
+    from pi_tools.audit.preflight.provenance import trace_context
+    from pi_tools.js.values import UNDEFINED
+    from pi_tools.session.bulk import BulkSession
+    from pi_tools.session.load import load_context_source, load_session
+
+    cases = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "conformance" / "cases").glob("*.jsonl"))
+    compared = 0
+    from pi_tools.session import SessionReadError
+
+    for case in cases:
+        try:
+            bulk = load_context_source(str(case), False)
+        except SessionReadError:
+            continue  # not a session Pi opens (the case's golden says why)
+        if not isinstance(bulk, BulkSession):
+            continue
+        tree = load_session(str(case))
+        for leaf in [UNDEFINED, *tree.leaves()]:
+            from_bulk = trace_context(bulk, leaf)
+            from_tree = trace_context(tree, leaf)
+            assert from_bulk.origins == from_tree.origins, (case.name, leaf)
+            assert len(from_bulk.messages) == len(from_tree.messages)
+            compared += 1
+    assert compared > 40
