@@ -99,7 +99,10 @@ def test_http_run_sends_pi_payload_and_persists_pi_messages(api: str, tmp_path: 
             replies.append(reply)
             replayed.append((name, expected, thinking))
         with ReplayServer(replies, lifetime=60) as server:
-            result = run_cli("run", "--provider", scenario["provider"], "--model", scenario["model"],
+            # --no-preflight: the synthetic first turn's model id (claude-sonnet-4-5-20250929) is not the catalog's,
+            # so Pi sends its thinking as text, and with thinking on preflight would refuse the loop's next request
+            # (anthropic-thinking-tool-loop); this test is about the transport, which must send what Pi sends.
+            result = run_cli("run", "--no-preflight", "--provider", scenario["provider"], "--model", scenario["model"],
                              "--base-url", server.url + scenario["base_path"], "--thinking", thinking,
                              "--tools", ",".join(TOOLS), "--cwd", str(cwd), "--session", str(session),
                              "--system-prompt", SYSTEM_PROMPT, "--events", "continue, please", env=env, timeout=60)

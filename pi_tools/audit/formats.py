@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import quote
 from xml.sax.saxutils import escape as _escape
@@ -92,11 +92,12 @@ def table(results: list[AuditResult]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _rules(enabled: frozenset[str]) -> list[Rule]:
-    return [rule for rule in RULES if rule.id in enabled]
+def _rules(enabled: frozenset[str], catalogue: Sequence[Any] | None = None) -> list[Rule]:
+    return [rule for rule in (RULES if catalogue is None else catalogue) if rule.id in enabled]
 
 
-def junit(results: list[AuditResult], enabled: frozenset[str], fail_on: str = "error") -> str:
+def junit(results: list[AuditResult], enabled: frozenset[str], fail_on: str = "error",
+          catalogue: Sequence[Any] | None = None, package: str = "pi-tools.audit") -> str:
     """JUnit XML: a test case per session and rule, failing when a finding reaches `fail_on`.
 
     Findings below the threshold do not fail their test case (CI would disagree with the exit code
@@ -104,7 +105,7 @@ def junit(results: list[AuditResult], enabled: frozenset[str], fail_on: str = "e
     """
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
     host = quoteattr(socket.gethostname() or "localhost")
-    rules = _rules(enabled)
+    rules = _rules(enabled, catalogue)
     suites: list[str] = []
     for index, result in enumerate(results):
         name = quoteattr(result.source)
@@ -139,7 +140,7 @@ def junit(results: list[AuditResult], enabled: frozenset[str], fail_on: str = "e
                     "</testcase>"
                 )
         suites.append(
-            f'  <testsuite package="pi-tools.audit" id="{index}" name={name} timestamp="{stamp}" hostname={host} '
+            f'  <testsuite package="{package}" id="{index}" name={name} timestamp="{stamp}" hostname={host} '
             f'tests="{len(cases)}" failures="{failures}" errors="{errors}" time="0">\n'
             "    <properties/>\n" + "\n".join(cases) + ("\n" if cases else "")
             + (f"    <system-out>{escape(chr(10).join(notes))}</system-out>\n" if notes else "    <system-out/>\n")
@@ -158,9 +159,11 @@ def _artifact_uri(path: str) -> str:
     return quote(path.replace("\\", "/"), safe="/:@-._~!$&'()*+,;=")
 
 
-def sarif(results: list[AuditResult], enabled: frozenset[str]) -> dict[str, Any]:
-    """A SARIF 2.1.0 log with one run: the enabled rules and one result per finding."""
-    rules = _rules(enabled)
+def sarif(results: list[AuditResult], enabled: frozenset[str], catalogue: Sequence[Any] | None = None,
+          tool: str = "pi-tools audit") -> dict[str, Any]:
+    """A SARIF 2.1.0 log with one run: the enabled rules and one result per finding (`catalogue`: another rule
+    set with audit's Rule fields, such as preflight's)."""
+    rules = _rules(enabled, catalogue)
     index_of = {rule.id: i for i, rule in enumerate(rules)}
     driver_rules = [
         {
@@ -195,8 +198,9 @@ def sarif(results: list[AuditResult], enabled: frozenset[str]) -> dict[str, Any]
                 "message": {"text": finding["message"]},
                 "locations": [{"physicalLocation": location}],
             }
-            if finding["entryId"]:
-                item["properties"] = {"entryId": finding["entryId"]}
+            properties = {key: finding[key] for key in ("entryId", "api", "model", "payloadPath") if finding.get(key)}
+            if properties:
+                item["properties"] = properties
             sarif_results.append(item)
     invocation: dict[str, Any] = {"executionSuccessful": not notifications}
     if notifications:
@@ -206,7 +210,7 @@ def sarif(results: list[AuditResult], enabled: frozenset[str]) -> dict[str, Any]
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {
-                "name": "pi-tools audit", "version": _tool_version(), "informationUri": TOOL_URI,
+                "name": tool, "version": _tool_version(), "informationUri": TOOL_URI,
                 "rules": driver_rules,
             }},
             "invocations": [invocation],

@@ -17,6 +17,7 @@ from pi_tools.cli.decode import decode_command
 from pi_tools.cli.ls import ls_command
 from pi_tools.cli.models import models_command
 from pi_tools.cli.payload import payload_command
+from pi_tools.cli.preflight import preflight_command
 from pi_tools.cli.render import render_command
 from pi_tools.cli.repair import repair_command
 from pi_tools.cli.run import run_command
@@ -69,6 +70,7 @@ app.command("transform")(transform_command)
 app.command("payload")(payload_command)
 app.command("render")(render_command)
 app.command("audit")(audit_command)
+app.command("preflight")(preflight_command)
 app.command("visibility")(visibility_command)
 app.command("usage")(usage_command)
 app.command("repair")(repair_command)

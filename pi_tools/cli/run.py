@@ -94,6 +94,7 @@ def run_command(
     max_turns: Annotated[int | None, typer.Option("--max-turns", metavar="N", min=1, help="Stop after N model responses.")] = None,
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt for every model call (default: none).")] = None,
     events: Annotated[bool, typer.Option("--events", help="Print Pi's agent events as JSON Lines instead of a transcript.")] = False,
+    preflight: Annotated[bool, typer.Option("--preflight/--no-preflight", help="Check each request against the provider's rules before sending it; stop at an error-level finding (default: on).")] = True,
 ) -> None:
     """Run Pi's agent loop: stream the model, execute its tool calls, append every settled message to the session.
 
@@ -112,7 +113,7 @@ def run_command(
     request = RunRequest(prompt=prompt, cwd=cwd, session_file=session, session_dir=session_dir, provider=provider,
                          model=model, base_url=base_url, thinking=thinking, tools=names,
                          allow_outside=allow_outside, faux_script=faux_script, max_turns=max_turns,
-                         system_prompt=system_prompt)
+                         system_prompt=system_prompt, preflight=_preflight_factory() if preflight else None)
     sink = _EventLines() if events else _Transcript()
     try:
         outcome = run(request, sink)
@@ -125,3 +126,9 @@ def run_command(
         sys.stdout.write(f"session: {outcome.session_file}\n")
     last = outcome.last_assistant
     raise SystemExit(1 if last is not None and last.get("stopReason") in ("error", "aborted") else 0)
+
+
+def _preflight_factory() -> object:
+    from pi_tools.audit.preflight.loop import loop_preflight
+
+    return loop_preflight

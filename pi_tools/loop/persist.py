@@ -67,6 +67,7 @@ class SessionWriter:
         self.has_thinking_entry = has_thinking_entry
         #: The transcript at the leaf (buildSessionContext) for continued files; empty for new ones.
         self.context_messages: list[dict[str, Any]] = []
+        self._origins: dict[int, tuple[Any, int | None]] = {}
 
     @property
     def session_id(self) -> str:
@@ -113,6 +114,7 @@ class SessionWriter:
                      has_thinking_entry=any(isinstance(e, dict) and e.get("type") == "thinking_level_change"
                                             for e in branch))
         writer.context_messages = list(context.messages)
+        writer._entry_of_context(tree)
         writer._repair_final_newline()
         return writer
 
@@ -129,6 +131,19 @@ class SessionWriter:
             raise SessionWriteError(f"{self.path}: cannot read: {exc.strerror or exc}") from None
         if last != b"\n":
             self._append_bytes(b"\n")
+
+    def _entry_of_context(self, tree: Any) -> None:
+        """Remember which entry (id, line) each context message came from, by identity (for preflight's report)."""
+        from pi_tools.session.context import context_entries, entry_to_messages
+
+        for entry in context_entries(tree.path()):
+            produced = entry_to_messages(entry)
+            if len(produced) == 1 and produced[0] is entry.get("message"):
+                self._origins[id(produced[0])] = (entry.get("id"), tree.line_of(entry))
+
+    def origin_of(self, message: Any) -> tuple[Any, int | None]:
+        """(entry id, line) of a message of this session (None, None when it is not one of its entries')."""
+        return self._origins.get(id(message), (None, None))
 
     def _new_id(self) -> str:
         for _ in range(100):
@@ -153,7 +168,9 @@ class SessionWriter:
         self.has_messages = True
         if message.get("role") == "assistant":
             self.model = {"provider": message.get("provider"), "modelId": message.get("model")}
-        return self._append_entry("message", {"message": message})
+        entry = self._append_entry("message", {"message": message})
+        self._origins[id(message)] = (entry["id"], None)
+        return entry
 
     def append_model_change(self, provider: str, model_id: str) -> dict[str, Any]:
         self.model = {"provider": provider, "modelId": model_id}

@@ -44,6 +44,7 @@ class RunRequest:
     faux_script: str | None = None
     max_turns: int | None = None
     system_prompt: str | None = None
+    preflight: Any = None  # makes the request check from an origin lookup (audit.preflight.loop.loop_preflight)
 
 
 @dataclass
@@ -134,8 +135,9 @@ def _stream_function(request: RunRequest, api: str, writer: SessionWriter, level
         return FauxProvider(steps).stream
     from pi_tools.loop.transport import http_stream_function
 
+    check = request.preflight(writer.origin_of) if request.preflight is not None else None
     return http_stream_function(api, session_id=writer.session_id, thinking_level=level,
-                                base_url=request.base_url, source=str(writer.path))
+                                base_url=request.base_url, source=str(writer.path), preflight=check)
 
 
 def run(request: RunRequest, emit: Callable[[dict[str, Any]], None]) -> RunOutcome:

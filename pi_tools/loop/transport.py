@@ -191,8 +191,9 @@ def open_stream(method: str, url: str, headers: dict[str, str], body: bytes, abo
 
 
 def http_stream_function(api: str, *, session_id: str, thinking_level: str, base_url: str | None,
-                         source: str, timeout: float = 600.0) -> StreamFunction:
-    """A provider that POSTs Pi's request for each model call and decodes the streamed answer."""
+                         source: str, timeout: float = 600.0, preflight: Any = None) -> StreamFunction:
+    """A provider that POSTs Pi's request for each model call and decodes the streamed answer; `preflight`
+    (model, messages, payload, system prompt, tools) -> reason, when given, may refuse a request before it is sent."""
 
     def stream(model: dict[str, Any], llm_context: dict[str, Any], options: dict[str, Any], abort: AbortSignal,
                push: EventSink) -> dict[str, Any]:
@@ -219,6 +220,11 @@ def http_stream_function(api: str, *, session_id: str, thinking_level: str, base
         wire = document["wire"]
         if "error" in wire:
             return fail_output(new_output(model, started_at), emitter, str(wire["error"]))
+        if preflight is not None:
+            refused = preflight(model, llm_context["messages"], document["payload"], llm_context.get("systemPrompt"),
+                                llm_context.get("tools"))
+            if refused:
+                return fail_output(new_output(model, started_at), emitter, refused)
         if abort.aborted:
             return fail_output(new_output(model, started_at), emitter, ABORT_MESSAGE, aborted=True)
         from pi_tools.js.json_stringify import js_stringify

@@ -30,6 +30,7 @@ from pi_tools.session.context import (
     PI_SPREAD_LIMIT,
     ContextPlan,
     context_settings,
+    entry_to_messages,
     pi_cannot_load,
 )
 from pi_tools.session.diagnostics import Diagnostic
@@ -207,6 +208,17 @@ class BulkSession:
         entry: dict[str, Any] = loads_line_lenient(memoryview(self.data or b"")[self._line_starts[index]:
                                                                                  self._line_ends[index]])
         return entry
+
+    def origins(self, plan: ContextPlan) -> list[tuple[Any, int]]:
+        """(entry id, file line) of each message the plan's entries produce, in order (clean files: line index + 1
+        is the file line; a message line gives one message, a parsed entry what entry_to_messages makes of it)."""
+        out: list[tuple[Any, int]] = []
+        ids, parsed = self._ids, self._parsed
+        for index in plan.entries:
+            entry = parsed.get(index)
+            count = 1 if entry is None else len(entry_to_messages(entry))
+            out.extend([(ids[index], index + 1)] * count)
+        return out
 
     def planned_messages(self, plan: ContextPlan) -> PlannedMessages:
         """The messages of a plan from this session, needing nothing of the index any more (which can go)."""

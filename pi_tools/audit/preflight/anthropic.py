@@ -1,0 +1,341 @@
+"""Rules the Anthropic Messages API enforces (also behind Bedrock's and Vertex's Claude endpoints, whose messages
+quote Anthropic's). Messages quoted from recorded 400 responses: fixtures/realworld (tool_use pairing) and the
+public issue threads named in each rule's `source`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from pi_tools.audit.preflight.rules import Hit, rule
+from pi_tools.audit.preflight.view import RequestView, blocks
+
+API = ("anthropic-messages",)
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
+TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+IMAGE_BYTES = 5 * 1024 * 1024
+MAX_IMAGES = 100
+
+
+def _tool_uses(item: Any) -> list[tuple[int, Any]]:
+    return [(j, b.get("id")) for j, b in enumerate(blocks(item))
+            if isinstance(b, dict) and b.get("type") == "tool_use"]
+
+
+def _tool_results(item: Any) -> list[tuple[int, Any]]:
+    return [(j, b.get("tool_use_id")) for j, b in enumerate(blocks(item))
+            if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+class _Scan:
+    """One pass over the messages, shared by the rules below (each reading only what it needs): a large
+    session's payload holds 10^5 blocks, and a pass per rule cost more than building the payload."""
+
+    def __init__(self, view: RequestView) -> None:
+        self.uses: dict[int, list[tuple[int, Any]]] = {}
+        self.results: dict[int, list[tuple[int, Any]]] = {}
+        self.blank: list[tuple[str, str]] = []  # (path, message)
+        self.empty: list[int] = []
+        self.bad_ids: list[tuple[int, int, str, str]] = []  # (item, block, key, label)
+        self.images: list[tuple[int, str, Any]] = []
+        path = view.path
+        fullmatch = TOOL_ID.fullmatch
+        for i, item in enumerate(view.items):
+            if type(item) is not dict:
+                continue
+            content = item.get("content")
+            if content == "" or content == []:
+                self.empty.append(i)
+            if type(content) is not list:
+                continue
+            role = item.get("role")
+            for j, block in enumerate(content):
+                if type(block) is not dict:
+                    continue
+                kind = block.get("type")
+                if kind == "text":
+                    text = block.get("text")
+                    if type(text) is str and not text.strip():
+                        what = "must be non-empty" if text == "" else "must contain non-whitespace text"
+                        self.blank.append((path(i, "content", j), f"messages: text content blocks {what}"))
+                elif kind == "tool_use":
+                    if role == "assistant":
+                        self.uses.setdefault(i, []).append((j, block.get("id")))
+                    value = block.get("id")
+                    if type(value) is not str or fullmatch(value) is None:
+                        self.bad_ids.append((i, j, "id", "tool_use.id"))
+                elif kind == "tool_result":
+                    if role == "user":
+                        self.results.setdefault(i, []).append((j, block.get("tool_use_id")))
+                    value = block.get("tool_use_id")
+                    if type(value) is not str or fullmatch(value) is None:
+                        self.bad_ids.append((i, j, "tool_use_id", "tool_result.tool_use_id"))
+                    inner = block.get("content")
+                    if type(inner) is list:
+                        for k, part in enumerate(inner):
+                            if type(part) is not dict:
+                                continue
+                            if part.get("type") == "image":
+                                self.images.append((i, path(i, "content", j, "content", k), part.get("source")))
+                            elif part.get("type") == "text":
+                                text = part.get("text")
+                                if type(text) is str and text != "" and not text.strip():
+                                    self.blank.append((path(i, "content", j, "content", k),
+                                                       "messages: text content blocks must contain non-whitespace "
+                                                       "text"))
+                elif kind == "image":
+                    self.images.append((i, path(i, "content", j), block.get("source")))
+
+
+def _scan(view: RequestView) -> _Scan:
+    return view.cached("anthropic.scan", lambda: _Scan(view))
+
+
+@rule("anthropic-tool-use-without-result", "error", "A tool_use block without its tool_result in the next message",
+      API, "items",
+      "messages.N: `tool_use` ids were found without `tool_result` blocks immediately after: ID. Each `tool_use` "
+      "block must have a corresponding `tool_result` block in the next message.",
+      "recorded 400 in fixtures/realworld/badlogic__pi-mono__before-compaction.jsonl line 848",
+      "Store the missing result right after the call (`pi-tools repair --close-orphans` adds Pi's own 'No result "
+      "provided' results), or branch from before the call with --leaf.",
+      """Every assistant message's tool_use blocks must be answered, id for id, by tool_result blocks in the very
+      next (user) message. Pi 0.85 adds a synthetic error result for a call that never got one, so this mostly
+      appears with payloads that did not come from Pi, or with results another message separates from their
+      call.""")
+def tool_use_without_result(view: RequestView) -> Iterator[Hit]:
+    scan = _scan(view)
+    items = view.items
+    for i, uses in scan.uses.items():
+        following = items[i + 1] if i + 1 < len(items) else None
+        answered = {tool_id for _, tool_id in scan.results.get(i + 1, ())} \
+            if isinstance(following, dict) and following.get("role") == "user" else set()
+        missing = [(j, tool_id) for j, tool_id in uses if tool_id not in answered]
+        if missing:
+            ids = ", ".join(str(tool_id) for _, tool_id in missing)
+            yield Hit("anthropic-tool-use-without-result", view.path(i, "content", missing[0][0]),
+                      f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                      f"{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next "
+                      "message.", needs=min(i + 1, len(items) - 1))
+
+
+@rule("anthropic-tool-result-without-use", "error", "A tool_result block whose tool_use is not in the previous message",
+      API, "items",
+      "messages.N.content.M: unexpected `tool_use_id` found in `tool_result` blocks: ID. Each `tool_result` block "
+      "must have a corresponding `tool_use` block in the previous message.",
+      "Anthropic Messages API validation (anthropics/anthropic-sdk-python issues; same wording on Bedrock/Vertex)",
+      "Drop or re-attach the stray result: `pi-tools repair` moves results next to their calls; `pi-tools audit` "
+      "names the entry (rule tool-result-unmatched).",
+      """A tool_result must answer a tool_use of the assistant message immediately before it.""")
+def tool_result_without_use(view: RequestView) -> Iterator[Hit]:
+    scan = _scan(view)
+    for i, results in scan.results.items():
+        issued = {tool_id for _, tool_id in scan.uses.get(i - 1, ())}
+        for j, tool_id in results:
+            if tool_id not in issued:
+                yield Hit("anthropic-tool-result-without-use", view.path(i, "content", j),
+                          f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                          f"{tool_id}. Each `tool_result` block must have a corresponding `tool_use` block in the "
+                          "previous message.")
+
+
+def _thinking_on(view: RequestView) -> bool:
+    thinking = view.payload.get("thinking")
+    return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+
+
+def _is_turn_start(item: Any) -> bool:
+    """A user message that is not only tool results: it starts a new assistant turn."""
+    if not isinstance(item, dict) or item.get("role") != "user":
+        return False
+    content = item.get("content")
+    return not isinstance(content, list) or not content or any(
+        not (isinstance(b, dict) and b.get("type") == "tool_result") for b in content)
+
+
+def _turn_index(view: RequestView) -> tuple[list[int], list[int]]:
+    """(start of the turn each request end falls in, first assistant message at or after each position)."""
+    def build() -> tuple[list[int], list[int]]:
+        items = view.items
+        starts, start = [], 0
+        for i, item in enumerate(items):
+            starts.append(start)
+            if _is_turn_start(item):
+                start = i + 1
+        starts.append(start)
+        first = [len(items)] * (len(items) + 1)
+        for i in range(len(items) - 1, -1, -1):
+            assistant = isinstance(items[i], dict) and items[i].get("role") == "assistant"
+            first[i] = i if assistant else first[i + 1]
+        return starts, first
+    return view.cached("anthropic.turns", build)
+
+
+@rule("anthropic-thinking-tool-loop", "error", "With thinking on, the assistant turn of a tool loop must start with thinking",
+      API, "tail",
+      "messages.N.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is "
+      "enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of "
+      "`tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid "
+      "this requirement, disable `thinking`.",
+      "https://docs.claude.com/en/docs/build-with-claude/extended-thinking; quoted in anomalyco/opencode#3077, "
+      "mastra-ai/mastra#7799",
+      "Send this request with thinking off (--reasoning off, or /thinking off in Pi) until the tool loop ends, or "
+      "continue on the model that produced the turn (its signed thinking is then replayed).",
+      """When the request ends in a tool loop (its last message carries tool_result blocks) and thinking is on,
+      the first assistant message of the current turn (the messages after the last user message that is not only
+      tool results: Anthropic's "final assistant message", spread over the loop) must begin with a thinking or
+      redacted_thinking block; later steps of the loop may do without (recorded sessions show Claude 4 steps
+      with bare tool_use accepted). Pi sends no thinking it cannot replay: another model's thinking becomes
+      text, unsigned thinking is dropped, for example after a model switch in the middle of a tool loop. A turn
+      that began without thinking (the stored message has none: thinking was off, or the model gave none) is
+      accepted in the recorded sessions (badlogic large-session lines 494-506), so the rule fires only where the
+      stored message had thinking that Pi does not send. Claude models only: Anthropic-compatible endpoints of
+      other models (z.ai's GLM in fixtures/realworld/pinion05, lines 24-28) accept such loops.""",
+      applies=lambda model: "claude" in str(model.get("id", "")).lower())
+def thinking_tool_loop(view: RequestView) -> Iterator[Hit]:
+    end = view.end
+    if end < 2 or not _thinking_on(view):
+        return
+    last = view.items[end - 1]
+    if not isinstance(last, dict) or last.get("role") != "user" or not _tool_results(last):
+        return
+    starts, first = _turn_index(view)
+    index = first[starts[end]]
+    if index >= end:
+        return
+    content = blocks(view.items[index])
+    head = content[0] if content and isinstance(content[0], dict) else {}
+    kind = head.get("type")
+    if kind in ("thinking", "redacted_thinking"):
+        return
+    stored = view.source_message(index)
+    if isinstance(stored, dict) and not any(isinstance(b, dict) and b.get("type") == "thinking"
+                                            for b in blocks(stored)):
+        return  # the turn began without thinking (thinking was off then): Anthropic accepts the loop as it is
+    yield Hit("anthropic-thinking-tool-loop", view.path(index, "content", 0),
+              f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{kind}`. "
+              "When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding "
+              "the lastmost set of `tool_use` and `tool_result` blocks).")
+
+
+@rule("anthropic-empty-text", "error", "An empty or whitespace-only text block", API, "items",
+      "messages: text content blocks must be non-empty / messages: text content blocks must contain non-whitespace "
+      "text",
+      "anthropics/claude-code#23440, nick1udwig/kibitz#78 (recorded responses)",
+      "Remove the blank text block from the entry (`pi-tools repair`), or give it text.",
+      """Anthropic refuses text blocks that are empty or hold only whitespace, in any message. Pi leaves blank
+      text out of what it converts, so this appears with hand-made or tool-made content.""")
+def empty_text(view: RequestView) -> Iterator[Hit]:
+    for path, message in _scan(view).blank:
+        yield Hit("anthropic-empty-text", path, message)
+
+
+@rule("anthropic-empty-message", "error", "A message with no content", API, "items",
+      "messages.N: all messages must have non-empty content except for the optional final assistant message",
+      "Anthropic Messages API validation (the same wording in Bedrock's Claude errors)",
+      "Give the stored message content or drop the entry from the branch (`pi-tools repair`).",
+      """Every message but a final assistant one must have content: an empty string or an empty block list is
+      refused.""")
+def empty_message(view: RequestView) -> Iterator[Hit]:
+    items = view.items
+    for i in _scan(view).empty:
+        final_assistant = i == len(items) - 1 and items[i].get("role") == "assistant"
+        if not final_assistant:
+            yield Hit("anthropic-empty-message", view.path(i, "content"),
+                      f"messages.{i}: all messages must have non-empty content except for the optional final "
+                      "assistant message")
+
+
+@rule("anthropic-tool-id", "error", "A tool_use id or tool_use_id outside [a-zA-Z0-9_-]", API, "items",
+      "messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+      "Anthropic Messages API schema (HKUDS/nanobot#4356 quotes the 400)",
+      "Pi rewrites other providers' ids itself; an id that still fails was stored for this model by something "
+      "else: rewrite the call and its result ids in the entries.",
+      """Tool call ids sent to Anthropic must match ^[a-zA-Z0-9_-]+$ (Pi also cuts them to 64 characters).""")
+def tool_id(view: RequestView) -> Iterator[Hit]:
+    for i, j, key, label in _scan(view).bad_ids:
+        yield Hit("anthropic-tool-id", view.path(i, "content", j, key),
+                  f"messages.{i}.content.{j}.{label}: String should match pattern '^[a-zA-Z0-9_-]+$'")
+
+
+@rule("anthropic-tool-name", "error", "A tool name outside ^[a-zA-Z0-9_-]{1,128}$", API, "request",
+      "tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+      "home-assistant/core#147760 (recorded 400; older deployments said {1,64}: apify/tester-mcp-client#11)",
+      "Rename the tool in --tools (dots and spaces are the usual culprits, e.g. `server.tool` -> `server_tool`).",
+      """Anthropic tool names are 1-128 characters of letters, digits, `_` and `-`.""")
+def tool_name(view: RequestView) -> Iterator[Hit]:
+    for i, tool in enumerate(view.tools):
+        name = tool.get("name") if isinstance(tool, dict) else None
+        if "name" in (tool if isinstance(tool, dict) else {}) and \
+                (not isinstance(name, str) or TOOL_NAME.fullmatch(name) is None):
+            yield Hit("anthropic-tool-name", f"tools[{i}].name",
+                      f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'")
+
+
+def _images(view: RequestView) -> list[tuple[int, str, Any]]:
+    """(item, path, source) of every image block, in tool results too."""
+    return _scan(view).images
+
+
+@rule("anthropic-image-size", "error", "A base64 image over 5 MB", API, "items",
+      "messages.N.content.M.image.source.base64: image exceeds 5 MB maximum: X bytes > 5242880 bytes",
+      "anthropics/claude-code#19631, daya0576/pi-imessage#5 (recorded 400s)",
+      "Shrink or drop the image in the entry; Pi's blockImages setting (pi-tools render --block-images shows the "
+      "effect) replaces images with a placeholder.",
+      """Anthropic measures the limit on the base64 text: 5,242,880 characters.""")
+def image_size(view: RequestView) -> Iterator[Hit]:
+    for i, path, source in _images(view):
+        data = source.get("data") if isinstance(source, dict) else None
+        if isinstance(data, str) and len(data) > IMAGE_BYTES:
+            head = path.replace(f"{view.key}[{i}]", f"messages.{i}").replace("[", ".").replace("]", "")
+            yield Hit("anthropic-image-size", path, f"{head}.image.source.base64: image exceeds 5 MB maximum: "
+                      f"{len(data)} bytes > {IMAGE_BYTES} bytes")
+
+
+@rule("anthropic-image-media-type", "error", "An image media type Anthropic does not take", API, "items",
+      "messages.N.content.M.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' "
+      "or 'image/webp'",
+      "https://docs.claude.com/en/docs/build-with-claude/vision (supported formats); schema validation wording",
+      "Convert the image to PNG or JPEG in the entry, or drop it.",
+      """Only JPEG, PNG, GIF and WebP images are accepted.""")
+def image_media_type(view: RequestView) -> Iterator[Hit]:
+    for _item, path, source in _images(view):
+        if isinstance(source, dict) and source.get("type") == "base64" and source.get("media_type") not in IMAGE_TYPES:
+            yield Hit("anthropic-image-media-type", path,
+                      f"{path}.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or "
+                      f"'image/webp' (got {source.get('media_type')!r})")
+
+
+@rule("anthropic-image-count", "error", "More than 100 images in one request", API, "tail",
+      "Too many images: a request may contain at most 100 images",
+      "https://docs.claude.com/en/docs/build-with-claude/vision (\"up to 100 images per API request\")",
+      "Compact the session (older screenshots go into the summary) or drop images from old entries.",
+      """The API refuses requests with more than 100 images (20 on claude.ai).""")
+def image_count(view: RequestView) -> Iterator[Hit]:
+    images = _images(view)
+    within = [image for image in images if image[0] < view.end]
+    if len(within) > MAX_IMAGES:
+        yield Hit("anthropic-image-count", within[MAX_IMAGES][1],
+                  f"Too many images: {len(within)} in this request, at most {MAX_IMAGES} are accepted",
+                  needs=within[MAX_IMAGES][0])
+
+
+@rule("anthropic-thinking-budget", "error", "max_tokens not above the thinking budget, or a budget under 1024",
+      API, "request",
+      "`max_tokens` must be greater than `thinking.budget_tokens` / thinking.enabled.budget_tokens: Input should be "
+      "greater than or equal to 1024",
+      "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens; themaximalist/llm.js#30",
+      "Use a lower thinking level (--reasoning) or a model with a larger output limit.",
+      """With manual thinking, budget_tokens must be at least 1024 and below max_tokens.""")
+def thinking_budget(view: RequestView) -> Iterator[Hit]:
+    thinking = view.payload.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
+        return
+    budget, max_tokens = thinking.get("budget_tokens"), view.payload.get("max_tokens")
+    if isinstance(budget, (int, float)) and budget < 1024:
+        yield Hit("anthropic-thinking-budget", "thinking.budget_tokens",
+                  f"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024 (got {budget})")
+    if isinstance(budget, (int, float)) and isinstance(max_tokens, (int, float)) and max_tokens <= budget:
+        yield Hit("anthropic-thinking-budget", "max_tokens",
+                  f"`max_tokens` must be greater than `thinking.budget_tokens` ({max_tokens} <= {budget})")

@@ -1,0 +1,171 @@
+"""Which session entry each part of a payload came from.
+
+Three steps, each reusing the function that does the job elsewhere: the context plan says which entry produced
+each context message (`BulkSession.origins`, or the tree's own entries); convertToLlm is applied message by message
+so each Message keeps its origin; and render's payload mapping (`render.payload_map.map_payload`, fed with
+transformMessages' output as the preview feeds it) pairs every payload fragment with the transformed message it
+was built from. A synthetic "No result provided" result points at the assistant message whose call it answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pi_tools.messages import default_registry
+from pi_tools.messages.convert import iter_llm_messages
+from pi_tools.session import SessionTree
+from pi_tools.session.bulk import BulkSession
+from pi_tools.session.context import ContextPlan, entry_to_messages, plan_session_context
+
+Origin = tuple[Any, "int | None"]  # (entry id, file line)
+NO_ORIGIN: Origin = (None, None)
+
+
+@dataclass
+class TracedContext:
+    """A context's messages (AgentMessage[]) and, position by position, the entry each came from."""
+
+    plan: ContextPlan
+    messages: list[Any]
+    origins: list[Origin]
+
+
+def trace_context(tree: SessionTree | BulkSession, leaf: Any) -> TracedContext:
+    """buildSessionContext for `leaf` (UNDEFINED: the session's own leaf), with each message's entry."""
+    if isinstance(tree, BulkSession):
+        plan = tree.plan(leaf)
+        origins: list[Origin] = list(tree.origins(plan))
+        messages = list(tree.planned_messages(plan))
+        return TracedContext(plan, messages, origins)
+    plan = plan_session_context(tree, leaf)
+    messages, origins = [], []
+    for entry in plan.entries:
+        produced = entry_to_messages(tree.materialize(entry))
+        entry_id = entry.get("id") if isinstance(entry, dict) else None
+        origin = (entry_id if isinstance(entry_id, str) else None, tree.line_of(entry))
+        messages.extend(produced)
+        origins.extend([origin] * len(produced))
+    return TracedContext(plan, messages, origins)
+
+
+def convert_traced(messages: Sequence[Any], origins: Sequence[Origin]) -> tuple[list[Any], list[Origin]]:
+    """convertToLlm one message at a time (it never merges messages), keeping each result's origin."""
+    registry = default_registry()
+    bulk = list(iter_llm_messages(messages, registry))
+    if len(bulk) == len(messages):  # nothing dropped (the usual case): one pass, origins as they are
+        return bulk, list(origins)
+    llm: list[Any] = []
+    kept: list[Origin] = []
+    for message, origin in zip(messages, origins, strict=True):
+        for converted in iter_llm_messages([message], registry):
+            llm.append(converted)
+            kept.append(origin)
+    return llm, kept
+
+
+@dataclass
+class PayloadOrigins:
+    """Payload fragments (labels such as ``messages[4]`` or ``messages[4].content[1]``) -> llm message index."""
+
+    by_label: dict[str, int]
+    item_origin: list[int]  # per payload item: the first llm message it holds (len(llm) for items of none)
+
+    def llm_index(self, path: str) -> int | None:
+        """The llm message behind a payload path: its longest mapped prefix."""
+        candidate = path
+        while candidate:
+            found = self.by_label.get(candidate)
+            if found is not None:
+                return found
+            cut = max(candidate.rfind("."), candidate.rfind("["))
+            if cut <= 0:
+                return None
+            candidate = candidate[:cut]
+        return None
+
+
+def _item_index(label: str) -> int | None:
+    start = label.find("[")
+    end = label.find("]", start)
+    if start < 0 or end < 0:
+        return None
+    try:
+        return int(label[start + 1:end])
+    except ValueError:
+        return None
+
+
+def map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
+                has_system_prompt: bool, upto_item: int | None = None) -> PayloadOrigins:
+    """Pair payload fragments with llm messages (see the module docstring).
+
+    With `upto_item`, only the payload's items up to that one are needed: the mapping walks messages and items
+    in step, so a prefix of both maps exactly as the whole does (what comes after a cut is reported as lost, and
+    is not used). The prefix of messages is grown until it reaches past that item, so a finding early in a large
+    session is traced without mapping the rest.
+    """
+    from pi_tools.render.payload_map import ITEM_LISTS
+
+    key = ITEM_LISTS.get(api, "messages")
+    items = payload.get(key)
+    count = len(items) if isinstance(items, list) else 0
+    if upto_item is None or upto_item + 1 >= count:
+        return _map_origins(api, model, llm, payload, has_system_prompt)
+    cut_items = upto_item + 2  # one more item than needed: the item itself must not be the last slot
+    messages = min(len(llm), 2 * cut_items + 16)
+    while True:
+        partial = {**payload, key: items[:cut_items]} if isinstance(items, list) else payload
+        origins = _map_origins(api, model, llm[:messages], partial, has_system_prompt)
+        reached = origins.item_origin[upto_item] if upto_item < len(origins.item_origin) else None
+        # Trust the prefix when the item was placed by a message well inside the cut (not by the fill-in of
+        # unplaced items, and not by a message whose tool results or synthetic answers lie past the cut).
+        if messages >= len(llm) or (reached is not None and f"{key}[{upto_item}]" in _placed_items(origins)
+                                    and reached + 2 < messages):
+            return origins
+        messages = min(len(llm), messages * 2)
+
+
+def _placed_items(origins: PayloadOrigins) -> set[str]:
+    return {label.split(".", 1)[0] for label in origins.by_label}
+
+
+def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
+                 has_system_prompt: bool) -> PayloadOrigins:
+    from pi_tools.render.payload_map import ITEM_LISTS, map_payload
+    from pi_tools.render.preview import _align_transformed, transformed_messages
+
+    transformed = transformed_messages(api, model, llm)
+    per_message, synthetic = _align_transformed(llm, transformed)
+    # transformed order -> llm index: synthetic results come before the llm message at their position
+    synthetic_at: dict[int, int] = {}
+    for position, _ in synthetic:
+        synthetic_at[position] = synthetic_at.get(position, 0) + 1
+    order: list[int] = []
+    answering = 0  # a synthetic result answers the last assistant message before it: point at that message
+    for index in range(len(llm) + 1):
+        order.extend([answering] * synthetic_at.get(index, 0))
+        if index < len(llm):
+            if per_message[index] is not None:
+                order.append(index)
+            if isinstance(llm[index], dict) and llm[index].get("role") == "assistant":
+                answering = index
+    mapping = map_payload(api, payload, transformed, model, has_system_prompt)
+    by_label: dict[str, int] = {}
+    items = payload.get(ITEM_LISTS.get(api, "messages"))
+    count = len(items) if isinstance(items, list) else 0
+    item_origin = [len(llm)] * count
+    for placement, llm_index in zip(mapping.placements, order, strict=False):
+        for label, _ in [*placement.fragments, *placement.extras]:
+            by_label.setdefault(label, llm_index)
+            item = _item_index(label)
+            if item is not None and item < count:
+                item_origin[item] = min(item_origin[item], llm_index)
+    # Items the mapping left unmatched belong with the message before them (adapter-made items).
+    last = 0
+    for i in range(count):
+        if item_origin[i] == len(llm):
+            item_origin[i] = last
+        last = item_origin[i]
+    return PayloadOrigins(by_label, item_origin)

@@ -1,0 +1,90 @@
+"""Rules of OpenAI's Responses API (and Azure's adapter of it). Pi replays earlier turns statelessly, so every
+reasoning item, function call and output it sends must pair up inside the one input list."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pi_tools.audit.preflight.rules import Hit, rule
+from pi_tools.audit.preflight.view import RequestView
+
+API = ("openai-responses", "azure-openai-responses")
+CALLS = ("function_call", "custom_tool_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output")
+MAX_CALL_ID = 64
+
+
+def _kind(item: Any) -> Any:
+    return item.get("type") if isinstance(item, dict) else None
+
+
+@rule("responses-output-without-call", "error", "A function_call_output whose function_call is not in the input",
+      API, "items",
+      "No tool call found for function call output with call_id ID.",
+      "continuedev/continue#10092, agentscope-ai/AgentTeams#299 (recorded 400s, param 'input')",
+      "Drop the stray result or move it after its call (`pi-tools repair`; `pi-tools audit` names it as "
+      "tool-result-unmatched).",
+      """Every function_call_output must answer a function_call that appears earlier in the same input.""")
+def output_without_call(view: RequestView) -> Iterator[Hit]:
+    seen: set[Any] = set()
+    for i, item in enumerate(view.items):
+        kind = _kind(item)
+        if kind in CALLS:
+            seen.add(item.get("call_id"))
+        elif kind in OUTPUTS and item.get("call_id") not in seen:
+            yield Hit("responses-output-without-call", view.path(i),
+                      f"No tool call found for function call output with call_id {item.get('call_id')}.")
+
+
+@rule("responses-call-without-output", "error", "A function_call without its function_call_output", API, "items",
+      "No tool output found for function call ID.",
+      "tjardoo/openai-client#124, ranxianglei/billion-context#766 (recorded 400s)",
+      "Store the missing result (`pi-tools repair --close-orphans`), or branch from before the call with --leaf.",
+      """A function_call in the input must be answered by a function_call_output later in the input. Pi 0.85
+      answers unanswered calls with a synthetic error result, so this appears mostly outside Pi.""")
+def call_without_output(view: RequestView) -> Iterator[Hit]:
+    outputs: dict[Any, int] = {}
+    for i, item in enumerate(view.items):
+        if _kind(item) in OUTPUTS:
+            outputs.setdefault(item.get("call_id"), i)
+    for i, item in enumerate(view.items):
+        if _kind(item) in CALLS and outputs.get(item.get("call_id"), -1) < i:
+            yield Hit("responses-call-without-output", view.path(i),
+                      f"No tool output found for function call {item.get('call_id')}.")
+
+
+@rule("responses-reasoning-without-following", "error", "A reasoning item with nothing of its turn after it", API,
+      "items",
+      "Item 'rs_...' of type 'reasoning' was provided without its required following item.",
+      "continuedev/continue#8933, vercel/ai#7099, openai/openai-node#1567 (recorded 400s)",
+      "Continue with thinking off, or drop the reasoning-only assistant entry from the branch (--leaf).",
+      """A replayed reasoning item must be followed by the message or function call it produced, not by the
+      next user message, a tool output or the end of the input.""")
+def reasoning_without_following(view: RequestView) -> Iterator[Hit]:
+    items = view.items
+    for i, item in enumerate(items):
+        if _kind(item) != "reasoning":
+            continue
+        following = items[i + 1] if i + 1 < len(items) else None
+        kind = _kind(following)
+        if following is None or kind in OUTPUTS or (kind in (None, "message") and following.get("role") != "assistant"):
+            yield Hit("responses-reasoning-without-following", view.path(i),
+                      f"Item '{item.get('id')}' of type 'reasoning' was provided without its required following "
+                      "item.", needs=min(i + 1, len(items) - 1))
+
+
+@rule("responses-call-id-length", "error", "A call_id over 64 characters", API, "items",
+      "Invalid 'input[N].call_id': string too long. Expected a string with maximum length 64, but got a string with "
+      "length X instead.",
+      "AnswerDotAI/fastllm#45 (recorded 400, code string_above_max_length)",
+      "Rewrite the call and result ids in the entries (ids other providers minted are the usual cause).",
+      """call_id values of function calls and outputs are at most 64 characters.""")
+def call_id_length(view: RequestView) -> Iterator[Hit]:
+    for i, item in enumerate(view.items):
+        if _kind(item) in CALLS or _kind(item) in OUTPUTS:
+            cid = item.get("call_id")
+            if isinstance(cid, str) and len(cid) > MAX_CALL_ID:
+                yield Hit("responses-call-id-length", view.path(i, "call_id"),
+                          f"Invalid 'input[{i}].call_id': string too long. Expected a string with maximum length "
+                          f"{MAX_CALL_ID}, but got a string with length {len(cid)} instead.")

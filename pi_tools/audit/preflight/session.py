@@ -1,0 +1,91 @@
+"""Preflight of a session's next request (`pi-tools preflight` without --replay)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_tools.audit.preflight.check import (
+    LazyOrigins,
+    PreflightRequest,
+    PreflightResult,
+    check_payload,
+    findings_for,
+)
+from pi_tools.audit.preflight.provenance import convert_traced, trace_context
+from pi_tools.js.values import UNDEFINED
+from pi_tools.session import ContextError, SessionReadError
+
+
+class PreflightError(ValueError):
+    """An input that cannot be checked (the message names it and says why)."""
+
+
+def resolve_target(reference: str | None, session_model: Any) -> dict[str, Any]:
+    """The catalog model to check for: --model, else the session's current model."""
+    from pi_tools.providers.catalog import find_model, get_model
+    from pi_tools.providers.errors import UnknownModelError
+
+    try:
+        if reference:
+            return find_model(reference)
+        if not isinstance(session_model, dict) or not session_model.get("provider") or not session_model.get("modelId"):
+            raise PreflightError("the session has no model; pass --model PROVIDER/ID")
+        return get_model(str(session_model["provider"]), str(session_model["modelId"]))
+    except UnknownModelError as exc:
+        raise PreflightError(f"{exc.args[0] if exc.args else exc}; pass --model PROVIDER/ID") from None
+
+
+def preflight_tree(tree: Any, source: str, request: PreflightRequest, release: bool = False) -> PreflightResult:
+    """Build the next request for `tree` (a SessionTree or BulkSession) and check it; with `release` (the caller
+    owns the tree and needs it no more) the session's bytes and index are dropped once its messages are built,
+    as `payload` does, so the encoder works beside neither."""
+    from pi_tools.providers.options import estimate_context_tokens
+    from pi_tools.stages import PayloadRequest, payload_document
+
+    if request.leaf is not None and request.leaf not in tree.by_id:
+        raise ContextError(f"Entry {request.leaf} not found")
+    traced = trace_context(tree, UNDEFINED if request.leaf is None else request.leaf)
+    header = tree.header
+    if release:
+        tree.__dict__.clear()
+        del tree
+    llm, llm_origins = convert_traced(traced.messages, traced.origins)
+    traced.messages = []
+    model = resolve_target(request.model, traced.plan.model)
+    api = str(model.get("api"))
+    reference = f"{model['provider']}/{model['id']}"
+    result = PreflightResult(source, api, reference)
+    llm_doc = {"kind": "llm", "source": source, "header": header, "thinkingLevel": traced.plan.thinking_level,
+               "model": traced.plan.model, "messages": llm}
+    document = payload_document(llm_doc, PayloadRequest(
+        api=api, model=reference, system_prompt=request.system_prompt, tools=request.tools,
+        reasoning=request.reasoning, session_id=request.session_id))
+    if document.get("kind") != "payload":
+        result.error = f"{source}: Pi 0.85 cannot build this request: {document.get('error')}"
+        return result
+    payload = document["payload"]
+    context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": llm}
+    if request.tools:
+        context["tools"] = request.tools
+    try:
+        estimate: int | None = estimate_context_tokens(context)
+    except Exception:  # noqa: BLE001 - damaged content: the estimate is then unknown, the other rules still run
+        estimate = None
+    lazy = LazyOrigins(api, model, llm, payload, bool(request.system_prompt))
+    hits = check_payload(api, model, payload, estimate, request.enabled, lazy.source)
+    result.findings = findings_for(source, api, model, payload, hits, llm, llm_origins, bool(request.system_prompt),
+                                   lazy)
+    return result
+
+
+def preflight_path(path: str, request: PreflightRequest) -> PreflightResult:
+    """Preflight of one session file; unreadable input or an impossible target becomes the result's error."""
+    from pi_tools.session.load import load_context_source
+
+    try:
+        return preflight_tree(load_context_source(path, False), path, request, release=True)
+    except (SessionReadError, ContextError, PreflightError) as exc:
+        message = str(exc)
+        return PreflightResult(path, error=message if path in message else f"{path}: {message}")
+    except Exception as exc:  # a bug or an input shape nobody foresaw: reported for this file, the others go on
+        return PreflightResult(path, error=f"{path}: cannot check ({type(exc).__name__}: {exc}); please report it")

@@ -1,0 +1,172 @@
+"""`pi-tools preflight`: will the provider accept this session's next request (or, with --replay, the ones it made)?"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, fail, report
+
+
+def preflight_command(
+    paths: Annotated[list[str] | None, typer.Argument(help="Session files or directories (searched recursively for *.jsonl).")] = None,
+    model: Annotated[str | None, typer.Option("--model", metavar="PROVIDER/ID", help="Catalog model to check the next request for (default: the session's current model).")] = None,
+    system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt the request carries (default: none).")] = None,
+    tools: Annotated[str | None, typer.Option("--tools", metavar="FILE", help="JSON array of {name, description, parameters}.")] = None,
+    reasoning: Annotated[str | None, typer.Option("--reasoning", metavar="LEVEL", help="Thinking level (default: the session's), clamped to the model as Pi does.")] = None,
+    leaf: Annotated[str | None, typer.Option("--leaf", help="The entry id to build the context from (default: the session's leaf).")] = None,
+    replay: Annotated[bool, typer.Option("--replay", help="Check every request the session made and compare with the provider's recorded verdict.")] = False,
+    all_branches: Annotated[bool, typer.Option("--all-branches", help="With --replay: the requests of every branch, not only the active path.")] = False,
+    output_format: Annotated[str, typer.Option("--format", help="table, json, junit or sarif (--replay: table or json).")] = "table",
+    fail_on: Annotated[str, typer.Option("--fail-on", help="Exit 1 when a finding has this severity or worse: error or warning.")] = "error",
+    rules: Annotated[str | None, typer.Option("--rules", metavar="ID,...", help="Only these rule ids (default: all).")] = None,
+    list_rules: Annotated[bool, typer.Option("--list-rules", help="Print every rule with its APIs, severity and the provider's message, then exit.")] = False,
+) -> None:
+    """Check, offline, the request Pi 0.85 would send against the rules the provider enforces, naming the entry behind
+    each problem. `finding` documents as audit writes them, plus api, model and payloadPath.
+
+    With --replay: one `request` document per request the session made (--format json; a `summary` document with the
+    confusion matrix closes each file), or a table ending in the matrix.
+
+    Exit status: 1 when a finding reaches --fail-on (with --replay: a finding on any request), 2 for unreadable input.
+
+    Example: pi-tools preflight --model anthropic/claude-sonnet-4-5 --format sarif ~/.pi/agent/sessions > pre.sarif
+    """
+    if paths and not list_rules and len(paths) == 1:
+        from pi_tools.cli.common import read_ahead
+
+        read_ahead(paths)  # the file is read while the rule modules are imported
+    from pi_tools.audit.preflight.rules import SEVERITY_RANK, all_rules
+
+    if list_rules:
+        _write(_rule_list(output_format).encode())
+        raise SystemExit(EXIT_OK)
+    formats = ("table", "json") if replay else ("table", "json", "junit", "sarif")
+    if output_format not in formats:
+        fail(f"--format: expected one of {', '.join(formats)}, got {output_format!r}")
+    if fail_on not in ("error", "warning"):
+        fail(f"--fail-on: expected error or warning, got {fail_on!r}")
+    if all_branches and not replay:
+        fail("--all-branches only goes with --replay")
+    if not paths:
+        fail("no input: name session files or directories (see --help)")
+    known = {rule.id for rule in all_rules()}
+    enabled = None
+    if rules:
+        wanted = {part.strip() for part in rules.split(",") if part.strip()}
+        unknown = sorted(wanted - known)
+        if unknown:
+            fail(f"--rules: unknown rule id(s): {', '.join(unknown)} (see --list-rules)")
+        enabled = frozenset(wanted)
+    if model is not None:
+        from pi_tools.providers.catalog import find_model
+        from pi_tools.providers.errors import UnknownModelError
+
+        try:
+            find_model(model)
+        except UnknownModelError as exc:
+            fail(f"--model {model}: {exc.args[0] if exc.args else exc}")
+    tool_list = None
+    if tools:
+        from pi_tools.cli.payload import _load_tools
+
+        tool_list = _load_tools(tools)
+    from pi_tools.audit.runner import expand_paths
+
+    inputs = expand_paths(paths)
+    threshold = SEVERITY_RANK[fail_on]
+    if replay:
+        status = _replay(inputs, output_format, system_prompt, tool_list, all_branches, enabled, threshold)
+    else:
+        status = _check(inputs, output_format, fail_on, threshold, enabled, known, model, system_prompt, tool_list,
+                        reasoning, leaf)
+    from pi_tools.cli.common import exit_without_teardown
+
+    exit_without_teardown(status)  # a large session's objects are handed back at once, not freed one by one
+
+
+def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: str, threshold: int,
+           enabled: frozenset[str] | None, known: set[str], model: str | None, system_prompt: str | None,
+           tools: list[dict[str, object]] | None, reasoning: str | None, leaf: str | None) -> int:
+    from pi_tools.audit.formats import json_lines, junit, sarif
+    from pi_tools.audit.preflight.check import PreflightRequest, PreflightResult
+    from pi_tools.audit.preflight.report import as_audit_results, catalogue, findings_table
+    from pi_tools.audit.preflight.rules import SEVERITY_RANK
+    from pi_tools.audit.preflight.session import preflight_path
+    from pi_tools.docs import dumps_document
+
+    request = PreflightRequest(model=model, system_prompt=system_prompt, tools=tools, reasoning=reasoning,  # type: ignore[arg-type]
+                               leaf=leaf, enabled=enabled)
+    results = []
+    for path, error in inputs:
+        result = PreflightResult(path, error=error) if error else preflight_path(path, request)
+        if result.error is not None:
+            report(result.error)
+        results.append(result)
+    audit_results = as_audit_results(results)
+    selected = frozenset(enabled or known)
+    if output_format == "json":
+        _write(json_lines(audit_results))
+    elif output_format == "table":
+        _write(findings_table(results).encode())
+    elif output_format == "junit":
+        _write(junit(audit_results, selected, fail_on, catalogue(), "pi-tools.preflight").encode())
+    else:
+        _write(dumps_document(sarif(audit_results, selected, catalogue(), "pi-tools preflight")))
+    if any(result.error is not None for result in results):
+        return EXIT_BAD_INPUT
+    failing = any(SEVERITY_RANK[f["severity"]] >= threshold for result in results for f in result.findings)
+    return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _replay(inputs: list[tuple[str, str | None]], output_format: str, system_prompt: str | None,
+            tools: list[dict[str, object]] | None, all_branches: bool, enabled: frozenset[str] | None,
+            threshold: int) -> int:
+    from pi_tools.audit.preflight.replay import Options, ReplayResult, replay_path
+    from pi_tools.audit.preflight.report import replay_json, replay_table
+    from pi_tools.audit.preflight.rules import SEVERITY_RANK
+
+    options = Options(system_prompt=system_prompt, tools=tools, all_branches=all_branches, enabled=enabled)  # type: ignore[arg-type]
+    results = []
+    for path, error in inputs:
+        result = ReplayResult(path, error=error) if error else replay_path(path, options)
+        if result.error is not None:
+            report(result.error)
+        results.append(result)
+    _write(replay_json(results) if output_format == "json" else replay_table(results).encode())
+    if any(result.error is not None for result in results):
+        return EXIT_BAD_INPUT
+    failing = any(SEVERITY_RANK[f["severity"]] >= threshold
+                  for result in results for doc in result.requests for f in doc["findings"])
+    return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _rule_list(output_format: str) -> str:
+    import textwrap
+
+    import orjson
+
+    from pi_tools.audit.preflight.rules import all_rules
+
+    rules = all_rules()
+    if output_format == "json":
+        return "".join(orjson.dumps({
+            "kind": "rule", "id": r.id, "severity": r.severity, "title": r.title, "apis": sorted(r.apis),
+            "scope": r.scope, "providerMessage": r.provider_message, "source": r.source, "fix": r.fix,
+            "description": r.description}).decode() + "\n" for r in rules)
+    out: list[str] = []
+    for r in rules:
+        out.append(f"{r.id}  {r.severity}  {r.title}  [{', '.join(sorted(r.apis))}]")
+        out.extend(textwrap.wrap(f"provider: {r.provider_message}", 110, initial_indent="    ", subsequent_indent="      "))
+        out.extend(textwrap.wrap(f"fix: {r.fix}", 110, initial_indent="    ", subsequent_indent="      "))
+    return "\n".join(out) + "\n"
+
+
+def _write(data: bytes) -> None:
+    try:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        raise SystemExit(0) from None
