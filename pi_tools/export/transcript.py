@@ -206,7 +206,7 @@ def _attach_result(call: Item, entry: dict[str, Any], message: dict[str, Any]) -
     details = message.get("details")
     diff = details.get("diff") if isinstance(details, dict) and isinstance(details.get("diff"), str) else None
     call["result"] = {
-        "entryId": js_to_string(entry.get("id")), "time": format_time(entry, message),
+        "entryId": js_to_string(entry.get("id", "")), "time": format_time(entry, message), "label": None,
         "isError": message.get("isError") is True, "body": text_body("\n".join(_text_blocks(message.get("content")))),
         "images": _images(message.get("content")),
         "diff": [{"kind": "add" if line.startswith("+") else "del" if line.startswith("-") else "ctx", "text": line}
@@ -231,7 +231,8 @@ def _usage(message: dict[str, Any]) -> dict[str, Any] | None:
 def _message_item(entry: dict[str, Any], message: Any) -> Item:
     base: Item = {"id": js_to_string(entry.get("id", "")), "time": format_time(entry, message), "notes": []}
     if not isinstance(message, dict):
-        return {**base, "kind": "unknown", "what": "message", "body": text_body(pretty_json(message))}
+        return {**base, "kind": "unknown", "what": "message", "preview": None,
+                "body": text_body(pretty_json(message))}
     role = message.get("role")
     content = message.get("content")
     if role == "user":
@@ -308,7 +309,7 @@ def _role_notes(message: dict[str, Any]) -> list[str]:
 def entry_item(entry: Any, labels: dict[Any, Any]) -> Item:
     """One entry as the reader sees it."""
     if not isinstance(entry, dict):
-        return {"kind": "unknown", "id": "", "time": "", "notes": [], "what": "line that is not an entry",
+        return {"kind": "unknown", "id": "", "time": "", "notes": [], "what": "line that is not an entry", "preview": None, "label": None,
                 "body": text_body(pretty_json(entry))}
     entry_type = entry.get("type")
     entry_id = entry.get("id", "")
@@ -342,7 +343,8 @@ def entry_item(entry: Any, labels: dict[Any, Any]) -> Item:
         elif entry_type == "custom":
             item.update(kind="meta", what="extension data", text=js_to_string(entry.get("customType")))
         else:
-            item.update(kind="unknown", what=f"entry type {js_to_string(entry_type)}", body=text_body(pretty_json(entry)))
+            item.update(kind="unknown", what=f"entry type {js_to_string(entry_type)}", preview=None,
+                        body=text_body(pretty_json(entry)))
     label = labels.get(entry_id) if isinstance(entry_id, str) else None
     item["label"] = js_to_string(label) if label else None
     return item
