@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, fail, report
+from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, exit_without_teardown, fail, report
 
 _EXTENSIONS = {"md": "md", "html": "html", "chat": "jsonl"}
 
@@ -85,4 +85,5 @@ def export_command(
             _write_atomically(path, pieces)
         except OSError as exc:
             fail(f"-o {path}: cannot write: {exc.strerror or exc}")
-    raise SystemExit(status)
+    # The session, the model and the page are freed with the process, not object by object.
+    exit_without_teardown(status)

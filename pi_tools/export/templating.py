@@ -13,38 +13,126 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from pi_tools.render.environment import md_code, md_text, render_environment
+from pi_tools.render.environment import render_environment
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+# The previews' Markdown escapes (render/environment.py: md_text, md_code, md_span), done with str.replace and
+# string tests instead of regex replacement templates: a transcript calls them tens of thousands of times.
+# Backslash first, so the backslashes added after it are not doubled.
+_INLINE = (("\\", "\\\\"), ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("`", "\\`"), ("*", "\\*"),
+           ("_", "\\_"), ("[", "\\["), ("]", "\\]"), ("|", "\\|"), ("~", "\\~"))
+
+
+def _inline(text: str) -> str:
+    """Entities and backslash escapes (str.replace per character: much faster than translate on long text)."""
+    for char, escaped in _INLINE:
+        if char in text:
+            text = text.replace(char, escaped)
+    return text
+_BLOCK_MARK = re.compile(r"^([^\S\n]*)([#+=-])", re.M)
+_ORDERED_MARK = re.compile(r"^([^\S\n]*\d+)([.)])", re.M)
+_LINE_BREAKS = re.compile(r"\r\n|\r|\n")
+_BACKTICK_RUN = re.compile(r"`+")
+_LANGUAGE = re.compile(r"[^A-Za-z0-9_+-]")
+
+
+def _mark_blocks(text: str) -> str:
+    """Backslash a mark that would open a block (heading, list, setext line, ordered item) at a line's start."""
+    if "#" in text or "+" in text or "=" in text or "-" in text:
+        text = _BLOCK_MARK.sub(_backslash_mark, text)
+    if "." in text or ")" in text:
+        text = _ORDERED_MARK.sub(_backslash_mark, text)
+    return text
+
+
+def _backslash_mark(match: re.Match[str]) -> str:
+    return f"{match.group(1)}\\{match.group(2)}"
+
+
+def md_line(value: Any) -> Markup:
+    """md_text: one line of inline Markdown text, HTML metacharacters as entities, punctuation escaped."""
+    text = "" if value is None else str(value)
+    if "\n" in text or "\r" in text:
+        text = _LINE_BREAKS.sub(" ", text)
+    return Markup(_mark_blocks(_inline(text)))
+
+
+def _longest_backticks(text: str) -> int:
+    return max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0) if "`" in text else 0
+
+
+def md_block(value: Any, language: str = "") -> Markup:
+    """md_code: a fenced code block whose fence outlasts every backtick run inside (the text stays literal)."""
+    text = "" if value is None else str(value)
+    fence = "`" * max(3, _longest_backticks(text) + 1)
+    return Markup(f"{fence}{language}\n{text}\n{fence}")
+
+
+def md_tick(value: Any) -> Markup:
+    """md_span: an inline code span on one line, its delimiters longer than any backtick run inside."""
+    text = "" if value is None else str(value)
+    if "\n" in text or "\r" in text:
+        text = _LINE_BREAKS.sub(" ", text)
+    ticks = "`" * (_longest_backticks(text) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return Markup(f"{ticks}{pad}{text}{pad}{ticks}")
+
+
+def _escape_lines(text: str) -> str:
+    """Lines of prose as inline Markdown text (as md_line escapes one), each ending in a hard break."""
+    escaped = _mark_blocks(_inline(text))
+    return "\n".join(f"{line}  " if line and not line.isspace() else line for line in escaped.split("\n"))
 
 
 def md_prose(value: Any) -> Markup:
     """Session prose for Markdown: escaped line by line (hard breaks kept), fenced code blocks kept literal."""
-    text = "" if value is None else str(value).replace("\r\n", "\n").replace("\r", "\n")
+    text = "" if value is None else str(value)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "```" not in text and "~~~" not in text:
+        return Markup(_escape_lines(text).rstrip())
     out: list[str] = []
+    prose: list[str] = []
     code: list[str] | None = None
-    fence = ""
-    language = ""
+    fence = language = ""
     for line in text.split("\n"):
         if code is None:
             opening = _FENCE.match(line)
             if opening:
-                code, fence = [], opening.group(1)
-                language = opening.group(2).strip().split(" ")[0] if opening.group(2).strip() else ""
-                continue
-            out.append(f"{md_text(line)}  " if line.strip() else "")
-        elif line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
-            out.append(str(md_code("\n".join(code), re.sub(r"[^A-Za-z0-9_+-]", "", language))))
+                out.append(_escape_lines("\n".join(prose)))
+                prose, code, fence = [], [], opening.group(1)
+                words = opening.group(2).split()
+                language = _LANGUAGE.sub("", words[0]) if words else ""
+            else:
+                prose.append(line)
+        elif line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+            out.append(str(md_block("\n".join(code), language)))
             code = None
         else:
             code.append(line)
     if code is not None:
-        out.append(str(md_code("\n".join(code), re.sub(r"[^A-Za-z0-9_+-]", "", language))))
+        out.append(str(md_block("\n".join(code), language)))
+    else:
+        out.append(_escape_lines("\n".join(prose)))
     return Markup("\n".join(out).rstrip())
 
 
+_FILTERS = {"md_prose": md_prose, "md_line": md_line, "md_block": md_block, "md_tick": md_tick}
+
+
 def export_template(fmt: str) -> jinja2.Template:
-    """`export.<fmt>.j2` from the templates the render environment finds (so packaging them serves both)."""
+    """`export.<fmt>.j2` from the templates the render environment finds (so packaging them serves both).
+
+    Compiling the page template costs about 0.15 s, as much as reading a 3 MB session, so the compiled code is
+    kept in jinja2's own per-user cache folder (checked against the template's source and the Python version;
+    written atomically; without a usable folder templates are simply compiled each time).
+    """
     environment = render_environment()
-    environment.filters.setdefault("md_prose", md_prose)
+    for name, function in _FILTERS.items():
+        environment.filters.setdefault(name, function)
+    if environment.bytecode_cache is None:
+        try:
+            environment.bytecode_cache = jinja2.FileSystemBytecodeCache()
+        except (OSError, RuntimeError):
+            pass
     return environment.get_template(f"export.{fmt}.j2")

@@ -15,6 +15,7 @@ on it after it is built, so they can only remove what they name.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ LONG_LINES = 20
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _BASE64_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\n\r")
 ONLY = ("user", "assistant")
+_UTC_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z")
 BRANCHES = ("active", "all")
 
 
@@ -63,6 +65,8 @@ def format_tokens(count: Any) -> str:
 def format_time(entry: Any, message: Any = None) -> str:
     """The entry's ISO timestamp as `YYYY-MM-DD HH:MM:SS UTC`; the message's epoch milliseconds otherwise."""
     stamp = entry.get("timestamp") if isinstance(entry, dict) else None
+    if isinstance(stamp, str) and _UTC_STAMP.fullmatch(stamp):
+        return f"{stamp[:10]} {stamp[11:19]} UTC"  # what Pi writes: no parsing needed
     if isinstance(stamp, str):
         try:
             moment = datetime.fromisoformat(stamp)
@@ -202,17 +206,22 @@ def _tool_call(block: dict[str, Any]) -> Item:
     return call
 
 
-def _attach_result(call: Item, entry: dict[str, Any], message: dict[str, Any]) -> None:
+def tool_result(entry: dict[str, Any], message: dict[str, Any]) -> Item:
+    """A tool result as shown beside its call: text, images, and an edit's diff when its details hold one."""
     details = message.get("details")
     diff = details.get("diff") if isinstance(details, dict) and isinstance(details.get("diff"), str) else None
-    call["result"] = {
+    return {
         "entryId": js_to_string(entry.get("id", "")), "time": format_time(entry, message), "label": None,
         "isError": message.get("isError") is True, "body": text_body("\n".join(_text_blocks(message.get("content")))),
         "images": _images(message.get("content")),
         "diff": [{"kind": "add" if line.startswith("+") else "del" if line.startswith("-") else "ctx", "text": line}
                  for line in diff.split("\n")] if diff is not None else None,
     }
-    if diff is not None and call["name"] == "edit":
+
+
+def _attach_result(call: Item, result: Item) -> None:
+    call["result"] = result
+    if result["diff"] is not None and call["name"] == "edit":
         call["args"] = None  # the diff shows the change; Pi's export shows it instead of the arguments
 
 
@@ -268,7 +277,7 @@ def _message_item(entry: dict[str, Any], message: Any) -> Item:
     if role == "toolResult":
         call: Item = {"kind": "tool", "name": js_to_string(message.get("toolName")), "id": js_to_string(
             message.get("toolCallId")), "summary": "", "code": None, "args": None, "result": None}
-        _attach_result(call, entry, message)
+        _attach_result(call, tool_result(entry, message))
         return {**base, "kind": "tool_result", "call": call}
     if role == "bashExecution":
         exit_code = message.get("exitCode")
@@ -422,15 +431,12 @@ def _attach_results(order: list[Any], items: list[Item | None]) -> None:
         waiting = {block["id"]: block for block in item["blocks"] if block["kind"] == "tool"}
         cursor = index + 1
         while waiting and cursor < len(order):
-            following = order[cursor]
             result_item = items[cursor]
             if result_item is None or result_item["kind"] != "tool_result":
                 break
             call = waiting.pop(result_item["call"]["id"], None)
             if call is not None:
-                message = following["message"]
-                _attach_result(call, following, message)
-                call["result"]["label"] = result_item.get("label")
+                _attach_result(call, {**result_item["call"]["result"], "label": result_item.get("label")})
                 items[cursor] = None  # shown with its call
             cursor += 1
 
