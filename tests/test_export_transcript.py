@@ -4,7 +4,9 @@ name, on every conformance case and real-world session."""
 from __future__ import annotations
 
 import json
+import random
 import re
+import string
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -14,8 +16,10 @@ from markupsafe import escape
 
 from pi_tools.export import ExportOptions, build_transcript, export_session
 from pi_tools.export.stage import rewritten_tree
+from pi_tools.export.templating import md_block, md_line, md_tick
 from pi_tools.export.transcript import TranscriptOptions, hidden_by_compaction
 from pi_tools.js.values import js_to_string
+from pi_tools.render.environment import md_code, md_span, md_text
 from pi_tools.session import SessionReadError, load_session
 
 from golden import CASES, REALWORLD, case_names, realworld_names
@@ -291,3 +295,14 @@ def test_export_cli_errors_are_clear(tmp_path: Path, cli: Any) -> None:
     run = cli("export", str(CASES / "c000_linear.jsonl"), str(CASES / "c001_tools.jsonl"), "--format", "md",
               "-o", str(several))
     assert run.code == 0 and sorted(p.name for p in several.iterdir()) == ["c000_linear.md", "c001_tools.md"]
+
+
+def test_markdown_escapes_equal_the_previews() -> None:
+    """The export's fast Markdown filters give exactly what render/environment.py's filters give."""
+    rng = random.Random(13)
+    alphabet = string.printable + "é日`\\\u2028"
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert md_line(text) == md_text(text)
+        assert md_tick(text) == md_span(text)
+        assert md_block(text, "py") == md_code(text, "py")
