@@ -306,3 +306,19 @@ def test_markdown_escapes_equal_the_previews() -> None:
         assert md_line(text) == md_text(text)
         assert md_tick(text) == md_span(text)
         assert md_block(text, "py") == md_code(text, "py")
+
+
+BAD = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "bad").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
+def test_damaged_files_export_or_fail_clearly(tmp_path: Path, cli: Any, path: Path) -> None:
+    """Every damaged file either exports (all formats, the whole tree) or is refused with a named reason."""
+    for fmt, branches in (("html", "all"), ("md", "all"), ("chat", "active")):
+        out = tmp_path / f"out.{fmt}"
+        run = cli("export", str(path), "--format", fmt, "--branches", branches, "-o", str(out))
+        assert "Traceback" not in run.stderr and "internal error" not in run.stderr.lower()
+        if run.code == 0:
+            assert out.exists()
+        else:
+            assert run.code == 2 and path.name in run.stderr and not out.exists()

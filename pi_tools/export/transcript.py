@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pi_tools.js.values import js_to_string
+from pi_tools.js.values import js_to_string, js_truthy
 from pi_tools.messages.roles import default_registry
 from pi_tools.session.context import ContextError, context_entries
 from pi_tools.session.tree import PathCycleError, SessionTree
@@ -289,7 +289,7 @@ def _message_item(entry: dict[str, Any], message: Any) -> Item:
     if role == "custom":
         return {**base, "kind": "custom", "customType": js_to_string(message.get("customType")),
                 "body": text_body("\n".join(_text_blocks(content))), "images": _images(content),
-                "notes": _role_notes(message)}
+                "notes": _role_notes(message), "displayed": js_truthy(message.get("display"))}
     if role == "branchSummary":
         return {**base, "kind": "branch_summary", "body": text_body(js_to_string(message.get("summary"))),
                 "fromId": js_to_string(message.get("fromId")) if "fromId" in message else None}
@@ -337,7 +337,8 @@ def entry_item(entry: Any, labels: dict[Any, Any]) -> Item:
             content = entry.get("content")
             item.update(kind="custom", customType=js_to_string(entry.get("customType")),
                         body=text_body("\n".join(_text_blocks(content))), images=_images(content),
-                        notes=[] if entry.get("display") else ["not shown in Pi's interface (display:false)"])
+                        notes=[] if entry.get("display") else ["not shown in Pi's interface (display:false)"],
+                        displayed=js_truthy(entry.get("display")))
         elif entry_type == "model_change":
             item.update(kind="meta", what="model", text=f"{js_to_string(entry.get('provider'))}/"
                                                         f"{js_to_string(entry.get('modelId'))}")
