@@ -322,3 +322,18 @@ def test_damaged_files_export_or_fail_clearly(tmp_path: Path, cli: Any, path: Pa
             assert out.exists()
         else:
             assert run.code == 2 and path.name in run.stderr and not out.exists()
+
+
+@pytest.mark.parametrize("path", [CASES / "c010_summarymsgs.jsonl", CASES / "edge_images_mimes.jsonl",
+                                  REALWORLD / "marcpadz__dexter-v3__pi-session.jsonl"], ids=lambda p: p.stem)
+def test_the_page_is_self_contained(path: Path) -> None:
+    """One file: no stylesheet, script, image, font or frame from anywhere else; images only as data: URLs."""
+    page = "".join(export_session(load_session(str(path)), "html", ExportOptions(branches="all")))
+    tags = re.findall(r"<[a-zA-Z][^<>]*>", page)
+    assert not [t for t in tags if re.match(r"<(link|iframe|object|embed|base|a)\b", t)]
+    assert [t for t in tags if t.startswith("<script")] == [t for t in tags if t.startswith("<script nonce=")]
+    assert len([t for t in tags if t.startswith("<script")]) == 1
+    assert all(re.search(r' src="data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\r\n]*"', t)
+               for t in tags if " src=" in t)
+    assert "url(" not in page.split("</style>", 1)[0] and "@import" not in page
+    assert "default-src 'none'" in page
