@@ -337,3 +337,35 @@ def test_the_page_is_self_contained(path: Path) -> None:
                for t in tags if " src=" in t)
     assert "url(" not in page.split("</style>", 1)[0] and "@import" not in page
     assert "default-src 'none'" in page
+
+
+HOSTILE = Path(__file__).resolve().parent / "data" / "export" / "hostile.jsonl"
+
+
+@pytest.mark.parametrize("branches", ["active", "all"])
+def test_markdown_renders_inert_in_a_commonmark_renderer(branches: str) -> None:
+    """The Markdown transcript of hostile text, rendered by markdown-it (CommonMark, raw HTML allowed), holds no
+    element from the session: no script, image, link, iframe or event handler, only the page's own markup."""
+    markdown_it = pytest.importorskip("markdown_it")
+    text = "".join(export_session(load_session(str(HOSTILE)), "md", ExportOptions(branches=branches)))
+    rendered = markdown_it.MarkdownIt("commonmark", {"html": True}).render(text)
+    tags = {re.match(r"</?([a-zA-Z0-9]+)", t).group(1).lower() for t in re.findall(r"</?[a-zA-Z][^<>]*>", rendered)}
+    assert tags <= {"h1", "h3", "h4", "p", "ul", "li", "em", "strong", "code", "pre", "hr", "br", "blockquote"}
+    assert "<script" not in rendered and "<a " not in rendered and "<img" not in rendered
+    assert "&lt;script&gt;document.body.setAttribute" in rendered
+    assert "[click me](javascript:" in rendered  # shown as text, never a link
+
+
+def test_prose_keeps_code_spans_and_nothing_else() -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    from pi_tools.export.templating import md_prose
+
+    text = ("Set `min-width: 0` and ``a`b``, <img src=x onerror=alert(1)> and `<script>alert(1)</script>` "
+            "[x](javascript:alert(1))\na lone ` <b>here</b>\n# not a heading `x`\n1. not a list")
+    prose = str(md_prose(text))
+    assert "`min-width: 0`" in prose and "``a`b``" in prose
+    html = markdown_it.MarkdownIt("commonmark", {"html": True}).render(prose)
+    assert "<code>min-width: 0</code>" in html and "<code>a`b</code>" in html
+    assert "<code>&lt;script&gt;alert(1)&lt;/script&gt;</code>" in html
+    assert "a lone ` &lt;b&gt;here&lt;/b&gt;" in html  # an unmatched backtick is text
+    assert "<img" not in html and "<a " not in html and "<b>" not in html and "<h1" not in html and "<ol" not in html

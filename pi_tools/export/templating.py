@@ -78,14 +78,40 @@ def md_tick(value: Any) -> Markup:
     return Markup(f"{ticks}{pad}{text}{pad}{ticks}")
 
 
+# A code span within one line: a backtick run, then the shortest text up to a run of the same length.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+def _inline_keeping_spans(line: str) -> str:
+    """One line's inline escapes, its well-formed code spans left as they are.
+
+    CommonMark shows a code span's content literally (no HTML, entity or link inside it is recognised), so a
+    span needs no escaping; any backtick outside a matched pair is escaped like the rest.
+    """
+    pieces = []
+    position = 0
+    for span in _CODE_SPAN.finditer(line):
+        pieces.append(_inline(line[position:span.start()]))
+        pieces.append(span.group(0))
+        position = span.end()
+    pieces.append(_inline(line[position:]))
+    return "".join(pieces)
+
+
 def _escape_lines(text: str) -> str:
-    """Lines of prose as inline Markdown text (as md_line escapes one), each ending in a hard break."""
-    escaped = _mark_blocks(_inline(text))
+    """Lines of prose as inline Markdown text (as md_line escapes one, code spans kept), each ending in a hard
+    break."""
+    if "`" in text:
+        escaped = _mark_blocks("\n".join(_inline_keeping_spans(line) if "`" in line else _inline(line)
+                                         for line in text.split("\n")))
+    else:
+        escaped = _mark_blocks(_inline(text))
     return "\n".join(f"{line}  " if line and not line.isspace() else line for line in escaped.split("\n"))
 
 
 def md_prose(value: Any) -> Markup:
-    """Session prose for Markdown: escaped line by line (hard breaks kept), fenced code blocks kept literal."""
+    """Session prose for Markdown: escaped line by line (hard breaks and code spans kept), fenced code blocks kept
+    literal."""
     text = "" if value is None else str(value)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
