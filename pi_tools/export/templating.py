@@ -71,6 +71,8 @@ def md_block(value: Any, language: str = "") -> Markup:
 def md_tick(value: Any) -> Markup:
     """md_span: an inline code span on one line, its delimiters longer than any backtick run inside."""
     text = "" if value is None else str(value)
+    if "`" not in text and "\n" not in text and "\r" not in text and text.strip():
+        return Markup(f"`{text}`")  # an id or a name: the usual case
     if "\n" in text or "\r" in text:
         text = _LINE_BREAKS.sub(" ", text)
     ticks = "`" * (_longest_backticks(text) + 1)
