@@ -49,6 +49,7 @@ def export_command(
     from pi_tools.export import FORMATS, ExportError, ExportOptions, export_session
     from pi_tools.export.redaction import RedactError, make_rewrite
     from pi_tools.export.transcript import BRANCHES, ONLY
+    from pi_tools.packaged import MissingTemplateError
     from pi_tools.session import ContextError, SessionReadError, load_session
 
     chosen = _format_for(out, fmt)
@@ -71,6 +72,8 @@ def export_command(
     for name, path in zip(files, _output_paths(files, out, _EXTENSIONS[chosen]), strict=True):
         try:
             pieces = export_session(load_session(name), chosen, options)
+        except MissingTemplateError as exc:
+            fail(str(exc))
         except (SessionReadError, ContextError, ExportError) as exc:
             message = str(exc)
             report(message if name in message else f"{name}: {message}")

@@ -94,8 +94,11 @@ def export_session(tree: SessionTree, fmt: str, options: ExportOptions | None = 
         raise ExportError(f"--format: unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     if fmt == "chat":
         return _chat_lines(chat_conversation(tree, options))
+    from pi_tools.export.templating import export_template
+
+    template = export_template(fmt)  # a template missing from the installation is said before any output
     view = build_transcript(_prepared(tree, options), options)
-    return _page(view, fmt)
+    return _page(template, view)
 
 
 def _chat_lines(messages: list[ChatMessage]) -> Iterator[str]:
@@ -105,8 +108,6 @@ def _chat_lines(messages: list[ChatMessage]) -> Iterator[str]:
         yield dumps_document(message).decode("utf-8")
 
 
-def _page(view: dict[str, Any], fmt: str) -> Iterator[str]:
-    from pi_tools.export.templating import export_template
-
-    for piece in export_template(fmt).generate(view=view, nonce=secrets.token_urlsafe(18)):
+def _page(template: Any, view: dict[str, Any]) -> Iterator[str]:
+    for piece in template.generate(view=view, nonce=secrets.token_urlsafe(18)):
         yield _LONE_SURROGATE.sub("\ufffd", piece)
