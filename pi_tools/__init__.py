@@ -16,6 +16,9 @@ _EXPORTS = {
     "convert_to_llm": "pi_tools.messages",
     "context_document": "pi_tools.stages",
     "llm_document": "pi_tools.stages",
+    "to_chat_messages": "pi_tools.export",
+    "build_transcript": "pi_tools.export",
+    "export_session": "pi_tools.export",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -210,7 +210,8 @@ def check_broken_install(pi: Installed) -> None:
     where = pi.run("-c", "import pi_tools.templates as t, os; print(os.path.dirname(t.__file__))", program="python")
     templates = Path(where.stdout.strip())
     for name, args in (("render.md.j2", ["render", Path(SESSION).name, "--api", "anthropic-messages", "-o", "x.md"]),
-                       ("usage_chart.html.j2", ["usage", Path(SESSION).name, "--chart", "x.html"])):
+                       ("usage_chart.html.j2", ["usage", Path(SESSION).name, "--chart", "x.html"]),
+                       ("export.html.j2", ["export", Path(SESSION).name, "-o", "x.html"])):
         (templates / name).unlink()
         result = pi.run(*args, codes=(2,))
         pi.check(f"missing {name} is named", result.stderr.startswith(

@@ -14,6 +14,7 @@ from pi_tools.cli.audit import audit_command
 from pi_tools.cli.context import context_command
 from pi_tools.cli.convert import convert_command
 from pi_tools.cli.decode import decode_command
+from pi_tools.cli.export import export_command
 from pi_tools.cli.ls import ls_command
 from pi_tools.cli.models import models_command
 from pi_tools.cli.payload import payload_command
@@ -69,6 +70,7 @@ app.command("convert")(convert_command)
 app.command("transform")(transform_command)
 app.command("payload")(payload_command)
 app.command("render")(render_command)
+app.command("export")(export_command)
 app.command("audit")(audit_command)
 app.command("preflight")(preflight_command)
 app.command("visibility")(visibility_command)

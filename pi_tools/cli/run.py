@@ -66,6 +66,22 @@ class _Transcript:
             self._write(f"[{message.get('stopReason')}] {message.get('errorMessage')}\n")
 
 
+class _ChatEventLines:
+    """--events --format chat: the events as a web chat's stream events (pi_tools.export.chat_events)."""
+
+    def __init__(self) -> None:
+        from pi_tools.export.chat_events import ChatStreamMapper
+
+        self._mapper = ChatStreamMapper()
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        from pi_tools.docs import dumps_document
+
+        for mapped in self._mapper.map(event):
+            sys.stdout.buffer.write(dumps_document(mapped))
+        sys.stdout.buffer.flush()
+
+
 class _EventLines:
     """--events: one JSON line per event, written as it happens (message_update without the growing partial)."""
 
@@ -95,6 +111,7 @@ def run_command(
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt for every model call (default: none).")] = None,
     events: Annotated[bool, typer.Option("--events", help="Print Pi's agent events as JSON Lines instead of a transcript.")] = False,
     preflight: Annotated[bool, typer.Option("--preflight/--no-preflight", help="Check each request against the provider's rules before sending it; stop at an error-level finding (default: on).")] = True,
+    event_format: Annotated[str, typer.Option("--format", metavar="pi|chat", help="With --events: Pi's own events (pi), or a web chat's stream events (chat: start, delta, thinking, tool, state, done, error).")] = "pi",
 ) -> None:
     """Run Pi's agent loop: stream the model, execute its tool calls, append every settled message to the session.
 
@@ -109,12 +126,16 @@ def run_command(
     from pi_tools.loop.persist import SessionWriteError
     from pi_tools.loop.runner import RunRequest, RunSetupError, run
 
+    if event_format not in ("pi", "chat"):
+        fail(f"--format: unknown event format {event_format!r} (choose from pi, chat)")
+    if event_format == "chat" and not events:
+        fail("--format chat: only with --events")
     names = [] if tools.strip() in ("", "none") else [name.strip() for name in tools.split(",") if name.strip()]
     request = RunRequest(prompt=prompt, cwd=cwd, session_file=session, session_dir=session_dir, provider=provider,
                          model=model, base_url=base_url, thinking=thinking, tools=names,
                          allow_outside=allow_outside, faux_script=faux_script, max_turns=max_turns,
                          system_prompt=system_prompt, preflight=_preflight_factory() if preflight else None)
-    sink = _EventLines() if events else _Transcript()
+    sink: Any = (_ChatEventLines() if event_format == "chat" else _EventLines()) if events else _Transcript()
     try:
         outcome = run(request, sink)
     except (RunSetupError, SessionWriteError) as exc:

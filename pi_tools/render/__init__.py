@@ -10,17 +10,31 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pi_tools.render.preview import (
-    REPRESENTATIVE_MODELS,
-    RenderRequest,
-    Target,
-    TargetError,
-    build_preview,
-    pair_targets,
-)
-from pi_tools.session import SessionTree
+if TYPE_CHECKING:
+    from pi_tools.render.preview import (
+        REPRESENTATIVE_MODELS,
+        RenderRequest,
+        Target,
+        TargetError,
+        build_preview,
+        pair_targets,
+    )
+    from pi_tools.session import SessionTree
+
+# The preview machinery (catalog, payload builders) loads on first use, so that the export, which only needs
+# the template environment, does not pay for it.
+_PREVIEW_NAMES = frozenset({"REPRESENTATIVE_MODELS", "RenderRequest", "Target", "TargetError", "build_preview",
+                            "pair_targets"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PREVIEW_NAMES:
+        from pi_tools.render import preview
+
+        return getattr(preview, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 FORMATS = ("html", "md")
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -61,4 +75,6 @@ def render_view(view: dict[str, Any], fmt: str = "html") -> str:
 
 def render_session(tree: SessionTree, request: RenderRequest, fmt: str = "html") -> Iterator[str]:
     """Build the preview of one session and yield its page in pieces."""
+    from pi_tools.render.preview import build_preview
+
     return iter_page(build_preview(tree, request), fmt)

@@ -1,0 +1,92 @@
+"""`pi-tools export`: a session as a transcript people read (md, html) or as web ChatMessages (chat)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, exit_without_teardown, fail, report
+
+_EXTENSIONS = {"md": "md", "html": "html", "chat": "jsonl"}
+
+
+def _format_for(out: str, fmt: str | None) -> str:
+    if fmt is not None:
+        return fmt
+    lowered = out.lower()
+    if lowered.endswith((".md", ".markdown")):
+        return "md"
+    if lowered.endswith((".jsonl", ".ndjson")):
+        return "chat"
+    return "html"
+
+
+def export_command(
+    files: Annotated[list[str], typer.Argument(help="Session files (one output each).")],
+    out: Annotated[str, typer.Option("-o", "--output", metavar="OUT", help="Output file (- for stdout); a directory when several FILEs are given.")],
+    fmt: Annotated[str | None, typer.Option("--format", metavar="md|html|chat", help="Output format (default: from OUT's extension: .md, .jsonl, else html).")] = None,
+    leaf: Annotated[str | None, typer.Option("--leaf", metavar="ID", help="Entry id whose path to show (default: the session's leaf).")] = None,
+    branches: Annotated[str, typer.Option("--branches", metavar="active|all", help="The active path only, or the whole tree (abandoned branches marked; md and html).")] = "active",
+    no_tools: Annotated[bool, typer.Option("--no-tools", help="Leave out tool calls and tool results.")] = False,
+    no_thinking: Annotated[bool, typer.Option("--no-thinking", help="Leave out thinking.")] = False,
+    only: Annotated[str | None, typer.Option("--only", metavar="user|assistant", help="Show only user messages, or only assistant messages (with their tool calls).")] = None,
+    redact: Annotated[list[str] | None, typer.Option("--redact", metavar="REGEX", help="Replace matches with [REDACTED] in every session string shown (repeatable).")] = None,
+    scrub: Annotated[bool, typer.Option("--scrub", help="Replace detected credentials (API keys, tokens, private keys, URL passwords) with [REDACTED:<kind>].")] = False,
+) -> None:
+    """Export a session to read or to show: a transcript in reading order (user, assistant text and thinking,
+    tool calls beside their results, bash executions, custom messages, compaction and branch summaries, with
+    timestamps and each turn's model, tokens and cost), as Markdown or one self-contained HTML page; or the
+    conversation as AI SDK UI messages, one ChatMessage per line (chat), for web front ends.
+
+    History before a compaction is shown, marked as not in the model's context. --branches all shows every entry
+    once, abandoned branches collapsed where they leave the active path. All session text is escaped.
+
+    Example: pi-tools export s.jsonl --branches all --no-thinking --scrub -o s.html
+    """
+    from pi_tools.cli.render import _output_paths, _write_atomically
+    from pi_tools.export import FORMATS, ExportError, ExportOptions, export_session
+    from pi_tools.export.redaction import RedactError, make_rewrite
+    from pi_tools.export.transcript import BRANCHES, ONLY
+    from pi_tools.packaged import MissingTemplateError
+    from pi_tools.session import ContextError, SessionReadError, load_session
+
+    chosen = _format_for(out, fmt)
+    if chosen not in FORMATS:
+        fail(f"--format: unknown format {chosen!r} (choose from {', '.join(FORMATS)})")
+    if branches not in BRANCHES:
+        fail(f"--branches: unknown value {branches!r} (choose from {', '.join(BRANCHES)})")
+    if only is not None and only not in ONLY:
+        fail(f"--only: unknown value {only!r} (choose from {', '.join(ONLY)})")
+    if chosen == "chat" and branches == "all":
+        fail("--branches all: a chat export is one conversation; pick a branch with --leaf ID "
+             "(md and html show the whole tree)")
+    try:
+        make_rewrite(redact or [], False)
+    except RedactError as exc:
+        fail(str(exc))
+    options = ExportOptions(leaf=leaf, branches=branches, tools=not no_tools, thinking=not no_thinking, only=only,
+                            redact=tuple(redact or ()), scrub=scrub)
+    status = EXIT_OK
+    for name, path in zip(files, _output_paths(files, out, _EXTENSIONS[chosen]), strict=True):
+        try:
+            pieces = export_session(load_session(name), chosen, options)
+        except MissingTemplateError as exc:
+            fail(str(exc))
+        except (SessionReadError, ContextError, ExportError) as exc:
+            message = str(exc)
+            report(message if name in message else f"{name}: {message}")
+            status = EXIT_BAD_INPUT
+            continue
+        if path == "-":
+            for piece in pieces:
+                sys.stdout.write(piece)
+            sys.stdout.flush()
+            continue
+        try:
+            _write_atomically(path, pieces)
+        except OSError as exc:
+            fail(f"-o {path}: cannot write: {exc.strerror or exc}")
+    # The session, the model and the page are freed with the process, not object by object.
+    exit_without_teardown(status)

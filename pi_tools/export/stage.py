@@ -1,0 +1,113 @@
+"""The export stage: one loaded session in, a transcript (md, html) or a ChatMessage conversation (chat) out."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pi_tools.export.chat import ChatMessage, ChatProjection
+from pi_tools.export.redaction import Rewrite, make_rewrite, rewrite_value
+from pi_tools.export.transcript import TranscriptOptions, build_transcript, hidden_by_compaction
+from pi_tools.session.context import ContextError, entry_to_messages
+from pi_tools.session.tree import PathCycleError, SessionTree
+
+FORMATS = ("md", "html", "chat")
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+class ExportError(ValueError):
+    """Options that cannot be honoured for this session or format; the message is meant for the user."""
+
+
+@dataclass
+class ExportOptions(TranscriptOptions):
+    """TranscriptOptions plus the rewriting of session text (--redact REGEX..., --scrub)."""
+
+    redact: Sequence[str] = field(default_factory=tuple)
+    scrub: bool = False
+
+
+def rewritten_tree(tree: SessionTree, rewrite: Rewrite) -> SessionTree:
+    """A copy of the tree whose session text went through `rewrite` (labels and name included)."""
+    fresh = [rewrite_value(entry, rewrite) for entry in tree.entries]
+    new_of = {id(old): new for old, new in zip(tree.entries, fresh, strict=True)}
+    by_id = {key: new_of.get(id(entry), entry) for key, entry in tree.by_id.items()}
+    labels = {key: rewrite(value) if isinstance(value, str) else value for key, value in tree.labels.items()}
+    header = rewrite_value(tree.header, rewrite) if tree.header is not None else None
+    return replace(tree, header=header, entries=fresh, by_id=by_id, labels=labels,
+                   name=rewrite(tree.name) if tree.name else tree.name, _line_by_identity=None)
+
+
+def _prepared(tree: SessionTree, options: ExportOptions) -> SessionTree:
+    rewrite = make_rewrite(options.redact, options.scrub)
+    return rewritten_tree(tree, rewrite) if rewrite is not None else tree
+
+
+def chat_conversation(tree: SessionTree, options: ExportOptions | None = None) -> list[ChatMessage]:
+    """The active path (or --leaf's) as ChatMessages, ids from the entries; history a compaction hid from the
+    model is kept and carries `metadata: {"inContext": false}`."""
+    options = options or ExportOptions()
+    if options.branches != "active":
+        raise ExportError("--branches all: a chat export is one conversation; pick a branch with --leaf ID "
+                          "(md and html show the whole tree)")
+    tree = _prepared(tree, options)
+    if options.leaf is not None and options.leaf not in tree.by_id:
+        raise ContextError(f"Entry {options.leaf} not found")
+    try:
+        path = tree.path(tree.leaf_id if options.leaf is None else options.leaf)
+    except PathCycleError as exc:
+        raise ContextError(str(exc)) from None
+    hidden = hidden_by_compaction(path)
+    projection = ChatProjection(thinking=options.thinking, tools=options.tools)
+    out: list[ChatMessage] = []
+    used: set[str] = set()
+    for entry, line in zip(path, (tree.line_of(e) for e in path), strict=True):
+        entry_id = entry.get("id") if isinstance(entry, dict) else None
+        base = entry_id if isinstance(entry_id, str) and entry_id and entry_id not in used else f"line-{line}"
+        used.add(base)
+        for index, message in enumerate(entry_to_messages(entry)):
+            if not _wanted(message, options.only):
+                continue
+            chat = projection.add(message, base if index == 0 else f"{base}-{index}")
+            if chat is None:
+                continue
+            if id(entry) in hidden:
+                chat["metadata"] = {"inContext": False}
+            out.append(chat)
+    return out
+
+
+def _wanted(message: Any, only: str | None) -> bool:
+    if only is None or not isinstance(message, dict):
+        return only is None
+    role = message.get("role")
+    return role == only or (only == "assistant" and role == "toolResult")
+
+
+def export_session(tree: SessionTree, fmt: str, options: ExportOptions | None = None) -> Iterator[str]:
+    """The export of one session in pieces (raises ContextError, ExportError before the first piece)."""
+    options = options or ExportOptions()
+    if fmt not in FORMATS:
+        raise ExportError(f"--format: unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    if fmt == "chat":
+        return _chat_lines(chat_conversation(tree, options))
+    from pi_tools.export.templating import export_template
+
+    template = export_template(fmt)  # a template missing from the installation is said before any output
+    view = build_transcript(_prepared(tree, options), options)
+    return _page(template, view)
+
+
+def _chat_lines(messages: list[ChatMessage]) -> Iterator[str]:
+    from pi_tools.docs import dumps_document
+
+    for message in messages:
+        yield dumps_document(message).decode("utf-8")
+
+
+def _page(template: Any, view: dict[str, Any]) -> Iterator[str]:
+    for piece in template.generate(view=view, nonce=secrets.token_urlsafe(18)):
+        yield _LONE_SURROGATE.sub("\ufffd", piece)
