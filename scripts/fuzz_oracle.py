@@ -9,6 +9,7 @@ difference persists, and written with Pi's document beside it.
 
 usage: python scripts/fuzz_oracle.py --seed 1 --count 400 --out /tmp/fuzz-1 [--jobs 2] [--minimise]
        python scripts/fuzz_oracle.py --cases DIR --out OUT        (existing sessions instead of generated ones)
+       python scripts/fuzz_oracle.py --goldens fixtures/fuzz      (Pi's documents for the test suite's sample)
 Writes OUT/cases/*.jsonl, OUT/oracle/*.json, OUT/results.jsonl, OUT/report.json, OUT/minimised/ and prints a
 summary: cases, cases with differences, internal errors, tracebacks, hangs, crashes, and the classes.
 """
@@ -426,6 +427,32 @@ def minimise_case(data: bytes, sig: str, where: str, work: Path, oracle: str, jo
 # Main
 
 
+def write_goldens(folder: Path, oracle: str) -> None:
+    """Pi's documents for folder/cases/*.jsonl as folder/expected/*.json (compact: the test suite keeps them)."""
+    import differential
+
+    with tempfile.TemporaryDirectory(prefix="fuzz-goldens-") as scratch:
+        names = [p.stem for p in sorted((folder / "cases").glob("*.jsonl"))]
+        failed = run_oracle(folder / "cases", Path(scratch), names, oracle)
+        if failed:
+            raise SystemExit(f"the oracle could not run on {failed}")
+        (folder / "expected").mkdir(exist_ok=True)
+        for name in names:
+            document = differential.run_with_big_stack(
+                lambda name=name: differential.loads(Path(scratch, f"{name}.json").read_bytes()))
+            text = differential.run_with_big_stack(
+                lambda document=document: _compact(document))
+            (folder / "expected" / f"{name}.json").write_text(text + "\n", encoding="ascii")
+    print(f"{len(names)} expected documents in {folder / 'expected'}")
+
+
+def _compact(document: Any) -> str:
+    import differential
+
+    with differential.deep_json():
+        return json.dumps(document, ensure_ascii=True, separators=(",", ":"))
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         cases, oracle_out, names_file, results, timeout, keys, branches = sys.argv[2:9]
@@ -435,8 +462,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count", type=int, default=400)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--out", type=Path)
     parser.add_argument("--cases", type=Path, help="compare these sessions instead of generating")
+    parser.add_argument("--goldens", type=Path, metavar="DIR",
+                        help="only write Pi's documents for DIR/cases/*.jsonl to DIR/expected (fixtures/fuzz)")
     parser.add_argument("--oracle", default=DEFAULT_ORACLE)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=60, help="seconds pi-tools may take per session")
@@ -444,7 +473,12 @@ def main() -> None:
     parser.add_argument("--minimise-budget", type=float, default=120, help="seconds per minimised case")
     parser.add_argument("--minimise-max", type=int, default=40, help="at most this many classes")
     args = parser.parse_args()
+    if args.goldens:
+        write_goldens(args.goldens, args.oracle)
+        return
 
+    if args.out is None:
+        parser.error("--out is required")
     out: Path = args.out
     cases = out / "cases"
     started = time.monotonic()
