@@ -427,6 +427,23 @@ def minimise_case(data: bytes, sig: str, where: str, work: Path, oracle: str, jo
 # Main
 
 
+def recheck(out: Path, failing: bool, jobs: int, timeout: float) -> None:
+    """Compare an earlier run's sessions again with pi-tools as it is now (the oracle's documents are kept)."""
+    manifest = json.loads((out / "manifest.json").read_text())
+    previous = {}
+    for line in (out / "results.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        previous[record["case"]] = record["differences"]
+    names = [m["case"] for m in manifest if m["case"] in previous and (previous[m["case"]] or not failing)]
+    results = compare_cases(out / "cases", out / "oracle", names, jobs, timeout)
+    if failing:
+        results = {**{n: d for n, d in previous.items()}, **results}
+    report = summarise(results, {})
+    (out / "recheck.json").write_text(json.dumps(report, indent=1, ensure_ascii=True) + "\n")
+    print(f"rechecked {len(names)} of {len(previous)} cases")
+    print_summary(report)
+
+
 def write_goldens(folder: Path, oracle: str) -> None:
     """Pi's documents for folder/cases/*.jsonl as folder/expected/*.json (compact: the test suite keeps them)."""
     import differential
@@ -464,6 +481,9 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=400)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--cases", type=Path, help="compare these sessions instead of generating")
+    parser.add_argument("--recheck", type=Path, metavar="OUT",
+                        help="compare the sessions of an earlier run again (its oracle documents), e.g. after a fix")
+    parser.add_argument("--failing", action="store_true", help="with --recheck: only the cases that had problems")
     parser.add_argument("--goldens", type=Path, metavar="DIR",
                         help="only write Pi's documents for DIR/cases/*.jsonl to DIR/expected (fixtures/fuzz)")
     parser.add_argument("--oracle", default=DEFAULT_ORACLE)
@@ -475,6 +495,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.goldens:
         write_goldens(args.goldens, args.oracle)
+        return
+    if args.recheck:
+        recheck(args.recheck, args.failing, args.jobs, args.timeout)
         return
 
     if args.out is None:

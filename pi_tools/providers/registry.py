@@ -10,6 +10,8 @@ import importlib
 from types import ModuleType
 from typing import Any
 
+from pi_tools.js.errors import STACK_EXCEEDED
+from pi_tools.js.json_stringify import too_deep_to_stringify
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import JS_FAILURES, PayloadError
 
@@ -111,6 +113,8 @@ def build_wire(api: str, model: Model, payload: dict[str, Any], options: dict[st
         wire: dict[str, Any] = _builder(api, "wire")(model, payload, options)
     except JS_FAILURES as error:
         raise PayloadError(str(error)) from None
+    if too_deep_to_stringify(wire.get("body")):
+        raise PayloadError(STACK_EXCEEDED)  # the SDK's JSON.stringify of the body overflows V8's stack
     return wire
 
 

@@ -243,7 +243,7 @@ def check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: int
     """Cheap per-entry checks whose failures change or threaten what Pi builds."""
     if type(entry_type) is not str or entry_type not in ENTRY_TYPES:
         diagnostics.append(diagnostic(
-            "unknown-entry-type", f"unknown entry type {entry_type!r}; Pi keeps it in the tree but ignores it",
+            "unknown-entry-type", f"unknown entry type {_shown(entry_type)}; Pi keeps it in the tree but ignores it",
             line, "warning", _id_or_none(entry_id)))
     if not isinstance(entry_id, str):
         diagnostics.append(diagnostic(
@@ -270,12 +270,17 @@ def check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: int
         if fields is None:
             if role not in (known_roles or default_registry()):
                 diagnostics.append(diagnostic(
-                    "unknown-role", f"unknown message role {role!r}; Pi's convertToLlm drops it",
+                    "unknown-role", f"unknown message role {_shown(role)}; Pi's convertToLlm drops it",
                     line, "warning", _id_or_none(entry_id)))
             return
         _check_fields(message, fields, f"{role} message", line, entry_id, diagnostics)
     elif type(entry_type) is str and entry_type in ENTRY_FIELDS:
         _check_fields(entry, ENTRY_FIELDS[entry_type], f"{entry_type} entry", line, entry_id, diagnostics)
+
+
+def _shown(value: Any) -> str:
+    """A type or role for a message: a string quoted, anything else described (never a whole nested value)."""
+    return repr(value) if type(value) is str else describe_value(value)
 
 
 def _plausible_date(stamp: str) -> bool:
@@ -327,7 +332,8 @@ def _check_parents(tree: SessionTree, index_of: dict[Any, int]) -> None:
         target_index = lookup(id_key(parent))
         if target_index is None:
             tree.diagnostics.append(diagnostic(
-                "dangling-parent", f"parentId {parent} names no entry; Pi's path stops here",
+                "dangling-parent", f"parentId {parent if type(parent) is str else describe_value(parent)} names no "
+                "entry; Pi's path stops here",
                 tree.line_numbers[index], "warning", _id_or_none(entry.get("id"))))
         elif target_index >= index:
             suspects.append(entry)

@@ -192,12 +192,27 @@ def _required_text_block(text: str) -> Block:
 
 
 def _strip_empty_keys(value: Any) -> Any:
-    """Bedrock documents may not hold empty member names; pi-ai drops them at every depth."""
-    if isinstance(value, list):
-        return [_strip_empty_keys(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _strip_empty_keys(item) for key, item in value.items() if key != ""}
-    return value
+    """Bedrock documents may not hold empty member names; pi-ai drops them at every depth (a copy, made with
+    an explicit stack: stored arguments may nest deeper than Python recurses)."""
+    if not isinstance(value, (dict, list)):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if key == "" and isinstance(source, dict):
+                continue
+            if isinstance(item, (dict, list)):
+                copy: Any = {} if isinstance(item, dict) else []
+                stack.append((item, copy))
+                item = copy
+            if isinstance(target, dict):
+                target[key] = item
+            else:
+                target.append(item)
+    return root
 
 
 def _tool_result_content(content: list[Any]) -> list[Block]:
