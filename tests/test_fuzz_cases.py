@@ -20,6 +20,14 @@ def test_sample_is_vendored() -> None:
     assert len(NAMES) >= 1
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_fuzz_case_matches_reference(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FUZZ / "cases")
+    expected = run_with_big_stack(lambda: loads((FUZZ / "expected" / f"{name}.json").read_bytes()))
+    found = run_with_big_stack(lambda: differences(f"{name}.jsonl", expected))
+    assert [d.as_json() for d in found] == []
+
+
 def test_comparison_sees_a_difference(monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison is not vacuous: one changed payload value, or another case's answer, is a difference."""
     monkeypatch.chdir(FUZZ / "cases")
