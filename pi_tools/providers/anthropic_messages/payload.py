@@ -424,6 +424,8 @@ def _convert_tool_result(
         )
     content = _tool_result_content(message.get("content") or [])
     result: Block = {"type": "tool_result", "tool_use_id": message.get("toolCallId")}
+    if "toolCallId" not in message:
+        del result["tool_use_id"]  # undefined: JSON leaves the member out
     result["content"] = references if references else content
     if "isError" in message:
         result["is_error"] = message["isError"]

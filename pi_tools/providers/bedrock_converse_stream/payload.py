@@ -15,6 +15,7 @@ from typing import Any
 
 from pi_tools.js.access import block_type, string_field
 from pi_tools.js.strings import js_is_blank
+from pi_tools.js.values import js_truthy
 from pi_tools.providers.anthropic_messages.payload import MIN_ANSWER_TOKENS, NAN, has_thinking_budget
 from pi_tools.providers.anthropic_messages.payload import (
     normalize_tool_call_id as _anthropic_normalize_tool_call_id,
@@ -228,13 +229,14 @@ def _tool_result_content(content: list[Any]) -> list[Block]:
 
 
 def _tool_result(message: dict[str, Any]) -> Block:
-    return {
-        "toolResult": {
-            "toolUseId": message.get("toolCallId"),
-            "content": _tool_result_content(message.get("content") or []),
-            "status": "error" if message.get("isError") else "success",
-        }
+    result = {
+        "toolUseId": message.get("toolCallId"),
+        "content": _tool_result_content(message.get("content") or []),
+        "status": "error" if js_truthy(message.get("isError")) else "success",
     }
+    if "toolCallId" not in message:
+        del result["toolUseId"]  # undefined: JSON leaves the member out
+    return {"toolResult": result}
 
 
 def _convert_user(message: dict[str, Any]) -> dict[str, Any]:
@@ -282,6 +284,9 @@ def _convert_assistant(message: dict[str, Any], signatures_supported: bool) -> d
             converted = _text_block(block.get("text", ""))
         elif kind == "toolCall":
             tool_use: Block = {"toolUseId": block.get("id"), "name": block.get("name")}
+            for member, key in (("toolUseId", "id"), ("name", "name")):
+                if key not in block:
+                    del tool_use[member]  # undefined: JSON leaves the member out
             if "arguments" in block:
                 tool_use["input"] = _strip_empty_keys(block["arguments"])
             converted = {"toolUse": tool_use}

@@ -240,6 +240,8 @@ def _tool_result_message(message: dict[str, Any], compat: dict[str, Any]) -> dic
         "content": sanitize_surrogates(body),
         "tool_call_id": message.get("toolCallId"),
     }
+    if "toolCallId" not in message:
+        del converted["tool_call_id"]  # undefined: JSON leaves the member out
     if compat["requiresToolResultName"] and message.get("toolName"):
         converted["name"] = message["toolName"]
     return converted
