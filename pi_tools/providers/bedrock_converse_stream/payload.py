@@ -15,7 +15,7 @@ from typing import Any
 
 from pi_tools.js.access import block_type, string_field
 from pi_tools.js.strings import js_is_blank
-from pi_tools.js.values import js_truthy
+from pi_tools.js.values import UNDEFINED, js_to_string, js_truthy
 from pi_tools.providers.anthropic_messages.payload import MIN_ANSWER_TOKENS, NAN, has_thinking_budget
 from pi_tools.providers.anthropic_messages.payload import (
     normalize_tool_call_id as _anthropic_normalize_tool_call_id,
@@ -160,9 +160,9 @@ def _image_block(block: Block) -> Block:
     mime = block.get("mimeType")
     image_format = _IMAGE_FORMATS.get(mime) if isinstance(mime, str) else None
     if image_format is None:
-        raise PayloadError(f"Unknown image type: {mime}")
+        raise PayloadError(f"Unknown image type: {js_to_string(block.get('mimeType', UNDEFINED))}")
     try:
-        raw = atob(str(block.get("data", "")))
+        raw = atob(js_to_string(block.get("data", UNDEFINED)))  # atob converts as String() does
     except ValueError as error:
         raise PayloadError(str(error)) from None
     return {"source": {"bytes": bytes_value(raw)}, "format": image_format}
