@@ -19,6 +19,7 @@ from typing import IO, Any
 import orjson
 
 from pi_tools.js.errors import JsonSyntaxError
+from pi_tools.js.json_stringify import stringify_any_depth
 from pi_tools.messages.types import RawMessage
 from pi_tools.session.jsonparse import loads_line
 
@@ -56,8 +57,8 @@ def dumps_document(document: Any) -> bytes:
         pass
     try:
         text = json.dumps(_js_safe(document), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    except RecursionError:
-        raise ValueError("value nested too deeply to serialise") from None
+    except RecursionError:  # nested deeper than Python recurses (V8 parses any depth): an explicit stack
+        return stringify_any_depth(document).encode("utf-8") + b"\n"
     return text.encode("ascii") + b"\n"
 
 

@@ -20,7 +20,7 @@ from pi_tools.docs import (
     looks_like_session,
     materialized,
 )
-from pi_tools.js.values import UNDEFINED
+from pi_tools.js.values import UNDEFINED, js_truthy
 from pi_tools.messages import convert_to_llm, default_registry
 from pi_tools.messages.convert import iter_llm_messages
 from pi_tools.session import ContextError, SessionReadError, SessionTree
@@ -228,7 +228,7 @@ def _payload_inputs(llm_doc: Document, request: PayloadRequest) -> tuple[Any, di
     options: dict[str, Any] = {"apiKey": OFFLINE_API_KEY}
     if isinstance(session_id, str):
         options["sessionId"] = session_id
-    if isinstance(requested, str) and requested != "off":
+    if js_truthy(requested) and requested != "off":  # any value: pi-ai clamps an unknown one to the weakest level
         level = clamp_thinking_level(model, requested)
         if level != "off":
             options["reasoning"] = level

@@ -88,7 +88,7 @@ def check_entries(sink: FindingSink, tree: SessionTree) -> None:
         if not isinstance(message, dict):
             continue
         role = message.get("role")
-        if role in ALLOWED_BLOCKS:
+        if type(role) is str and role in ALLOWED_BLOCKS:
             check_blocks(sink, f"{role} message", role, message.get("content"), entry_id, line)
         if role == "assistant":
             _check_stop_reason(sink, message, entry_id, line)

@@ -18,7 +18,7 @@ from pi_tools.session.context import context_entries, entry_to_messages
 from pi_tools.session.tree import ENTRY_TYPES, SessionTree
 
 LLM_ROLES = frozenset({"user", "assistant", "toolResult"})
-SETTINGS_TYPES = frozenset({"model_change", "thinking_level_change"})
+SETTINGS_TYPES = ("model_change", "thinking_level_change")  # a tuple: stored types may be unhashable
 
 # Reason codes (stable: tools match on them). Each says which mechanism left the entry out.
 OTHER_BRANCH = "other-branch"  # not on the path from the root to the leaf
@@ -106,7 +106,7 @@ def _context_reason(entry: Any) -> str | None:
         return EMPTY_SUMMARY
     if entry_type == "message":
         return BAD_MESSAGE
-    if entry_type not in ENTRY_TYPES:
+    if type(entry_type) is not str or entry_type not in ENTRY_TYPES:
         return UNKNOWN_ENTRY_TYPE
     return None
 
@@ -116,7 +116,7 @@ def _model_reason(message: Any, registry: RoleRegistry) -> str | None:
     if not isinstance(message, dict):
         return BAD_MESSAGE
     role = message.get("role")
-    if role in LLM_ROLES:
+    if type(role) is str and role in LLM_ROLES:
         return None
     spec = registry.get(role)
     if spec is None:
@@ -226,7 +226,7 @@ def visibility_rows(tree: SessionTree, leaf_id: Any = UNDEFINED, api: str | None
             continue
         message = messages[0]
         model_reason = _model_reason(message, registry)
-        if model_reason is None and message.get("role") in LLM_ROLES:
+        if model_reason is None and type(message.get("role")) is str and message["role"] in LLM_ROLES:
             sent.append(message)
             sent_owner.append(id(entry))
         elif model_reason is None:

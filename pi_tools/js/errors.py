@@ -13,6 +13,14 @@ class JsTypeError(Exception):
     """What V8 throws for a property read on ``null``/``undefined`` or a call of something not callable."""
 
 
+class JsRangeError(Exception):
+    """What V8 throws when its stack runs out, as ``JSON.stringify`` of a value nested a few thousand levels
+    deep does (``Maximum call stack size exceeded``)."""
+
+
+STACK_EXCEEDED = "Maximum call stack size exceeded"
+
+
 class JsJsonError(ValueError):
     """``JSON.parse`` failed; the message is V8's (Node 22), because Pi copies it into ``errorMessage``."""
 

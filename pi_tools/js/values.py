@@ -110,10 +110,48 @@ def js_to_string(value: Any) -> str:
         return js_number_to_string(value)
     if isinstance(value, (list, tuple)):
         # Array.prototype.join writes null and undefined elements as empty strings.
-        return ",".join("" if item is None or item is UNDEFINED else js_to_string(item) for item in value)
+        try:
+            return _join(value)
+        except RecursionError:
+            pass
+        return _array_to_string_deep(value)
     if isinstance(value, dict):
         return "[object Object]"
     return str(value)
+
+
+def _join(array: Any) -> str:
+    return ",".join("" if item is None or item is UNDEFINED else _join(item) if isinstance(item, (list, tuple))
+                    else js_to_string(item) for item in array)
+
+
+# How deep V8's Array.prototype.join (String() of an array) recurses before its stack runs out: measured with
+# the reference's Node 22, 3,295 levels from a shallow stack, 3,278 below 50 frames, 3,226 below 200.
+V8_JOIN_DEPTH = 3278
+
+
+def _array_to_string_deep(value: Any) -> str:
+    """String() of an array nested deeper than Python recurses, with an explicit stack; past V8's own depth
+    the RangeError V8 throws."""
+    from pi_tools.js.errors import STACK_EXCEEDED, JsRangeError
+
+    out: list[str] = []
+    stack: list[tuple[Any, int, int]] = [(value, 0, 1)]  # (array, next index, depth)
+    while stack:
+        array, index, depth = stack.pop()
+        if depth > V8_JOIN_DEPTH:
+            raise JsRangeError(STACK_EXCEEDED)
+        if index >= len(array):
+            continue
+        if index:
+            out.append(",")
+        stack.append((array, index + 1, depth))
+        item = array[index]
+        if isinstance(item, (list, tuple)):
+            stack.append((item, 0, depth + 1))
+        elif item is not None and item is not UNDEFINED:
+            out.append(js_to_string(item))
+    return "".join(out)
 
 
 def js_truthy(value: Any) -> bool:

@@ -80,7 +80,7 @@ def iter_llm_messages(messages: Iterable[AgentMessage | RawMessage],
         if type(message) is not dict:
             continue
         role = message.get("role")
-        if role in LLM_ROLES:
+        if type(role) is str and role in LLM_ROLES:
             yield message
             continue
         spec = roles.get(role)

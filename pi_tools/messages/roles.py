@@ -59,7 +59,7 @@ class RoleRegistry:
         return sorted(self._specs)
 
     def __contains__(self, role: object) -> bool:
-        return role in self._specs
+        return isinstance(role, str) and role in self._specs
 
 
 def _coerce_spec(obj: Any, origin: str) -> RoleSpec:

@@ -10,7 +10,7 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pi_tools.js.errors import JsJsonError, JsTypeError
+from pi_tools.js.errors import JsJsonError, JsRangeError, JsTypeError
 from pi_tools.js.values import UNDEFINED, js_to_string
 
 PayloadBuilder = Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], dict[str, Any]]
@@ -22,7 +22,7 @@ class PayloadError(Exception):
 
 #: What JavaScript semantics raise while an adapter reads malformed stored data (V8's ``TypeError`` and
 #: ``SyntaxError`` texts); the registry reports them as the :class:`PayloadError` Pi's throw amounts to.
-JS_FAILURES: tuple[type[Exception], ...] = (JsTypeError, JsJsonError)
+JS_FAILURES: tuple[type[Exception], ...] = (JsTypeError, JsJsonError, JsRangeError)
 
 
 def missing_api_key(model: Mapping[str, Any]) -> PayloadError:

@@ -69,10 +69,11 @@ def supported_thinking_levels(model: Model) -> list[str]:
     return supported
 
 
-def clamp_thinking_level(model: Model, level: str) -> str:
+def clamp_thinking_level(model: Model, level: Any) -> str:
     """The requested level if supported, else the nearest stronger one, else the nearest weaker one.
 
-    An unknown level name falls back to the weakest supported level, as pi-ai does.
+    An unknown level (any other value, a number or an object too) falls back to the weakest supported level,
+    as pi-ai does.
     """
     supported = supported_thinking_levels(model)
     if level in supported:

@@ -10,8 +10,11 @@ import importlib
 from types import ModuleType
 from typing import Any
 
+from pi_tools.js.errors import STACK_EXCEEDED
+from pi_tools.js.json_stringify import too_deep_to_stringify
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import JS_FAILURES, PayloadError
+from pi_tools.providers.junk_blocks import js_failure, objects_for_junk_items
 
 API_MODULES: dict[str, str] = {
     "anthropic-messages": "anthropic_messages",
@@ -81,10 +84,28 @@ def build_payload(api: str, model: Model, context: dict[str, Any], options: dict
     Raises :class:`PayloadError` with the text Pi reports, also where the failure is a JavaScript ``TypeError`` or
     ``SyntaxError`` met while reading malformed stored data.
     """
+    messages = context.get("messages")
+    cleaned = objects_for_junk_items(messages)
+    if cleaned is not messages:
+        context = {**context, "messages": cleaned}
     try:
         payload: dict[str, Any] = _builder(api, "payload")(model, context, options)
     except JS_FAILURES as error:
         raise PayloadError(str(error)) from None
+    except PayloadError as error:
+        # Builders guarded by malformed_input_guard report a Python TypeError as "TypeError: ...".
+        failure = js_failure(cleaned, api) if str(error).startswith("TypeError: ") else None
+        if failure is None:
+            raise
+        raise PayloadError(failure) from None
+    except (AttributeError, TypeError, KeyError):
+        failure = js_failure(cleaned, api)  # a Python error that JavaScript's would have preceded
+        if failure is None:
+            raise
+        raise PayloadError(failure) from None
+    failure = js_failure(cleaned, api)  # transformMessages and every encoder throw on these before anything else
+    if failure is not None:
+        raise PayloadError(failure)
     return payload
 
 
@@ -111,6 +132,8 @@ def build_wire(api: str, model: Model, payload: dict[str, Any], options: dict[st
         wire: dict[str, Any] = _builder(api, "wire")(model, payload, options)
     except JS_FAILURES as error:
         raise PayloadError(str(error)) from None
+    if too_deep_to_stringify(wire.get("body")):
+        raise PayloadError(STACK_EXCEEDED)  # the SDK's JSON.stringify of the body overflows V8's stack
     return wire
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from pi_tools.js.access import block_field, for_of
 from pi_tools.js.strings import js_is_blank
-from pi_tools.js.values import js_truthy
+from pi_tools.js.values import UNDEFINED, js_map_key, js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError
 
@@ -108,10 +108,10 @@ def _rewrite_assistant(
             if not same_model and block.get("thoughtSignature"):
                 call = {key: value for key, value in block.items() if key != "thoughtSignature"}
             if not same_model and normalize_tool_call_id is not None:
-                original_id = block.get("id")
+                original_id = block.get("id", UNDEFINED)  # a missing id is undefined to the normaliser
                 new_id = normalize_tool_call_id(original_id, model, message)
                 if new_id != original_id:
-                    id_map[original_id] = new_id
+                    id_map[_key(original_id)] = new_id
                     call = {**call, "id": new_id}
             blocks.append(call)
             calls.append(call)
@@ -129,6 +129,12 @@ def _synthetic_result(call: Mapping[str, Any], now_ms: Callable[[], int]) -> Mes
         "isError": True,
         "timestamp": now_ms(),
     }
+
+
+def _key(value: Any) -> Any:
+    """A tool-call id as pi-ai's Map and Set hold it (SameValueZero: true is not 1, an object only itself);
+    string ids, all real ones, are themselves, so id_map stays keyed by them."""
+    return value if type(value) is str else js_map_key(value)
 
 
 def transform_messages(
@@ -161,7 +167,7 @@ def transform_messages(
         if not pending_calls:
             return
         for call in pending_calls:
-            if call.get("id") not in answered_ids:
+            if _key(call.get("id")) not in answered_ids:
                 result.append(_synthetic_result(call, clock))
         pending_calls = []
         answered_ids = set()
@@ -181,10 +187,10 @@ def transform_messages(
                 answered_ids = set()
             result.append(message)
         elif role == "toolResult":
-            mapped = id_map.get(message.get("toolCallId"))  # type: ignore[arg-type]
+            mapped = id_map.get(_key(message.get("toolCallId")))
             if mapped and mapped != message.get("toolCallId"):
                 message = {**message, "toolCallId": mapped}
-            answered_ids.add(message.get("toolCallId"))
+            answered_ids.add(_key(message.get("toolCallId")))
             result.append(message)
         elif role == "user":
             flush()

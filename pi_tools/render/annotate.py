@@ -56,7 +56,7 @@ def convert_notes(stored: Any, converted: Any | None, registry_has_role: bool) -
     if not isinstance(stored, dict):
         return [note("role-dropped", "dropped", "not a message object: convertToLlm skips it")]
     role = stored.get("role")
-    if role in LLM_ROLES:
+    if type(role) is str and role in LLM_ROLES:
         return []
     role_text = js_to_string(role)
     if converted is None:

@@ -7,6 +7,7 @@ and custom messages get `new Date(entry.timestamp).getTime()` timestamps).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,6 +94,14 @@ def context_entries(path: list[Any]) -> list[Any]:
     return [compaction, *path[start:compaction_index], *path[compaction_index + 1:]]
 
 
+def _entry_time(entry: dict[str, Any]) -> int | float:
+    """`new Date(entry.timestamp).getTime()`: a missing timestamp is undefined (NaN), not null (0); NaN is kept
+    as a float NaN, which JSON writes as null but which the payload stages still compare as NaN (a stored null
+    message timestamp, by contrast, is 0 to them, as Number(null) is)."""
+    time = js_date_ms(entry.get("timestamp", UNDEFINED))
+    return math.nan if time is None else time
+
+
 def _js_id(entry: Any) -> Any:
     """`entry.id` in JavaScript: undefined for junk values and entries without an id."""
     return entry.get("id", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
@@ -118,17 +127,17 @@ def entry_to_messages(entry: Any) -> list[Any]:
         for key in ("display", "details"):
             if key in entry:
                 out[key] = entry[key]
-        out["timestamp"] = js_date_ms(entry.get("timestamp"))
+        out["timestamp"] = _entry_time(entry)
         return [out]
     if entry_type == "branch_summary" and js_truthy(entry.get("summary")):
         out = {"role": "branchSummary", "summary": entry["summary"]}
         if "fromId" in entry:
             out["fromId"] = entry["fromId"]
-        out["timestamp"] = js_date_ms(entry.get("timestamp"))
+        out["timestamp"] = _entry_time(entry)
         return [out]
     if entry_type == "compaction":
         out = {"role": "compactionSummary", **_kept(entry, (("summary", "summary"), ("tokensBefore", "tokensBefore")))}
-        out["timestamp"] = js_date_ms(entry.get("timestamp"))
+        out["timestamp"] = _entry_time(entry)
         return [out]
     return []
 

@@ -71,7 +71,8 @@ class MessageEntry(Struct, tag_field="type", tag="message", gc=False):
 
 
 _decode = msgspec.json.Decoder(MessageEntry).decode
-DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
+# A value nested deeper than msgspec recurses (V8 parses any depth) also takes the ordinary, iterative path.
+DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
 
 ROLE_OF_TYPE: dict[type, str] = {  # the role of each validated message struct
     role_type: str(role_type.__struct_config__.tag) for role_type in (_User, _Assistant, _ToolResult, _Bash, _Custom)

@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator
 from itertools import count
 from typing import Any
 
+from pi_tools.js.values import js_to_number
+
 CURRENT_SESSION_VERSION = 3
 
 
@@ -31,17 +33,10 @@ def session_version(file_entries: list[Any]) -> Any:
 
 
 def _js_less_than(version: Any, bound: int) -> bool:
-    """`version < bound` with JavaScript coercion for odd stored versions (strings, booleans)."""
-    if isinstance(version, bool):
-        return int(version) < bound
-    if isinstance(version, (int, float)):
-        return version < bound
-    if isinstance(version, str):
-        try:
-            return float(version.strip() or 0) < bound
-        except ValueError:
-            return False  # NaN compares false
-    return False
+    """`version < bound` with JavaScript's coercion of odd stored versions: strings by the numeric-literal
+    grammar ("0x3" is 3, "three" NaN), booleans as 0/1, arrays through their text ([] is 0, [2] is 2), objects
+    NaN; NaN compares false both ways, so such a file is neither current nor migrated."""
+    return js_to_number(version) < bound
 
 
 def header_is_current(header: dict[str, Any]) -> bool:

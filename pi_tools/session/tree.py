@@ -88,7 +88,7 @@ class SessionTree:
         while id(current) not in seen:
             seen.add(id(current))
             parent = current.get("parentId") if isinstance(current, dict) else None
-            current = self.by_id.get(parent) if js_truthy(parent) and _hashable(parent) else None
+            current = self.by_id.get(id_key(parent)) if js_truthy(parent) else None
         entry_id = current.get("id") if isinstance(current, dict) else None
         raise PathCycleError(
             f"parentId cycle through entry {entry_id} (line {self.line_of(current)}) on the path to the "
@@ -97,7 +97,7 @@ class SessionTree:
 
     def leaves(self) -> list[str]:
         """Ids of entries that no entry names as parent, in file order (string ids only)."""
-        parents = {e.get("parentId") for e in self.entries if isinstance(e, dict) and e.get("parentId") is not None}
+        parents = {e["parentId"] for e in self.entries if isinstance(e, dict) and type(e.get("parentId")) is str}
         return [
             e["id"] for e in self.entries
             if isinstance(e, dict) and isinstance(e.get("id"), str) and e["id"] not in parents
@@ -110,7 +110,8 @@ class SessionTree:
             if not isinstance(entry, dict):
                 continue
             parent = entry.get("parentId")
-            if parent is None or not _hashable(parent) or parent == entry.get("id") or parent not in self.by_id:
+            if parent is None or not _hashable(parent) or parent is entry.get("id") or id_key(parent) not in self.by_id \
+                    or (type(parent) is str and parent == entry.get("id")):
                 parent = None
             result.setdefault(parent, []).append(entry)
         return result
@@ -123,7 +124,7 @@ class SessionTree:
             if not isinstance(entry, dict):
                 continue
             parent_id = entry.get("parentId")
-            parent = self.by_id.get(parent_id) if parent_id is not None and _hashable(parent_id) else None
+            parent = self.by_id.get(id_key(parent_id)) if parent_id is not None else None
             key = id(parent) if parent is not None and parent is not entry else None
             result.setdefault(key, []).append(entry)
         return result
@@ -132,7 +133,7 @@ class SessionTree:
         """Root-to-leaf entries (buildSessionPath); a parent cycle raises PathCycleError instead of hanging."""
         if leaf_id is None:
             return []
-        leaf = self.by_id.get(leaf_id) if js_truthy(leaf_id) and _hashable(leaf_id) else None
+        leaf = self.by_id.get(id_key(leaf_id)) if js_truthy(leaf_id) else None
         if leaf is None:
             if not self.entries:
                 return []
@@ -152,13 +153,31 @@ class SessionTree:
             if type(parent) is str:
                 current = lookup(parent) if parent else None
             else:
-                current = lookup(parent) if js_truthy(parent) and _hashable(parent) else None
+                current = lookup(id_key(parent)) if js_truthy(parent) else None
         walked.reverse()
         return walked
 
 
 def _hashable(value: Any) -> bool:
     return not isinstance(value, (dict, list))
+
+
+_TRUE_KEY, _FALSE_KEY = ("boolean", True), ("boolean", False)
+
+
+def id_key(value: Any) -> Any:
+    """An entry id as a key of `SessionTree.by_id`, with the identity Pi's `Map` gives it (SameValueZero):
+    `true` is not `1`, as Python's `True == 1` would have it, and an object or array is only itself (its
+    entry's own id finds it, no parentId ever does). Strings, the ids of every real session, are themselves."""
+    if type(value) is str:
+        return value
+    if value is True:
+        return _TRUE_KEY
+    if value is False:
+        return _FALSE_KEY
+    if isinstance(value, (dict, list)):
+        return ("object", id(value))
+    return value
 
 
 def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
@@ -191,13 +210,13 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
                 "extra-header", "a second session header line; Pi keeps it in the file but not in the tree", line))
             continue
         entry_id = entry.get("id", UNDEFINED)
-        if _hashable(entry_id):
-            if entry_id in by_id and entry_id is not UNDEFINED:
-                diagnostics.append(diagnostic(
-                    "duplicate-id", f"id {entry_id} is used again; the later entry wins in Pi's index",
-                    line, "error", entry_id))
-            index_of[entry_id] = len(entries)
-            by_id[entry_id] = entry
+        key = id_key(entry_id)
+        if key in by_id and entry_id is not UNDEFINED:
+            diagnostics.append(diagnostic(
+                "duplicate-id", f"id {entry_id} is used again; the later entry wins in Pi's index",
+                line, "error", entry_id if _hashable(entry_id) else None))
+        index_of[key] = len(entries)
+        by_id[key] = entry
         append_entry(entry)
         append_line(line)
         leaf_id = entry_id
@@ -206,11 +225,10 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
         check_entry(entry, entry_type, entry_id, line, diagnostics, timestamp_match, known_roles)
         if entry_type == "label":
             target = entry.get("targetId")
-            if _hashable(target):
-                if js_truthy(entry.get("label")):
-                    labels[target] = entry.get("label")
-                else:
-                    labels.pop(target, None)
+            if js_truthy(entry.get("label")):
+                labels[id_key(target)] = entry.get("label")
+            else:
+                labels.pop(id_key(target), None)
         elif entry_type == "session_info":
             raw_name = entry.get("name")
             name = raw_name.strip() or None if isinstance(raw_name, str) else None
@@ -223,9 +241,9 @@ def check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: int
                 diagnostics: list[Diagnostic], timestamp_match: Any = _PI_TIMESTAMP.fullmatch,
                 known_roles: Any = None) -> None:
     """Cheap per-entry checks whose failures change or threaten what Pi builds."""
-    if entry_type not in ENTRY_TYPES:
+    if type(entry_type) is not str or entry_type not in ENTRY_TYPES:
         diagnostics.append(diagnostic(
-            "unknown-entry-type", f"unknown entry type {entry_type!r}; Pi keeps it in the tree but ignores it",
+            "unknown-entry-type", f"unknown entry type {_shown(entry_type)}; Pi keeps it in the tree but ignores it",
             line, "warning", _id_or_none(entry_id)))
     if not isinstance(entry_id, str):
         diagnostics.append(diagnostic(
@@ -252,12 +270,17 @@ def check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: int
         if fields is None:
             if role not in (known_roles or default_registry()):
                 diagnostics.append(diagnostic(
-                    "unknown-role", f"unknown message role {role!r}; Pi's convertToLlm drops it",
+                    "unknown-role", f"unknown message role {_shown(role)}; Pi's convertToLlm drops it",
                     line, "warning", _id_or_none(entry_id)))
             return
         _check_fields(message, fields, f"{role} message", line, entry_id, diagnostics)
-    elif entry_type in ENTRY_FIELDS:
+    elif type(entry_type) is str and entry_type in ENTRY_FIELDS:
         _check_fields(entry, ENTRY_FIELDS[entry_type], f"{entry_type} entry", line, entry_id, diagnostics)
+
+
+def _shown(value: Any) -> str:
+    """A type or role for a message: a string quoted, anything else described (never a whole nested value)."""
+    return repr(value) if type(value) is str else describe_value(value)
 
 
 def _plausible_date(stamp: str) -> bool:
@@ -304,12 +327,13 @@ def _check_parents(tree: SessionTree, index_of: dict[Any, int]) -> None:
         if type(entry) is not dict:
             continue
         parent = entry.get("parentId")
-        if not parent or not _hashable(parent):
+        if not js_truthy(parent):
             continue
-        target_index = lookup(parent)
+        target_index = lookup(id_key(parent))
         if target_index is None:
             tree.diagnostics.append(diagnostic(
-                "dangling-parent", f"parentId {parent} names no entry; Pi's path stops here",
+                "dangling-parent", f"parentId {parent if type(parent) is str else describe_value(parent)} names no "
+                "entry; Pi's path stops here",
                 tree.line_numbers[index], "warning", _id_or_none(entry.get("id"))))
         elif target_index >= index:
             suspects.append(entry)
@@ -320,14 +344,14 @@ def _check_parents(tree: SessionTree, index_of: dict[Any, int]) -> None:
         while isinstance(current, dict) and id(current) not in seen:
             seen.add(id(current))
             parent = current.get("parentId")
-            current = by_id.get(parent) if js_truthy(parent) and _hashable(parent) else None
+            current = by_id.get(id_key(parent)) if js_truthy(parent) else None
         if isinstance(current, dict) and id(current) not in reported:
             # `current` is on a cycle; report it once, as a self-parent or as a cycle.
             cycle_ids = {id(current)}
-            node = by_id.get(current.get("parentId"))
+            node = by_id.get(id_key(current.get("parentId")))
             while isinstance(node, dict) and id(node) not in cycle_ids:
                 cycle_ids.add(id(node))
-                node = by_id.get(node.get("parentId"))
+                node = by_id.get(id_key(node.get("parentId")))
             if cycle_ids & reported:
                 continue
             reported |= cycle_ids

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pi_tools.js.access import block_field, block_type, js_join_piece
+from pi_tools.js.access import block_field, block_type, js_join_piece, string_receiver
 from pi_tools.js.strings import js_is_blank, js_trim
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import (
@@ -59,7 +59,7 @@ _EFFORTS = frozenset({"low", "medium", "high", "xhigh", "max"})
 
 def normalize_tool_call_id(tool_call_id: str, model: Model | None = None, source: Any = None) -> str:
     """Anthropic accepts ids of ``[a-zA-Z0-9_-]{1,64}``; ids minted by other providers are squeezed into that."""
-    return sanitize_id_chars(tool_call_id)[:64]
+    return sanitize_id_chars(string_receiver(tool_call_id, "id", "replace"))[:64]
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -424,6 +424,8 @@ def _convert_tool_result(
         )
     content = _tool_result_content(message.get("content") or [])
     result: Block = {"type": "tool_result", "tool_use_id": message.get("toolCallId")}
+    if "toolCallId" not in message:
+        del result["tool_use_id"]  # undefined: JSON leaves the member out
     result["content"] = references if references else content
     if "isError" in message:
         result["is_error"] = message["isError"]

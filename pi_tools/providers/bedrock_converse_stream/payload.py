@@ -15,6 +15,7 @@ from typing import Any
 
 from pi_tools.js.access import block_type, string_field
 from pi_tools.js.strings import js_is_blank
+from pi_tools.js.values import UNDEFINED, js_to_string, js_truthy
 from pi_tools.providers.anthropic_messages.payload import MIN_ANSWER_TOKENS, NAN, has_thinking_budget
 from pi_tools.providers.anthropic_messages.payload import (
     normalize_tool_call_id as _anthropic_normalize_tool_call_id,
@@ -159,9 +160,9 @@ def _image_block(block: Block) -> Block:
     mime = block.get("mimeType")
     image_format = _IMAGE_FORMATS.get(mime) if isinstance(mime, str) else None
     if image_format is None:
-        raise PayloadError(f"Unknown image type: {mime}")
+        raise PayloadError(f"Unknown image type: {js_to_string(block.get('mimeType', UNDEFINED))}")
     try:
-        raw = atob(str(block.get("data", "")))
+        raw = atob(js_to_string(block.get("data", UNDEFINED)))  # atob converts as String() does
     except ValueError as error:
         raise PayloadError(str(error)) from None
     return {"source": {"bytes": bytes_value(raw)}, "format": image_format}
@@ -192,12 +193,27 @@ def _required_text_block(text: str) -> Block:
 
 
 def _strip_empty_keys(value: Any) -> Any:
-    """Bedrock documents may not hold empty member names; pi-ai drops them at every depth."""
-    if isinstance(value, list):
-        return [_strip_empty_keys(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _strip_empty_keys(item) for key, item in value.items() if key != ""}
-    return value
+    """Bedrock documents may not hold empty member names; pi-ai drops them at every depth (a copy, made with
+    an explicit stack: stored arguments may nest deeper than Python recurses)."""
+    if not isinstance(value, (dict, list)):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if key == "" and isinstance(source, dict):
+                continue
+            if isinstance(item, (dict, list)):
+                copy: Any = {} if isinstance(item, dict) else []
+                stack.append((item, copy))
+                item = copy
+            if isinstance(target, dict):
+                target[key] = item
+            else:
+                target.append(item)
+    return root
 
 
 def _tool_result_content(content: list[Any]) -> list[Block]:
@@ -213,13 +229,14 @@ def _tool_result_content(content: list[Any]) -> list[Block]:
 
 
 def _tool_result(message: dict[str, Any]) -> Block:
-    return {
-        "toolResult": {
-            "toolUseId": message.get("toolCallId"),
-            "content": _tool_result_content(message.get("content") or []),
-            "status": "error" if message.get("isError") else "success",
-        }
+    result = {
+        "toolUseId": message.get("toolCallId"),
+        "content": _tool_result_content(message.get("content") or []),
+        "status": "error" if js_truthy(message.get("isError")) else "success",
     }
+    if "toolCallId" not in message:
+        del result["toolUseId"]  # undefined: JSON leaves the member out
+    return {"toolResult": result}
 
 
 def _convert_user(message: dict[str, Any]) -> dict[str, Any]:
@@ -267,6 +284,9 @@ def _convert_assistant(message: dict[str, Any], signatures_supported: bool) -> d
             converted = _text_block(block.get("text", ""))
         elif kind == "toolCall":
             tool_use: Block = {"toolUseId": block.get("id"), "name": block.get("name")}
+            for member, key in (("toolUseId", "id"), ("name", "name")):
+                if key not in block:
+                    del tool_use[member]  # undefined: JSON leaves the member out
             if "arguments" in block:
                 tool_use["input"] = _strip_empty_keys(block["arguments"])
             converted = {"toolUse": tool_use}

@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pi_tools.js.access import copy_defined, js_join_piece, require_string
+from pi_tools.js.access import copy_defined, js_join_piece, require_string, string_receiver
 from pi_tools.js.strings import js_is_blank
+from pi_tools.js.values import js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
 from pi_tools.providers.errors import PayloadError, missing_api_key
@@ -105,7 +106,7 @@ def normalize_tool_call_id(tool_call_id: str, model: Model, source_assistant: An
     """
     if not requires_tool_call_id(model["id"]):
         return tool_call_id
-    return sanitize_id_chars(tool_call_id)[:64]
+    return sanitize_id_chars(string_receiver(tool_call_id, "id", "replace"))[:64]
 
 
 def _valid_signature(signature: Any) -> bool:
@@ -247,7 +248,7 @@ def _append_tool_result(
     response: dict[str, Any] = {}
     if "toolName" in message:
         response["name"] = message["toolName"]
-    response["response"] = {"error": value} if message.get("isError") else {"output": value}
+    response["response"] = {"error": value} if js_truthy(message.get("isError")) else {"output": value}
     if has_images and nested_images:
         response["parts"] = image_parts
     if traits.send_ids and "toolCallId" in message:

@@ -11,7 +11,13 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pi_tools.js.access import block_type, content_array, copy_defined, require_string, string_field
+from pi_tools.js.access import (
+    block_type,
+    content_array,
+    copy_defined,
+    string_field,
+    string_receiver,
+)
 from pi_tools.js.json_stringify import clone_json, js_stringify
 from pi_tools.js.strings import js_trim
 from pi_tools.js.values import js_truthy
@@ -54,7 +60,7 @@ def make_tool_call_id_normalizer() -> Callable[[str], str]:
     owners: dict[str, str] = {}
 
     def normalize(tool_call_id: str) -> str:
-        require_string(tool_call_id, "id", "replace")
+        string_receiver(tool_call_id, "id", "replace")
         existing = assigned.get(tool_call_id)
         if existing:
             return existing

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_tools.js.access import block_field, block_type, copy_defined, js_join_piece
+from pi_tools.js.access import block_field, block_type, copy_defined, js_join_piece, string_receiver
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.js.strings import js_is_blank, js_length, js_slice, js_trim
 from pi_tools.js.values import UNDEFINED, js_truthy
@@ -55,7 +55,7 @@ def normalize_tool_call_id(
     the combination is too long a short hash of the whole id keeps it unique.
     """
     del source_assistant
-    if "|" in tool_call_id:
+    if "|" in (tool_call_id if type(tool_call_id) is list else string_receiver(tool_call_id, "id", "includes")):
         call_part, _, item_part = tool_call_id.partition("|")
         call_id = sanitize_id_chars(call_part)
         item_id = sanitize_id_chars(item_part)
@@ -240,6 +240,8 @@ def _tool_result_message(message: dict[str, Any], compat: dict[str, Any]) -> dic
         "content": sanitize_surrogates(body),
         "tool_call_id": message.get("toolCallId"),
     }
+    if "toolCallId" not in message:
+        del converted["tool_call_id"]  # undefined: JSON leaves the member out
     if compat["requiresToolResultName"] and message.get("toolName"):
         converted["name"] = message["toolName"]
     return converted

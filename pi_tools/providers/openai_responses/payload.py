@@ -22,6 +22,7 @@ from pi_tools.js.access import (
     require_string,
     string_field,
 )
+from pi_tools.js.errors import JsTypeError
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.js.strings import js_length
 from pi_tools.js.values import UNDEFINED, js_to_string, js_truthy
@@ -346,6 +347,9 @@ class _ResponsesInputBuilder:
         return item
 
     def tool_result(self, message: Mapping[str, Any]) -> None:
+        tool_call_id = message.get("toolCallId")
+        if tool_call_id is not None and type(tool_call_id) is not str:  # `const [callId] = msg.toolCallId.split()`
+            raise JsTypeError("msg.toolCallId.split is not a function or its return value is not iterable")
         call_id = string_field(message, "toolCallId", "split").split("|")[0]
         output = _tool_result_output(self.model, content_array(message, "content.filter"))
         kind = (
