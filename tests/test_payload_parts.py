@@ -56,9 +56,15 @@ MODELS = [
     ("google-vertex", "google-vertex/gemini-2.5-flash"),
     ("bedrock-converse-stream", "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0"),  # cache points
     ("bedrock-converse-stream", "amazon-bedrock/amazon.nova-pro-v1:0"),
+    ("openai-responses", "openai/gpt-5.1"),  # the representative model: reasoning items, numbered text ids
+    ("openai-responses", "openai/gpt-4o"),  # no reasoning: a system message, not a developer one
+    ("openai-responses", "openai/gpt-5.4"),  # tools loaded late (additional tools)
+    ("openai-responses", "github-copilot/gpt-5.4"),  # ids of its own sanitised, no "off" effort
+    ("openai-responses", "xai/grok-4.3"),
 ]
 MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
-                 "google-generative-ai": "contents", "google-vertex": "contents"}
+                 "google-generative-ai": "contents", "google-vertex": "contents", "openai-responses": "input",
+                 "mistral-conversations": "messages", "openai-completions": "messages"}
 
 
 def clean_sessions() -> list[tuple[Path, BulkSession]]:
@@ -380,16 +386,51 @@ def test_refused_joins_are_built_whole(tmp_path: Path, name: str) -> None:
     assert not any(isinstance(item, EncodedItems) for item in document["payload"]["contents" if gemini else "messages"])
 
 
-def test_the_same_sessions_without_the_hazard_are_joined(tmp_path: Path) -> None:
-    """The refusals above come from the hazards, not from the shape of the sessions."""
-    safe = [user("a", 10), assistant(20), user("b", 25), assistant(30), user("c", 40)]
-    source = load_context_source(str(session_file(tmp_path, "safe", safe)), False)
-    request = PayloadRequest(api="anthropic-messages", model="anthropic/claude-sonnet-4-5")
+def built_in_parts(tmp_path: Path, name: str, messages: list[dict[str, Any]], request: PayloadRequest,
+                   ) -> tuple[bytes, bytes, bool]:
+    """(the payload document built whole, built from parts of one user turn each, whether the parts joined)."""
+    source = load_context_source(str(session_file(tmp_path, name, messages)), False)
+    assert isinstance(source, BulkSession)
     whole = written(payload_document(llm_document(context_document(source)), request))
     document = payload_document_in_parts(llm_document(context_document(source)), request, in_process_elsewhere,
                                          part_bytes=1)
-    assert document is not None and written(document) == whole
-    assert isinstance(document["payload"]["messages"][-1], EncodedItems)
+    assert document is not None
+    joined = any(isinstance(item, EncodedItems) for item in document["payload"][MESSAGE_LISTS[request.api]])
+    return whole, written(document), joined
+
+
+SAFE = [user("a", 10), assistant(20), user("b", 25), assistant(30), user("c", 40)]
+
+
+@pytest.mark.parametrize(("api", "model"), [
+    ("anthropic-messages", "anthropic/claude-sonnet-4-5"), ("openai-responses", "openai/gpt-5.1")])
+def test_the_same_sessions_without_the_hazard_are_joined(tmp_path: Path, api: str, model: str) -> None:
+    """The refusals above and below come from the hazards, not from the shape of the sessions."""
+    whole, parts, joined = built_in_parts(tmp_path, "safe", SAFE, PayloadRequest(api=api, model=model))
+    assert parts == whole and joined
+
+
+# openai-responses numbers the ids of assistant texts without one by the count of the messages before them,
+# which a part writes behind a label for the join to replace.
+LABEL = "~pi-tools-part-index~"
+
+
+def test_responses_ids_are_numbered_across_the_parts(tmp_path: Path) -> None:
+    request = PayloadRequest(api="openai-responses", model="openai/gpt-5.1", system_prompt="Be brief.")
+    whole, parts, joined = built_in_parts(tmp_path, "numbered", SAFE, request)
+    assert parts == whole and joined
+    items = orjson.loads(parts)["payload"]["input"]
+    assert [item.get("id") for item in items] == [None, None, "msg_pi_1", None, "msg_pi_3", None]
+
+
+@pytest.mark.parametrize("text", [f"see {LABEL}1", LABEL, f"{LABEL}x"])
+def test_responses_parts_holding_the_label_are_built_whole(tmp_path: Path, text: str) -> None:
+    """Text that holds the label could not be told from a numbered id: such a conversation is built whole."""
+    messages = [user("a", 10), assistant(20), user(text, 25), assistant(30), user("c", 40)]
+    request = PayloadRequest(api="openai-responses", model="openai/gpt-5.1")
+    whole, parts, joined = built_in_parts(tmp_path, "labelled", messages, request)
+    assert parts == whole and not joined
+    assert LABEL.encode() in whole
 
 
 def test_part_sizes() -> None:
@@ -443,11 +484,11 @@ def test_parts_of_every_leaf_of_branching_sessions() -> None:
 
 
 @pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "mistral-conversations"])
-def test_apis_built_whole_use_the_helpers_index_alone(cli: Any, api: str) -> None:
-    """For APIs whose payloads are not built in parts the helper still indexes the first file's second half."""
+def test_cli_with_a_helper_writes_the_same_for_the_other_apis(cli: Any, api: str) -> None:
+    """openai-responses (in parts) and the APIs not built in parts yet (the helper only indexes), through the
+    CLI with a helper and without."""
     from pi_tools.providers.registry import REPRESENTATIVE_MODELS
 
-    assert not split.can_split(api)
     args = ["payload", "--api", api, "--model", REPRESENTATIVE_MODELS[api], str(LARGEST.relative_to(ROOT)),
             "fixtures/conformance/cases/c003_compaction.jsonl"]
     with_helper = cli(*args, env={SPLIT_BYTES_VARIABLE: "0"})
