@@ -61,6 +61,9 @@ MODELS = [
     ("openai-responses", "openai/gpt-5.4"),  # tools loaded late (additional tools)
     ("openai-responses", "github-copilot/gpt-5.4"),  # ids of its own sanitised, no "off" effort
     ("openai-responses", "xai/grok-4.3"),
+    ("mistral-conversations", "mistral/mistral-medium-latest"),  # the representative model
+    ("mistral-conversations", "mistral/magistral-medium-latest"),  # text only, promptMode
+    ("mistral-conversations", "mistral/mistral-small-latest"),  # reasoningEffort
 ]
 MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
                  "google-generative-ai": "contents", "google-vertex": "contents", "openai-responses": "input",
@@ -403,7 +406,8 @@ SAFE = [user("a", 10), assistant(20), user("b", 25), assistant(30), user("c", 40
 
 
 @pytest.mark.parametrize(("api", "model"), [
-    ("anthropic-messages", "anthropic/claude-sonnet-4-5"), ("openai-responses", "openai/gpt-5.1")])
+    ("anthropic-messages", "anthropic/claude-sonnet-4-5"), ("openai-responses", "openai/gpt-5.1"),
+    ("mistral-conversations", "mistral/mistral-medium-latest")])
 def test_the_same_sessions_without_the_hazard_are_joined(tmp_path: Path, api: str, model: str) -> None:
     """The refusals above and below come from the hazards, not from the shape of the sessions."""
     whole, parts, joined = built_in_parts(tmp_path, "safe", SAFE, PayloadRequest(api=api, model=model))
@@ -431,6 +435,40 @@ def test_responses_parts_holding_the_label_are_built_whole(tmp_path: Path, text:
     whole, parts, joined = built_in_parts(tmp_path, "labelled", messages, request)
     assert parts == whole and not joined
     assert LABEL.encode() in whole
+
+
+# mistral-conversations gives each foreign tool-call id the first 9-character candidate no earlier id holds.
+def call(call_id: str) -> dict[str, Any]:
+    return {"type": "toolCall", "id": call_id, "name": "read", "arguments": {"path": "a"}}
+
+
+def result(call_id: str, timestamp: int) -> dict[str, Any]:
+    return {**RESULT, "toolCallId": call_id, "timestamp": timestamp}
+
+
+def test_mistral_ids_colliding_across_a_cut_are_built_whole(tmp_path: Path) -> None:
+    """'abcdefghi' keeps its id; 'abc-defghi' becomes the same 9 characters, taken already in the whole
+    conversation (so it gets the next candidate) but not in its own part."""
+    messages = [user("a", 10), assistant(20, [call("abcdefghi")]), result("abcdefghi", 21), assistant(22),
+                user("b", 25), assistant(30, [call("abc-defghi")]), result("abc-defghi", 31), assistant(32),
+                user("c", 40)]
+    request = PayloadRequest(api="mistral-conversations", model="mistral/mistral-medium-latest")
+    whole, parts, joined = built_in_parts(tmp_path, "collision", messages, request)
+    assert parts == whole and not joined
+    ids = [message["toolCallId"] for message in orjson.loads(whole)["payload"]["messages"] if message["role"] == "tool"]
+    assert ids[0] == "abcdefghi" and ids[1] != "abcdefghi"
+
+
+def test_mistral_ids_repeated_across_a_cut_are_joined(tmp_path: Path) -> None:
+    """The same foreign id in two parts gets the same result in each, as in the whole conversation (an id it
+    keeps: one it renames is refused by the check of renamed ids, see REFUSED)."""
+    messages = [user("a", 10), assistant(20, [call("abcdefghi")]), result("abcdefghi", 21), assistant(22),
+                user("b", 25), assistant(30, [call("abcdefghi")]), result("abcdefghi", 31), assistant(32),
+                user("c", 40)]
+    request = PayloadRequest(api="mistral-conversations", model="mistral/mistral-medium-latest",
+                             system_prompt="Be brief.")
+    whole, parts, joined = built_in_parts(tmp_path, "repeated", messages, request)
+    assert parts == whole and joined
 
 
 def test_part_sizes() -> None:
@@ -485,8 +523,8 @@ def test_parts_of_every_leaf_of_branching_sessions() -> None:
 
 @pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "mistral-conversations"])
 def test_cli_with_a_helper_writes_the_same_for_the_other_apis(cli: Any, api: str) -> None:
-    """openai-responses (in parts) and the APIs not built in parts yet (the helper only indexes), through the
-    CLI with a helper and without."""
+    """openai-responses and mistral-conversations (in parts) and openai-completions (not built in parts yet:
+    the helper only indexes), through the CLI with a helper and without."""
     from pi_tools.providers.registry import REPRESENTATIVE_MODELS
 
     args = ["payload", "--api", api, "--model", REPRESENTATIVE_MODELS[api], str(LARGEST.relative_to(ROOT)),

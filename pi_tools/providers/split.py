@@ -16,7 +16,8 @@ caller builds the payload whole:
   holding any is built whole.
 - Where an API merges a message into the one before it across a cut (Gemini's function responses after a user
   message that converts to nothing), the part that would continue the previous one refuses the join.
-- What an API's conversion carries from message to message (openai-responses' item counter) is made explicit: each part reports it
+- What an API's conversion carries from message to message (openai-responses' item counter, mistral's
+  collision-free id table) is made explicit: each part reports it
   as its `carry`, and the API's `join_parts` checks the carries in order and answers the joined message list, or
   None where the whole build would differ.
 
@@ -43,7 +44,8 @@ from pi_tools.providers.catalog import Model
 from pi_tools.providers.options import last_usage_index, message_timestamp
 
 _MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
-                  "google-generative-ai": "contents", "google-vertex": "contents", "openai-responses": "input"}
+                  "google-generative-ai": "contents", "google-vertex": "contents", "openai-responses": "input",
+                  "mistral-conversations": "messages"}
 """Where each API whose payload can be built in parts keeps its conversation."""
 
 
