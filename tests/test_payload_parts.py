@@ -64,6 +64,13 @@ MODELS = [
     ("mistral-conversations", "mistral/mistral-medium-latest"),  # the representative model
     ("mistral-conversations", "mistral/magistral-medium-latest"),  # text only, promptMode
     ("mistral-conversations", "mistral/mistral-small-latest"),  # reasoningEffort
+    ("openai-completions", "groq/openai/gpt-oss-120b"),  # the representative model
+    ("openai-completions", "deepseek/deepseek-v4-flash"),  # reasoning_content replayed and required
+    ("openai-completions", "openrouter/anthropic/claude-sonnet-4.5:batch"),  # cache markers
+    ("openai-completions", "zai-coding-cn/glm-4.6v"),  # zai thinking, tool_stream
+    ("openai-completions", "fireworks/accounts/fireworks/models/kimi-k3"),  # tools loaded late (kimi)
+    ("openai-completions", "opencode-go/qwen3.6-plus"),  # qwen thinking
+    ("openai-completions", "groq/llama-3.1-8b-instant"),  # no reasoning
 ]
 MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
                  "google-generative-ai": "contents", "google-vertex": "contents", "openai-responses": "input",
@@ -407,7 +414,8 @@ SAFE = [user("a", 10), assistant(20), user("b", 25), assistant(30), user("c", 40
 
 @pytest.mark.parametrize(("api", "model"), [
     ("anthropic-messages", "anthropic/claude-sonnet-4-5"), ("openai-responses", "openai/gpt-5.1"),
-    ("mistral-conversations", "mistral/mistral-medium-latest")])
+    ("mistral-conversations", "mistral/mistral-medium-latest"), ("openai-completions", "groq/openai/gpt-oss-120b"),
+    ("openai-completions", "openrouter/anthropic/claude-sonnet-4.5:batch")])
 def test_the_same_sessions_without_the_hazard_are_joined(tmp_path: Path, api: str, model: str) -> None:
     """The refusals above and below come from the hazards, not from the shape of the sessions."""
     whole, parts, joined = built_in_parts(tmp_path, "safe", SAFE, PayloadRequest(api=api, model=model))
@@ -471,6 +479,64 @@ def test_mistral_ids_repeated_across_a_cut_are_joined(tmp_path: Path) -> None:
     assert parts == whole and joined
 
 
+# openai-completions: the cache marker goes on the last message with text, "tools": [] is sent without tools
+# when any message holds a tool call, and some hosts need an assistant bridge after tool results.
+OPENROUTER_CLAUDE = "openrouter/anthropic/claude-sonnet-4.5:batch"
+
+
+def test_completions_marker_of_an_earlier_part_is_built_whole(tmp_path: Path) -> None:
+    """The last part's messages hold no text to mark (an empty user text, an empty assistant turn): the whole
+    conversation marks an earlier part's message."""
+    empty_turn = {**assistant(30), "content": []}
+    messages = [user("a", 10), assistant(20), {"role": "user", "content": "", "timestamp": 25}, empty_turn]
+    request = PayloadRequest(api="openai-completions", model=OPENROUTER_CLAUDE, system_prompt="Be brief.")
+    whole, parts, joined = built_in_parts(tmp_path, "marker", messages, request)
+    assert parts == whole and not joined
+    marked = [message for message in orjson.loads(whole)["payload"]["messages"] if "cache_control" in str(message)]
+    assert [message["role"] for message in marked] == ["developer", "assistant"]
+
+
+def test_completions_tool_history_of_an_earlier_part_gives_empty_tools(tmp_path: Path) -> None:
+    """No tools to send, a tool call only in the first part: the joined payload has the whole one's
+    ``tools: []``, in its place."""
+    messages = [user("a", 10), assistant(20, [call("call_7")]), result("call_7", 21), assistant(22),
+                user("b", 25), assistant(30), user("c", 40), assistant(50)]
+    for model in ("groq/openai/gpt-oss-120b", OPENROUTER_CLAUDE):
+        whole, parts, joined = built_in_parts(tmp_path, "history", messages,
+                                              PayloadRequest(api="openai-completions", model=model))
+        assert parts == whole and joined
+        assert orjson.loads(whole)["payload"]["tools"] == []
+
+
+def bridged_model() -> dict[str, Any]:
+    from pi_tools.providers.catalog import find_model
+
+    model = find_model("groq/openai/gpt-oss-120b")
+    return {**model, "compat": {**(model.get("compat") or {}), "requiresAssistantAfterToolResult": True}}
+
+
+def test_completions_bridges_after_tool_results_across_cuts() -> None:
+    """A host that needs an assistant turn after tool results gets one before each user message that follows
+    them, also when a cut falls there; a user message that converts to nothing keeps the need (two bridges)."""
+    from pi_tools.providers import registry
+
+    model = bridged_model()
+    api = "openai-completions"
+    first = [user("a", 10), assistant(20, [call("call_7")]), result("call_7", 21)]
+    second = [{"role": "user", "content": [], "timestamp": 25}, user("b", 26), assistant(30)]
+    third = [user("c", 40), assistant(50)]
+    options = {"apiKey": "key", "sessionId": "s"}
+    context = {"systemPrompt": "Be brief.", "tools": TOOLS}
+    built = [split.build_part(api, model, {**context, "messages": part}, options) for part in (first, second)]
+    last = split.build_tail(api, model, {**context, "messages": third}, options)
+    assert all(part is not None for part in built)
+    joined = split.join(api, built, last)  # type: ignore[arg-type]
+    whole = registry.build_payload(api, model, {**context, "messages": first + second + third}, options)
+    assert joined is not None and written({"payload": joined}) == written({"payload": whole})
+    contents = [message.get("content") for message in whole["messages"]]
+    assert contents.count("I have processed the tool results.") == 2
+
+
 def test_part_sizes() -> None:
     assert part_bytes(8 << 20) == PART_BYTES == 128 << 10  # the default threshold
     assert part_bytes(100_000) == 25_000  # a small threshold makes small parts
@@ -523,8 +589,7 @@ def test_parts_of_every_leaf_of_branching_sessions() -> None:
 
 @pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "mistral-conversations"])
 def test_cli_with_a_helper_writes_the_same_for_the_other_apis(cli: Any, api: str) -> None:
-    """openai-responses and mistral-conversations (in parts) and openai-completions (not built in parts yet:
-    the helper only indexes), through the CLI with a helper and without."""
+    """The APIs whose conversions carry state across messages, through the CLI with a helper and without."""
     from pi_tools.providers.registry import REPRESENTATIVE_MODELS
 
     args = ["payload", "--api", api, "--model", REPRESENTATIVE_MODELS[api], str(LARGEST.relative_to(ROOT)),

@@ -17,7 +17,7 @@ caller builds the payload whole:
 - Where an API merges a message into the one before it across a cut (Gemini's function responses after a user
   message that converts to nothing), the part that would continue the previous one refuses the join.
 - What an API's conversion carries from message to message (openai-responses' item counter, mistral's
-  collision-free id table) is made explicit: each part reports it
+  collision-free id table, openai-completions' role of the last message) is made explicit: each part reports it
   as its `carry`, and the API's `join_parts` checks the carries in order and answers the joined message list, or
   None where the whole build would differ.
 
@@ -45,7 +45,7 @@ from pi_tools.providers.options import last_usage_index, message_timestamp
 
 _MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
                   "google-generative-ai": "contents", "google-vertex": "contents", "openai-responses": "input",
-                  "mistral-conversations": "messages"}
+                  "mistral-conversations": "messages", "openai-completions": "messages"}
 """Where each API whose payload can be built in parts keeps its conversation."""
 
 
