@@ -174,7 +174,7 @@ def join(api: str, parts: Sequence[Part], tail: Tail) -> dict[str, Any] | None:
     if not renamed.isdisjoint(tail.result_ids):
         return None
     key = _MESSAGE_LISTS[api]
-    joined = registry.join_parts(api, parts, tail)
+    joined = registry.join_parts(api, list(parts), tail)
     if joined is None:
         return None
     messages = [tail.prefix, *joined] if tail.prefix is not None else joined

@@ -311,7 +311,6 @@ def _build_payload(model: Model, context: dict[str, Any], options: dict[str, Any
 # candidate in its own part is free in the whole conversation too (else two ids would share a result).
 
 
-@malformed_input_guard
 def build_history(
     model: Model, context: dict[str, Any], options: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, str]]:
@@ -323,7 +322,6 @@ def build_history(
     return payload["messages"], renamed, assigned
 
 
-@malformed_input_guard
 def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
     """The payload of a conversation's last part, every id its normaliser gave, and whether its messages open
     with the system prompt (1) or not (0)."""

@@ -629,7 +629,6 @@ class PartCarry:
         self.counted, self.labelled, self.spans = state
 
 
-@malformed_input_guard
 def build_history(
     model: Model, context: dict[str, Any], options: dict[str, Any]
 ) -> tuple[list[Any], dict[str, str], PartCarry]:
@@ -640,7 +639,6 @@ def build_history(
     return params["input"], renamed, PartCarry(counted, builder.labelled)
 
 
-@malformed_input_guard
 def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], PartCarry, int]:
     """The payload of a conversation's last part, its carry, and whether its input opens with the system
     prompt (1) or not (0)."""
@@ -682,7 +680,8 @@ def join_parts(parts: list[Any], tail: Any) -> list[Any] | None:
             return None
         encoded = part.messages
         if carry.spans:
-            text, pieces, start = encoded.json, [], 0
+            text, start = encoded.json, 0
+            pieces: list[bytes | memoryview] = []
             view = memoryview(text)
             for first, end, index in carry.spans:
                 pieces.append(view[start:first])
