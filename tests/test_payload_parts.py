@@ -396,6 +396,21 @@ def test_refused_joins_are_built_whole(tmp_path: Path, name: str) -> None:
     assert not any(isinstance(item, EncodedItems) for item in document["payload"]["contents" if gemini else "messages"])
 
 
+STATEFUL_APIS = [("openai-responses", "openai/gpt-5.1"), ("mistral-conversations", "mistral/mistral-medium-latest"),
+                 ("openai-completions", "groq/openai/gpt-oss-120b")]
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+@pytest.mark.parametrize(("api", "model"), STATEFUL_APIS)
+def test_refused_joins_are_built_whole_for_the_stateful_apis(tmp_path: Path, name: str, api: str, model: str) -> None:
+    """The same hazards for the APIs whose conversions carry state: the estimate's are every API's, and the
+    renamed id one wherever the id is renamed (Mistral and Chat Completions rename 'call_7|fc_7'; Responses
+    keeps an OpenAI model's id, so nothing crosses that cut and the parts join)."""
+    whole, parts, joined = built_in_parts(tmp_path, name, REFUSED[name], PayloadRequest(api=api, model=model))
+    assert parts == whole
+    assert joined == (name == "renamed_across_a_cut" and api == "openai-responses")
+
+
 def built_in_parts(tmp_path: Path, name: str, messages: list[dict[str, Any]], request: PayloadRequest,
                    ) -> tuple[bytes, bytes, bool]:
     """(the payload document built whole, built from parts of one user turn each, whether the parts joined)."""
