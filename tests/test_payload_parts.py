@@ -56,9 +56,25 @@ MODELS = [
     ("google-vertex", "google-vertex/gemini-2.5-flash"),
     ("bedrock-converse-stream", "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0"),  # cache points
     ("bedrock-converse-stream", "amazon-bedrock/amazon.nova-pro-v1:0"),
+    ("openai-responses", "openai/gpt-5.1"),  # the representative model: reasoning items, numbered text ids
+    ("openai-responses", "openai/gpt-4o"),  # no reasoning: a system message, not a developer one
+    ("openai-responses", "openai/gpt-5.4"),  # tools loaded late (additional tools)
+    ("openai-responses", "github-copilot/gpt-5.4"),  # ids of its own sanitised, no "off" effort
+    ("openai-responses", "xai/grok-4.3"),
+    ("mistral-conversations", "mistral/mistral-medium-latest"),  # the representative model
+    ("mistral-conversations", "mistral/magistral-medium-latest"),  # text only, promptMode
+    ("mistral-conversations", "mistral/mistral-small-latest"),  # reasoningEffort
+    ("openai-completions", "groq/openai/gpt-oss-120b"),  # the representative model
+    ("openai-completions", "deepseek/deepseek-v4-flash"),  # reasoning_content replayed and required
+    ("openai-completions", "openrouter/anthropic/claude-sonnet-4.5:batch"),  # cache markers
+    ("openai-completions", "zai-coding-cn/glm-4.6v"),  # zai thinking, tool_stream
+    ("openai-completions", "fireworks/accounts/fireworks/models/kimi-k3"),  # tools loaded late (kimi)
+    ("openai-completions", "opencode-go/qwen3.6-plus"),  # qwen thinking
+    ("openai-completions", "groq/llama-3.1-8b-instant"),  # no reasoning
 ]
 MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
-                 "google-generative-ai": "contents", "google-vertex": "contents"}
+                 "google-generative-ai": "contents", "google-vertex": "contents", "openai-responses": "input",
+                 "mistral-conversations": "messages", "openai-completions": "messages"}
 
 
 def clean_sessions() -> list[tuple[Path, BulkSession]]:
@@ -380,16 +396,160 @@ def test_refused_joins_are_built_whole(tmp_path: Path, name: str) -> None:
     assert not any(isinstance(item, EncodedItems) for item in document["payload"]["contents" if gemini else "messages"])
 
 
-def test_the_same_sessions_without_the_hazard_are_joined(tmp_path: Path) -> None:
-    """The refusals above come from the hazards, not from the shape of the sessions."""
-    safe = [user("a", 10), assistant(20), user("b", 25), assistant(30), user("c", 40)]
-    source = load_context_source(str(session_file(tmp_path, "safe", safe)), False)
-    request = PayloadRequest(api="anthropic-messages", model="anthropic/claude-sonnet-4-5")
+STATEFUL_APIS = [("openai-responses", "openai/gpt-5.1"), ("mistral-conversations", "mistral/mistral-medium-latest"),
+                 ("openai-completions", "groq/openai/gpt-oss-120b")]
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+@pytest.mark.parametrize(("api", "model"), STATEFUL_APIS)
+def test_refused_joins_are_built_whole_for_the_stateful_apis(tmp_path: Path, name: str, api: str, model: str) -> None:
+    """The same hazards for the APIs whose conversions carry state: the estimate's are every API's, and the
+    renamed id one wherever the id is renamed (Mistral and Chat Completions rename 'call_7|fc_7'; Responses
+    keeps an OpenAI model's id, so nothing crosses that cut and the parts join)."""
+    whole, parts, joined = built_in_parts(tmp_path, name, REFUSED[name], PayloadRequest(api=api, model=model))
+    assert parts == whole
+    assert joined == (name == "renamed_across_a_cut" and api == "openai-responses")
+
+
+def built_in_parts(tmp_path: Path, name: str, messages: list[dict[str, Any]], request: PayloadRequest,
+                   ) -> tuple[bytes, bytes, bool]:
+    """(the payload document built whole, built from parts of one user turn each, whether the parts joined)."""
+    source = load_context_source(str(session_file(tmp_path, name, messages)), False)
+    assert isinstance(source, BulkSession)
     whole = written(payload_document(llm_document(context_document(source)), request))
     document = payload_document_in_parts(llm_document(context_document(source)), request, in_process_elsewhere,
                                          part_bytes=1)
-    assert document is not None and written(document) == whole
-    assert isinstance(document["payload"]["messages"][-1], EncodedItems)
+    assert document is not None
+    joined = any(isinstance(item, EncodedItems) for item in document["payload"][MESSAGE_LISTS[request.api]])
+    return whole, written(document), joined
+
+
+SAFE = [user("a", 10), assistant(20), user("b", 25), assistant(30), user("c", 40)]
+
+
+@pytest.mark.parametrize(("api", "model"), [
+    ("anthropic-messages", "anthropic/claude-sonnet-4-5"), ("openai-responses", "openai/gpt-5.1"),
+    ("mistral-conversations", "mistral/mistral-medium-latest"), ("openai-completions", "groq/openai/gpt-oss-120b"),
+    ("openai-completions", "openrouter/anthropic/claude-sonnet-4.5:batch")])
+def test_the_same_sessions_without_the_hazard_are_joined(tmp_path: Path, api: str, model: str) -> None:
+    """The refusals above and below come from the hazards, not from the shape of the sessions."""
+    whole, parts, joined = built_in_parts(tmp_path, "safe", SAFE, PayloadRequest(api=api, model=model))
+    assert parts == whole and joined
+
+
+# openai-responses numbers the ids of assistant texts without one by the count of the messages before them,
+# which a part writes behind a label for the join to replace.
+LABEL = "~pi-tools-part-index~"
+
+
+def test_responses_ids_are_numbered_across_the_parts(tmp_path: Path) -> None:
+    request = PayloadRequest(api="openai-responses", model="openai/gpt-5.1", system_prompt="Be brief.")
+    whole, parts, joined = built_in_parts(tmp_path, "numbered", SAFE, request)
+    assert parts == whole and joined
+    items = orjson.loads(parts)["payload"]["input"]
+    assert [item.get("id") for item in items] == [None, None, "msg_pi_1", None, "msg_pi_3", None]
+
+
+@pytest.mark.parametrize("text", [f"see {LABEL}1", LABEL, f"{LABEL}x"])
+def test_responses_parts_holding_the_label_are_built_whole(tmp_path: Path, text: str) -> None:
+    """Text that holds the label could not be told from a numbered id: such a conversation is built whole."""
+    messages = [user("a", 10), assistant(20), user(text, 25), assistant(30), user("c", 40)]
+    request = PayloadRequest(api="openai-responses", model="openai/gpt-5.1")
+    whole, parts, joined = built_in_parts(tmp_path, "labelled", messages, request)
+    assert parts == whole and not joined
+    assert LABEL.encode() in whole
+
+
+# mistral-conversations gives each foreign tool-call id the first 9-character candidate no earlier id holds.
+def call(call_id: str) -> dict[str, Any]:
+    return {"type": "toolCall", "id": call_id, "name": "read", "arguments": {"path": "a"}}
+
+
+def result(call_id: str, timestamp: int) -> dict[str, Any]:
+    return {**RESULT, "toolCallId": call_id, "timestamp": timestamp}
+
+
+def test_mistral_ids_colliding_across_a_cut_are_built_whole(tmp_path: Path) -> None:
+    """'abcdefghi' keeps its id; 'abc-defghi' becomes the same 9 characters, taken already in the whole
+    conversation (so it gets the next candidate) but not in its own part."""
+    messages = [user("a", 10), assistant(20, [call("abcdefghi")]), result("abcdefghi", 21), assistant(22),
+                user("b", 25), assistant(30, [call("abc-defghi")]), result("abc-defghi", 31), assistant(32),
+                user("c", 40)]
+    request = PayloadRequest(api="mistral-conversations", model="mistral/mistral-medium-latest")
+    whole, parts, joined = built_in_parts(tmp_path, "collision", messages, request)
+    assert parts == whole and not joined
+    ids = [message["toolCallId"] for message in orjson.loads(whole)["payload"]["messages"] if message["role"] == "tool"]
+    assert ids[0] == "abcdefghi" and ids[1] != "abcdefghi"
+
+
+def test_mistral_ids_repeated_across_a_cut_are_joined(tmp_path: Path) -> None:
+    """The same foreign id in two parts gets the same result in each, as in the whole conversation (an id it
+    keeps: one it renames is refused by the check of renamed ids, see REFUSED)."""
+    messages = [user("a", 10), assistant(20, [call("abcdefghi")]), result("abcdefghi", 21), assistant(22),
+                user("b", 25), assistant(30, [call("abcdefghi")]), result("abcdefghi", 31), assistant(32),
+                user("c", 40)]
+    request = PayloadRequest(api="mistral-conversations", model="mistral/mistral-medium-latest",
+                             system_prompt="Be brief.")
+    whole, parts, joined = built_in_parts(tmp_path, "repeated", messages, request)
+    assert parts == whole and joined
+
+
+# openai-completions: the cache marker goes on the last message with text, "tools": [] is sent without tools
+# when any message holds a tool call, and some hosts need an assistant bridge after tool results.
+OPENROUTER_CLAUDE = "openrouter/anthropic/claude-sonnet-4.5:batch"
+
+
+def test_completions_marker_of_an_earlier_part_is_built_whole(tmp_path: Path) -> None:
+    """The last part's messages hold no text to mark (an empty user text, an empty assistant turn): the whole
+    conversation marks an earlier part's message."""
+    empty_turn = {**assistant(30), "content": []}
+    messages = [user("a", 10), assistant(20), {"role": "user", "content": "", "timestamp": 25}, empty_turn]
+    request = PayloadRequest(api="openai-completions", model=OPENROUTER_CLAUDE, system_prompt="Be brief.")
+    whole, parts, joined = built_in_parts(tmp_path, "marker", messages, request)
+    assert parts == whole and not joined
+    marked = [message for message in orjson.loads(whole)["payload"]["messages"] if "cache_control" in str(message)]
+    assert [message["role"] for message in marked] == ["developer", "assistant"]
+
+
+def test_completions_tool_history_of_an_earlier_part_gives_empty_tools(tmp_path: Path) -> None:
+    """No tools to send, a tool call only in the first part: the joined payload has the whole one's
+    ``tools: []``, in its place."""
+    messages = [user("a", 10), assistant(20, [call("call_7")]), result("call_7", 21), assistant(22),
+                user("b", 25), assistant(30), user("c", 40), assistant(50)]
+    for model in ("groq/openai/gpt-oss-120b", OPENROUTER_CLAUDE):
+        whole, parts, joined = built_in_parts(tmp_path, "history", messages,
+                                              PayloadRequest(api="openai-completions", model=model))
+        assert parts == whole and joined
+        assert orjson.loads(whole)["payload"]["tools"] == []
+
+
+def bridged_model() -> dict[str, Any]:
+    from pi_tools.providers.catalog import find_model
+
+    model = find_model("groq/openai/gpt-oss-120b")
+    return {**model, "compat": {**(model.get("compat") or {}), "requiresAssistantAfterToolResult": True}}
+
+
+def test_completions_bridges_after_tool_results_across_cuts() -> None:
+    """A host that needs an assistant turn after tool results gets one before each user message that follows
+    them, also when a cut falls there; a user message that converts to nothing keeps the need (two bridges)."""
+    from pi_tools.providers import registry
+
+    model = bridged_model()
+    api = "openai-completions"
+    first = [user("a", 10), assistant(20, [call("call_7")]), result("call_7", 21)]
+    second = [{"role": "user", "content": [], "timestamp": 25}, user("b", 26), assistant(30)]
+    third = [user("c", 40), assistant(50)]
+    options = {"apiKey": "key", "sessionId": "s"}
+    context = {"systemPrompt": "Be brief.", "tools": TOOLS}
+    built = [split.build_part(api, model, {**context, "messages": part}, options) for part in (first, second)]
+    last = split.build_tail(api, model, {**context, "messages": third}, options)
+    assert all(part is not None for part in built)
+    joined = split.join(api, built, last)  # type: ignore[arg-type]
+    whole = registry.build_payload(api, model, {**context, "messages": first + second + third}, options)
+    assert joined is not None and written({"payload": joined}) == written({"payload": whole})
+    contents = [message.get("content") for message in whole["messages"]]
+    assert contents.count("I have processed the tool results.") == 2
 
 
 def test_part_sizes() -> None:
@@ -443,11 +603,10 @@ def test_parts_of_every_leaf_of_branching_sessions() -> None:
 
 
 @pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "mistral-conversations"])
-def test_apis_built_whole_use_the_helpers_index_alone(cli: Any, api: str) -> None:
-    """For APIs whose payloads are not built in parts the helper still indexes the first file's second half."""
+def test_cli_with_a_helper_writes_the_same_for_the_other_apis(cli: Any, api: str) -> None:
+    """The APIs whose conversions carry state across messages, through the CLI with a helper and without."""
     from pi_tools.providers.registry import REPRESENTATIVE_MODELS
 
-    assert not split.can_split(api)
     args = ["payload", "--api", api, "--model", REPRESENTATIVE_MODELS[api], str(LARGEST.relative_to(ROOT)),
             "fixtures/conformance/cases/c003_compaction.jsonl"]
     with_helper = cli(*args, env={SPLIT_BYTES_VARIABLE: "0"})

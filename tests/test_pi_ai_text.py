@@ -36,6 +36,15 @@ def test_short_hash_matches_node(text: str, expected_hash: str, _length: int) ->
     assert short_hash(text) == expected_hash
 
 
+@pytest.mark.parametrize("number", [0, 1, 35, 36, 1295, 1296, 46655, 46656, 36**6 - 1, 36**6, 2**32 - 1])
+def test_short_hash_prints_base36_as_number_to_string(number: int) -> None:
+    """(number).toString(36): digits with no leading zeros, read back by int(text, 36)."""
+    from pi_tools.providers.hashing import _base36
+
+    text = _base36(number)
+    assert int(text, 36) == number and (text == "0" or not text.startswith("0"))
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -184,13 +184,31 @@ def _write_deep(value: Any, out: list[str], limit: float = V8_STRINGIFY_DEPTH) -
             _write(item, out)
 
 
+_NOT_AS_ORJSON_WRITES = re.compile(rb'[:,\[]-?[0-9]+[.eE]|[:,\[]-?[0-9]{16}|[{,]"(?:0|[1-9][0-9]*)":')
+"""Where orjson's text of an object or array may differ from V8's: a number with a fraction or an exponent
+(orjson writes 1.0 and 1e+21 as 1.0 and 1e21), an integer of 16 or more digits (V8 rounds past 2**53), a key
+that is an array index (V8 writes those first). Inside strings a quote is escaped, so a key cannot be mistaken
+for text; text that merely looks like a number after ':' only costs the slow path."""
+
+
 def js_stringify(value: Any) -> str:
     """Exactly what ``JSON.stringify(value)`` returns for a JSON-shaped Python value (compact, no spaces).
 
-    Values nested deeper than Python recurses are written with an explicit stack; from V8's depth limit on,
-    JsRangeError (``Maximum call stack size exceeded``), as V8 throws."""
+    Objects and arrays go through orjson, which escapes strings exactly as V8 does, unless its text holds what
+    V8 may write otherwise (_NOT_AS_ORJSON_WRITES) or orjson refuses the value (lone surrogates, deep nesting,
+    other types): tool-call arguments are stringified for every message of a conversation. Values nested
+    deeper than Python recurses are written with an explicit stack; from V8's depth limit on, JsRangeError
+    (``Maximum call stack size exceeded``), as V8 throws."""
     if isinstance(value, str):
         return js_quote(value)
+    if type(value) is dict or type(value) is list:
+        try:
+            text = orjson.dumps(value)
+        except TypeError:  # orjson.JSONEncodeError is a TypeError
+            pass
+        else:
+            if _NOT_AS_ORJSON_WRITES.search(text) is None:
+                return text.decode()
     out: list[str] = []
     try:
         _write(value, out)

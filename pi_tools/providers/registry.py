@@ -126,6 +126,36 @@ def starts_by_continuing(api: str, converted: list[Any]) -> bool:
     return bool(check(converted)) if check is not None else False
 
 
+def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+    """The payload of a conversation's last part (see providers.split), what its conversion carried across the
+    cut, and how many items its message list opens with that belong to no part (a system message)."""
+    tail = getattr(_api_module(api, "payload"), "build_tail", None)
+    if tail is None:
+        return build_payload(api, model, context, options), None, 0
+    built: tuple[dict[str, Any], Any, int] = tail(model, context, options)
+    return built
+
+
+def encode_part(api: str, converted: list[Any], carry: Any) -> tuple[Any, Any]:
+    """A part's converted messages as EncodedItems, and its carry (the API may note where in the text it must
+    change once the parts before it are known: ``encode_part`` in its payload module)."""
+    encode = getattr(_api_module(api, "payload"), "encode_part", None)
+    if encode is not None:
+        return encode(converted, carry)  # type: ignore[no-any-return]
+    from pi_tools.docs import EncodedItems, dump_items
+
+    return EncodedItems(dump_items(converted), len(converted)), carry
+
+
+def join_parts(api: str, parts: list[Any], tail: Any) -> list[Any] | None:
+    """The joined message list of split Parts and their Tail (the API's ``join_parts`` checks their carries), or
+    None where the whole conversation would convert differently."""
+    join = getattr(_api_module(api, "payload"), "join_parts", None)
+    if join is None:
+        return [*(part.messages for part in parts), tail.messages]
+    return join(parts, tail)  # type: ignore[no-any-return]
+
+
 def build_wire(api: str, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The HTTP request (method, url, headers, body) the vendor SDK would send for ``payload``."""
     try:

@@ -16,12 +16,17 @@ caller builds the payload whole:
   holding any is built whole.
 - Where an API merges a message into the one before it across a cut (Gemini's function responses after a user
   message that converts to nothing), the part that would continue the previous one refuses the join.
+- What an API's conversion carries from message to message (openai-responses' item counter, mistral's
+  collision-free id table, openai-completions' role of the last message) is made explicit: each part reports it
+  as its `carry`, and the API's `join_parts` checks the carries in order and answers the joined message list, or
+  None where the whole build would differ.
 
 Nothing else crosses a cut: a part's unanswered tool calls get their synthetic results at its end, exactly where
 the user message that follows would have put them. Every part but the last is built as history (an API takes
 part by defining `build_history` in its payload module, see registry.build_history); the last is built as a
-whole payload whose message list the others' join. An error in any part also answers None, so that the whole
-build reports exactly the error Pi reports.
+whole payload whose message list the others' join (an API whose list opens with what only the whole payload
+has, a system message, defines `build_tail` to say how many items that is). An error in any part also answers
+None, so that the whole build reports exactly the error Pi reports.
 """
 
 from __future__ import annotations
@@ -39,7 +44,8 @@ from pi_tools.providers.catalog import Model
 from pi_tools.providers.options import last_usage_index, message_timestamp
 
 _MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
-                  "google-generative-ai": "contents", "google-vertex": "contents"}
+                  "google-generative-ai": "contents", "google-vertex": "contents", "openai-responses": "input",
+                  "mistral-conversations": "messages", "openai-completions": "messages"}
 """Where each API whose payload can be built in parts keeps its conversation."""
 
 
@@ -69,6 +75,8 @@ class Part:
     """Whether a tool result of the part names tools it loads."""
     continues: bool
     """Whether the part's first payload message may belong with the previous part's last."""
+    carry: Any = None
+    """What the API's conversion carries across the cut (see the module docstring), for its join_parts."""
 
 
 @dataclass
@@ -83,6 +91,9 @@ class Tail:
     """Timestamp of the assistant whose usage the max-tokens estimate starts from (None: no such assistant)."""
     loads_tools: bool
     continues: bool
+    carry: Any = None
+    prefix: EncodedItems | None = None
+    """The items the payload's list opens with that belong to no part (a system message), if any."""
 
 
 def _tool_results(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -103,28 +114,33 @@ def build_part(api: str, model: Model, context: dict[str, Any], options: dict[st
     history = registry.build_history(api, model, context, options)
     if history is None:
         return None
-    converted, renamed = history
+    converted, renamed, *carried = history
     messages = context.get("messages") or []
     results = _tool_results(messages)
-    return Part(EncodedItems(dump_items(converted), len(converted)), frozenset(renamed), _result_ids(results),
-                _latest_timestamp(messages), _loads_tools(results), registry.starts_by_continuing(api, converted))
+    encoded, carry = registry.encode_part(api, converted, carried[0] if carried else None)
+    return Part(encoded, frozenset(renamed), _result_ids(results), _latest_timestamp(messages), _loads_tools(results),
+                registry.starts_by_continuing(api, converted), carry)
 
 
 def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Tail:
     """The last part (raises what building it raises)."""
     key = _MESSAGE_LISTS[api]
     messages = context.get("messages") or []
-    payload = registry.build_payload(api, model, context, options)
+    payload, carry, opening = registry.build_tail(api, model, context, options)
     converted = payload[key]
+    conversation = converted[opening:]
+    encoded, carry = registry.encode_part(api, conversation, carry)
     anchor = last_usage_index(messages)
     results = _tool_results(messages)
     return Tail(
         payload={**payload, key: None},
-        messages=EncodedItems(dump_items(converted), len(converted)),
+        messages=encoded,
         result_ids=_result_ids(results),
         anchor_timestamp=None if anchor is None else message_timestamp(messages[anchor]),
         loads_tools=_loads_tools(results),
-        continues=registry.starts_by_continuing(api, converted),
+        continues=registry.starts_by_continuing(api, conversation),
+        carry=carry,
+        prefix=EncodedItems(dump_items(converted[:opening]), opening) if opening else None,
     )
 
 
@@ -158,6 +174,8 @@ def join(api: str, parts: Sequence[Part], tail: Tail) -> dict[str, Any] | None:
     if not renamed.isdisjoint(tail.result_ids):
         return None
     key = _MESSAGE_LISTS[api]
-    messages = [part.messages for part in parts]
-    messages.append(tail.messages)
+    joined = registry.join_parts(api, list(parts), tail)
+    if joined is None:
+        return None
+    messages = [tail.prefix, *joined] if tail.prefix is not None else joined
     return {name: messages if name == key else value for name, value in tail.payload.items()}

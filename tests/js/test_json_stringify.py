@@ -54,6 +54,32 @@ def test_js_stringify_matches_node(source: str, expected: str) -> None:
     assert js_stringify(json.loads(source)) == expected
 
 
+def _slow_stringify(value: Any) -> str:
+    from pi_tools.js.json_stringify import _write
+
+    out: list[str] = []
+    _write(value, out)
+    return "".join(out)
+
+
+@pytest.mark.parametrize("value", [
+    {"path": "a.py", "n": 3, "ok": True, "none": None, "list": [1, -2, "x\n\u2028\u007f\"\\"], "deep": {"a": {}}},
+    {"ratio": 1.5}, {"big": 2**60}, {"edge": 10**15}, {"neg": -(10**16)}, [1e21], [0.5, -0.0], {"10": 1, "b": 2, "2": 3},
+    {"01": 1, "b": 2}, {"b": {"0": 1}}, {"x": "see :1.5 and {\"1\": 2}"}, {"s": "\ud83d\ude00"}, {"s": "\ud800"},
+    [[[[[]]]]], {"k": (1, 2)}, {"emoji": "😀", "cjk": "中文"}, {chr(0x1F): chr(0)}, [],
+])
+def test_js_stringify_fast_path_writes_what_the_slow_one_writes(value: Any) -> None:
+    """orjson writes objects and arrays where its text is V8's; what it would write otherwise takes the path
+    that reproduces V8 (numbers, index keys) and gives the same text."""
+    assert js_stringify(value) == _slow_stringify(value)
+
+
+def test_js_stringify_orders_index_keys_and_spells_numbers_as_v8() -> None:
+    assert js_stringify({"b": 1, "10": 2, "2": 3}) == '{"2":3,"10":2,"b":1}'
+    assert js_stringify({"a": 1.0, "b": 2**60, "c": 1e21}) == '{"a":1,"b":1152921504606847000,"c":1e+21}'
+    assert js_stringify({"a": [1, {"b": "c"}]}) == '{"a":[1,{"b":"c"}]}'
+
+
 def test_js_stringify_of_python_values() -> None:
     value: dict[str, Any] = {"t": True, "f": False, "n": None, "tuple": (1, 2.0), "nan": float("nan")}
     assert js_stringify(value) == '{"t":true,"f":false,"n":null,"tuple":[1,2],"nan":null}'

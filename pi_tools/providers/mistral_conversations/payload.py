@@ -54,9 +54,11 @@ def derive_tool_call_id(tool_call_id: str, attempt: int) -> str:
     return _NON_ALPHANUMERIC.sub("", short_hash(seed))[:TOOL_CALL_ID_LENGTH]
 
 
-def make_tool_call_id_normalizer() -> Callable[[str], str]:
-    """A fresh normaliser for one request: stable per original id, and never maps two ids to the same result."""
-    assigned: dict[str, str] = {}
+def make_tool_call_id_normalizer(assigned: dict[str, str] | None = None) -> Callable[[str], str]:
+    """A fresh normaliser for one request: stable per original id, and never maps two ids to the same result.
+    `assigned`, when given (empty), receives every id it normalised (original -> result)."""
+    if assigned is None:
+        assigned = {}
     owners: dict[str, str] = {}
 
     def normalize(tool_call_id: str) -> str:
@@ -258,13 +260,26 @@ def uses_prompt_caching(options: Mapping[str, Any]) -> bool:
 @malformed_input_guard
 def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The camelCase payload ``streamSimple`` passes to ``onPayload`` for a ``mistral-conversations`` model."""
+    return _build_payload(model, context, options, {}, None)
+
+
+def _build_payload(model: Model, context: dict[str, Any], options: dict[str, Any], assigned: dict[str, str],
+                   renamed: dict[str, str] | None, history_only: bool = False) -> dict[str, Any]:
+    """build_payload, the normaliser's ids going to `assigned` and the renamed ones to `renamed`;
+    `history_only` stops at the conversation's messages (no system prompt, no other fields)."""
     require_api_key(model, options)
+    normalizer = make_tool_call_id_normalizer(assigned)
+    if history_only:
+        messages = transform_messages(
+            context.get("messages") or [], model, lambda tool_call_id, _m, _s: normalizer(tool_call_id),
+            id_map=renamed,
+        )
+        return {"messages": convert_messages(messages, "image" in (model.get("input") or ()))}
     base = build_base_options(model, context, options)
     prompt_mode, reasoning_effort = reasoning_options(model, options)
 
-    normalizer = make_tool_call_id_normalizer()
     messages = transform_messages(
-        context.get("messages") or [], model, lambda tool_call_id, _m, _s: normalizer(tool_call_id)
+        context.get("messages") or [], model, lambda tool_call_id, _m, _s: normalizer(tool_call_id), id_map=renamed
     )
     payload: dict[str, Any] = {
         "model": model.get("id"),
@@ -291,3 +306,42 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     if system_prompt:
         payload["messages"].insert(0, {"role": "system", "content": sanitize_surrogates(system_prompt)})
     return payload
+
+
+# --- in parts (see pi_tools.providers.split) -------------------------------------------------------------------
+#
+# One request's normaliser gives each foreign tool-call id the first candidate no other id holds yet, so the id a
+# part gives depends on the ids the parts before it gave. Each part reports every id it normalised; the parts
+# join only where those tables agree (one result per id, one id per result), and then the whole conversation's
+# normaliser gives every id the same result: an id seen before gets what it got, and a new id's first free
+# candidate in its own part is free in the whole conversation too (else two ids would share a result).
+
+
+def build_history(
+    model: Model, context: dict[str, Any], options: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, str]]:
+    """The messages of a conversation's first part, the tool-call ids it renamed, and every id its normaliser
+    gave (the carry)."""
+    assigned: dict[str, str] = {}
+    renamed: dict[str, str] = {}
+    payload = _build_payload(model, context, options, assigned, renamed, history_only=True)
+    return payload["messages"], renamed, assigned
+
+
+def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+    """The payload of a conversation's last part, every id its normaliser gave, and whether its messages open
+    with the system prompt (1) or not (0)."""
+    assigned: dict[str, str] = {}
+    payload = _build_payload(model, context, options, assigned, None)
+    return payload, assigned, 1 if context.get("systemPrompt") else 0
+
+
+def join_parts(parts: list[Any], tail: Any) -> list[Any] | None:
+    """The parts' messages in order, or None where two parts' normalisers disagree on an id or a result."""
+    results: dict[str, str] = {}
+    owners: dict[str, str] = {}
+    for part in [*parts, tail]:
+        for original, result in part.carry.items():
+            if results.setdefault(original, result) != result or owners.setdefault(result, original) != original:
+                return None
+    return [*(part.messages for part in parts), tail.messages]

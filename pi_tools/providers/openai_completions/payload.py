@@ -252,12 +252,26 @@ def _tools_by_name(tools: list[dict[str, Any]] | None, names: list[str]) -> list
     return [by_name[name] for name in names if name in by_name]
 
 
+_UNSET: Any = ("unset",)
+"""The role of the last message before any message set it (None in the whole conversation)."""
+
+
 def convert_messages(
-    model: Model, context: dict[str, Any], compat: dict[str, Any], grammar_properties: dict[str, str]
+    model: Model,
+    context: dict[str, Any],
+    compat: dict[str, Any],
+    grammar_properties: dict[str, str],
+    state: dict[str, Any] | None = None,
+    id_map: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The ``messages`` array: system prompt, then the transformed transcript in Chat Completions shapes."""
+    """The ``messages`` array: system prompt, then the transformed transcript in Chat Completions shapes.
+
+    `state`, when given, receives what a part of a conversation carries to the next (see join_parts):
+    ``last_role`` (_UNSET when no message set it) and ``leading_users``, the user messages before the first
+    message that set it (each would get a bridge after tool results of the part before); `id_map` receives
+    the renamed tool-call ids."""
     converted: list[dict[str, Any]] = []
-    transcript = transform_messages(context.get("messages") or [], model, normalize_tool_call_id)
+    transcript = transform_messages(context.get("messages") or [], model, normalize_tool_call_id, id_map=id_map)
     system_prompt = context.get("systemPrompt")
     if system_prompt:
         system_role = "developer" if model.get("reasoning") and compat["supportsDeveloperRole"] else "system"
@@ -265,12 +279,15 @@ def convert_messages(
 
     bridge_after_tools = bool(compat["requiresAssistantAfterToolResult"])
     accepts_images = "image" in (model.get("input") or [])
-    last_role: Any = None
+    last_role: Any = _UNSET
+    leading_users = 0
     index = 0
     count = len(transcript)
     while index < count:
         message = transcript[index]
         role = message.get("role")
+        if last_role is _UNSET and role == "user":
+            leading_users += 1
         if bridge_after_tools and last_role == "toolResult" and role == "user":
             converted.append({"role": "assistant", "content": _TOOL_RESULT_BRIDGE})
         if role == "user":
@@ -318,6 +335,9 @@ def convert_messages(
         else:
             index += 1
         last_role = role
+    if state is not None:
+        state["last_role"] = last_role
+        state["leading_users"] = leading_users
     return converted
 
 
@@ -342,17 +362,20 @@ def _mark_text_content(message: dict[str, Any], marker: dict[str, Any]) -> bool:
 
 def _apply_cache_markers(
     messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, marker: dict[str, Any]
-) -> None:
-    """Mark the system prompt, the last tool and the last conversational text, like Anthropic's own API."""
+) -> int | None:
+    """Mark the system prompt, the last tool and the last conversational text, like Anthropic's own API; the
+    index of that text's message (None: none has text)."""
     for message in messages:
         if message.get("role") in ("system", "developer"):
             _mark_text_content(message, marker)
             break
     if tools:
         tools[-1]["cache_control"] = dict(marker)
-    for message in reversed(messages):
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
         if message.get("role") in ("user", "assistant", "tool") and _mark_text_content(message, marker):
-            return
+            return index
+    return None
 
 
 def _cache_marker(compat: dict[str, Any], retention: str) -> dict[str, Any] | None:
@@ -511,6 +534,14 @@ def _has_tool_history(messages: list[dict[str, Any]]) -> bool:
     return False
 
 
+def _tool_history(messages: list[dict[str, Any]]) -> str:
+    """What _has_tool_history answers for these messages: "yes", "no" or "raises"."""
+    try:
+        return "yes" if _has_tool_history(messages) else "no"
+    except PayloadError:
+        return "raises"
+
+
 def _deferred_tool_names(messages: list[dict[str, Any]]) -> set[str]:
     names: set[str] = set()
     for message in messages:
@@ -532,9 +563,14 @@ def build_params(
     compat: dict[str, Any],
     retention: str,
     grammar_properties: dict[str, str],
+    record: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """pi-ai ``buildParams`` for already-resolved request options (``maxTokens``, ``reasoningEffort``, ...)."""
-    messages = convert_messages(model, context, compat, grammar_properties)
+    """pi-ai ``buildParams`` for already-resolved request options (``maxTokens``, ``reasoningEffort``, ...).
+
+    `record`, when given, receives what joining this conversation to parts before it must check (see
+    join_parts): the convert_messages state, where the cache marker went, whether the history decides the
+    tools."""
+    messages = convert_messages(model, context, compat, grammar_properties, record)
     marker = _cache_marker(compat, retention)
     long_cache = retention == "long" and bool(compat["supportsLongCacheRetention"])
     base_url = str(model.get("baseUrl", ""))
@@ -561,14 +597,21 @@ def build_params(
     tools = context.get("tools")
     deferred = _deferred_tool_names(history) if compat["deferredToolsMode"] == "kimi" else set()
     active_tools = [tool for tool in tools if tool.get("name") not in deferred] if tools is not None else None
+    if record is not None:
+        record["before_tools"] = list(params)
     if active_tools:
         params["tools"] = convert_tools(active_tools, compat)
         if compat["zaiToolStream"]:
             params["tool_stream"] = True
     elif _has_tool_history(history):
         params["tools"] = []
+    marked = None
     if marker is not None:
-        _apply_cache_markers(messages, params.get("tools"), marker)
+        marked = _apply_cache_markers(messages, params.get("tools"), marker)
+    if record is not None:
+        record["marker"] = marker is not None
+        record["marked"] = marked
+        record["tool_history"] = None if active_tools else _tool_history(history)
     if js_truthy(request.get("toolChoice")):
         params["tool_choice"] = request["toolChoice"]
     if compat.get("vllmPriority") is not None:
@@ -642,3 +685,91 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     )
     retention = resolve_cache_retention(options)
     return build_params(model, context, request, compat, retention, grammar_properties)
+
+
+# --- in parts (see pi_tools.providers.split) -------------------------------------------------------------------
+#
+# Across a cut the conversion carries the role of the last message (after tool results, a host that needs it gets
+# an assistant bridge before each user message); the payload's end depends on the whole history in two places:
+# the cache marker goes on the last message with text, and without tools to send, ``tools: []`` is sent when any
+# message holds a tool call or result. Each part reports these, and join_parts adds the bridges the whole
+# conversation has and refuses what only the whole conversation can decide.
+
+_BRIDGE = {"role": "assistant", "content": _TOOL_RESULT_BRIDGE}
+
+
+def build_history(
+    model: Model, context: dict[str, Any], options: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, Any]]:
+    """The messages of a conversation's first part (no system prompt), the tool-call ids it renamed, and its
+    carry: the convert_messages state, what the part's history says about tools, whether bridges are made."""
+    require_api_key(model, options)
+    compat = resolve_compat(model)
+    grammar_properties = grammar_input_properties(
+        context.get("tools"), bool(compat["supportsOpenAIGrammarTools"])
+    )
+    state: dict[str, Any] = {}
+    renamed: dict[str, str] = {}
+    history = {**context, "systemPrompt": None}
+    messages = convert_messages(model, history, compat, grammar_properties, state, renamed)
+    state["tool_history"] = _tool_history(context.get("messages") or [])
+    state["bridges"] = bool(compat["requiresAssistantAfterToolResult"])
+    return messages, renamed, state
+
+
+def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+    """The payload of a conversation's last part, its carry (as build_history's, plus where the cache marker
+    went and whether the history decides the tools), and whether its messages open with the system prompt."""
+    request = request_options(model, context, options)
+    compat = resolve_compat(model)
+    grammar_properties = grammar_input_properties(
+        context.get("tools"), bool(compat["supportsOpenAIGrammarTools"])
+    )
+    retention = resolve_cache_retention(options)
+    record: dict[str, Any] = {}
+    params = build_params(model, context, request, compat, retention, grammar_properties, record)
+    opening = 1 if context.get("systemPrompt") else 0
+    if record["marked"] is not None:
+        record["marked"] -= opening
+    record["bridges"] = bool(compat["requiresAssistantAfterToolResult"])
+    return params, record, opening
+
+
+def _insert_empty_tools(payload: dict[str, Any], before_tools: list[str]) -> None:
+    """``tools: []`` where build_params puts it: after the keys it had set by then (some may since be gone)."""
+    ahead = {key: payload[key] for key in before_tools if key in payload}
+    behind = {key: value for key, value in payload.items() if key not in ahead}
+    payload.clear()
+    payload.update(ahead)
+    payload["tools"] = []
+    payload.update(behind)
+
+
+def join_parts(parts: list[Any], tail: Any) -> list[Any] | None:
+    """The parts' messages in order with the bridges the whole conversation puts between them, or None where
+    the whole history decides what the last part alone cannot (the cache marker's message). Where the whole
+    history holds tool calls the last part lacks, its payload gets the ``tools: []`` the whole one has."""
+    from pi_tools.docs import EncodedItems, dump_items
+
+    carry = tail.carry
+    if carry["marker"] and carry["marked"] is None:
+        return None  # the marker goes on an earlier part's message
+    if carry["tool_history"] is not None:  # no tools to send: the whole history decides on "tools": []
+        whole = next((part.carry["tool_history"] for part in parts if part.carry["tool_history"] != "no"),
+                     carry["tool_history"])
+        if whole == "raises":
+            return None
+        if whole != carry["tool_history"]:  # an earlier part holds the history the last part lacks
+            if "tools" in tail.payload:
+                return None
+            _insert_empty_tools(tail.payload, carry["before_tools"])
+    joined: list[Any] = []
+    last_role: Any = None
+    for part in [*parts, tail]:
+        state = part.carry
+        if state["bridges"] and last_role == "toolResult" and state["leading_users"]:
+            joined.append(EncodedItems(dump_items([_BRIDGE] * state["leading_users"]), state["leading_users"]))
+        joined.append(part.messages)
+        if state["last_role"] != _UNSET:  # (compared by value: the carry may have been pickled)
+            last_role = state["last_role"]
+    return joined

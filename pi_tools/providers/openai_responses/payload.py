@@ -253,6 +253,10 @@ class _ResponsesInputBuilder:
         self.tool_options = tool_options
         self.loaded_tool_names: set[str] = set()
         self.items: list[Any] = []
+        self.index_label: Callable[[int], str] = str
+        """How a message's index is written into the item id its text gets when it has none."""
+        self.labelled = 0
+        """How many ids index_label wrote."""
 
     def user(self, message: Mapping[str, Any]) -> bool:
         content = message.get("content")
@@ -299,7 +303,9 @@ class _ResponsesInputBuilder:
         parsed = _parse_text_signature(block.get("textSignature"))
         item_id = parsed[0] if parsed else None
         if not item_id:
-            item_id = f"msg_pi_{message_index}" if text_index == 0 else f"msg_pi_{message_index}_{text_index}"
+            label = self.index_label(message_index)
+            self.labelled += 1
+            item_id = f"msg_pi_{label}" if text_index == 0 else f"msg_pi_{label}_{text_index}"
         elif js_length(item_id) > MAX_ITEM_ID_LENGTH:
             item_id = f"msg_{short_hash(item_id)}"
         item: dict[str, Any] = {
@@ -415,8 +421,27 @@ def convert_messages(
     tool_options: Mapping[str, bool] | None = None,
 ) -> list[Any]:
     """The ``input`` array: system/developer prompt, then one or more items per transformed message."""
+    builder, _ = _convert(model, context, allowed_providers, include_system_prompt, grammar_properties,
+                          deferred_tools, deferred_mode, tool_options, None, None)
+    return builder.items
+
+
+def _convert(
+    model: Model,
+    context: Mapping[str, Any],
+    allowed_providers: frozenset[str],
+    include_system_prompt: bool,
+    grammar_properties: Mapping[str, str] | None,
+    deferred_tools: Mapping[str, Any] | None,
+    deferred_mode: str | None,
+    tool_options: Mapping[str, bool] | None,
+    id_map: dict[str, str] | None,
+    index_label: Callable[[int], str] | None,
+) -> tuple[_ResponsesInputBuilder, int]:
+    """convert_messages, with its builder and the number of messages that produced items (the counter that
+    numbers the ids of assistant texts without one)."""
     messages = transform_messages(
-        context.get("messages") or [], model, make_tool_call_id_normalizer(allowed_providers)
+        context.get("messages") or [], model, make_tool_call_id_normalizer(allowed_providers), id_map=id_map
     )
     builder = _ResponsesInputBuilder(
         model,
@@ -425,6 +450,8 @@ def convert_messages(
         deferred_mode,
         tool_options or {"supportsStrictMode": True, "supportsOpenAIGrammarTools": False},
     )
+    if index_label is not None:
+        builder.index_label = index_label
     system_prompt = context.get("systemPrompt")
     if include_system_prompt and system_prompt:
         developer = (
@@ -445,7 +472,7 @@ def convert_messages(
         elif role == "toolResult":
             builder.tool_result(message)
         message_index += 1
-    return builder.items
+    return builder, message_index
 
 
 # --- params ----------------------------------------------------------------------------------------------------
@@ -495,11 +522,18 @@ def _apply_reasoning(
 @malformed_input_guard
 def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The params object ``streamSimple`` passes to ``onPayload`` for an ``openai-responses`` model."""
+    return _build_params(model, context, options, None, None)[0]
+
+
+def _build_params(
+    model: Model, context: dict[str, Any], options: dict[str, Any], id_map: dict[str, str] | None,
+    index_label: Callable[[int], str] | None, history_only: bool = False,
+) -> tuple[dict[str, Any], _ResponsesInputBuilder, int]:
+    """build_payload, with the builder of its input items and the number of messages that produced items;
+    `history_only` stops at the items of the conversation (no system prompt, no other params)."""
     client_api_key(model, options)
-    base = build_base_options(model, context, options)
-    effort = reasoning_effort(model, options)
+    base = {} if history_only else build_base_options(model, context, options)  # the estimate: the tail's
     compat = resolved_compat(model)
-    retention = resolve_cache_retention(base)
     grammar_properties = grammar_input_properties(context.get("tools"), compat["supportsOpenAIGrammarTools"])
 
     deferred_mode = (
@@ -514,16 +548,24 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
         "supportsStrictMode": bool(compat["supportsStrictMode"]),
         "supportsOpenAIGrammarTools": bool(compat["supportsOpenAIGrammarTools"]),
     }
-    items = convert_messages(
+    builder, counted = _convert(
         model,
         context,
-        grammar_properties=grammar_properties,
-        deferred_tools=deferred,
-        deferred_mode=deferred_mode,
-        tool_options=tool_options,
+        TOOL_CALL_PROVIDERS,
+        not history_only,
+        grammar_properties,
+        deferred,
+        deferred_mode,
+        tool_options,
+        id_map,
+        index_label,
     )
-
+    items = builder.items
     params: dict[str, Any] = {"model": model.get("id"), "input": items, "stream": True}
+    if history_only:
+        return params, builder, counted
+    effort = reasoning_effort(model, options)
+    retention = resolve_cache_retention(base)
     session_id = base.get("sessionId")
     if retention != "none" and session_id is not None:
         params["prompt_cache_key"] = clamp_prompt_cache_key(session_id)
@@ -553,7 +595,107 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     if model.get("reasoning") and model.get("provider") == "xai":
         params["include"] = ["reasoning.encrypted_content"]
     params.update(base.get("samplingParams") or {})
-    return params
+    return params, builder, counted
+
+
+# --- in parts (see pi_tools.providers.split) -------------------------------------------------------------------
+#
+# The only state the conversion carries from message to message (tools loaded late aside, which split refuses)
+# is the counter that numbers the ids of assistant texts without one (``msg_pi_<n>``): n counts the messages
+# before that produced items. A part does not know how many the parts before it produced, so it writes its own
+# count behind a label, and the join writes the true number in its place.
+
+PART_INDEX_LABEL = "~pi-tools-part-index~"
+"""Stands before a part's own message count in the ids it numbers, until the join knows the true number."""
+_LABEL_BYTES = PART_INDEX_LABEL.encode()
+_DIGITS = re.compile(rb"[0-9]+")
+
+
+def _part_label(index: int) -> str:
+    return f"{PART_INDEX_LABEL}{index}"
+
+
+class PartCarry:
+    """A part's message count, and where its text holds a labelled index: (start, end, index) spans, or None
+    when the label also appears elsewhere in the text (then the part cannot be renumbered exactly)."""
+
+    __slots__ = ("counted", "labelled", "spans")
+
+    def __init__(self, counted: int, labelled: int, spans: list[tuple[int, int, int]] | None = None) -> None:
+        self.counted = counted
+        self.labelled = labelled
+        self.spans = spans
+
+    def __getstate__(self) -> tuple[int, int, list[tuple[int, int, int]] | None]:
+        return self.counted, self.labelled, self.spans
+
+    def __setstate__(self, state: tuple[int, int, list[tuple[int, int, int]] | None]) -> None:
+        self.counted, self.labelled, self.spans = state
+
+
+def build_history(
+    model: Model, context: dict[str, Any], options: dict[str, Any]
+) -> tuple[list[Any], dict[str, str], PartCarry]:
+    """The input items of a conversation's first part (no system prompt), the tool-call ids it renamed and its
+    carry: what build_payload makes of those messages inside the whole conversation, once renumbered."""
+    renamed: dict[str, str] = {}
+    params, builder, counted = _build_params(model, context, options, renamed, _part_label, history_only=True)
+    return params["input"], renamed, PartCarry(counted, builder.labelled)
+
+
+def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], PartCarry, int]:
+    """The payload of a conversation's last part, its carry, and whether its input opens with the system
+    prompt (1) or not (0)."""
+    params, builder, counted = _build_params(model, context, options, None, _part_label)
+    opening = 1 if context.get("systemPrompt") else 0
+    return params, PartCarry(counted, builder.labelled), opening
+
+
+def encode_part(converted: list[Any], carry: PartCarry) -> tuple[Any, PartCarry]:
+    """The part's items as EncodedItems, with the spans of its labelled indexes noted in the carry."""
+    from pi_tools.docs import EncodedItems, dump_items
+
+    text = dump_items(converted)
+    spans: list[tuple[int, int, int]] = []
+    if carry.labelled:
+        find, digits, width = text.find, _DIGITS.match, len(_LABEL_BYTES)
+        at = find(_LABEL_BYTES)
+        while at >= 0:
+            number = digits(text, at + width)
+            if number is None:
+                break
+            spans.append((at, number.end(), int(number.group())))
+            at = find(_LABEL_BYTES, number.end())
+    exact = at < 0 if carry.labelled else _LABEL_BYTES not in text
+    carry.spans = spans if exact and len(spans) == carry.labelled else None
+    return EncodedItems(text, len(converted)), carry
+
+
+def join_parts(parts: list[Any], tail: Any) -> list[Any] | None:
+    """The parts' items in order, each labelled index replaced by the count of the messages before it in the
+    whole conversation; None where a label could not be told from the text around it."""
+    from pi_tools.docs import EncodedItems
+
+    joined: list[Any] = []
+    offset = 0
+    for part in [*parts, tail]:
+        carry: PartCarry = part.carry
+        if carry.spans is None:
+            return None
+        encoded = part.messages
+        if carry.spans:
+            text, start = encoded.json, 0
+            pieces: list[bytes | memoryview] = []
+            view = memoryview(text)
+            for first, end, index in carry.spans:
+                pieces.append(view[start:first])
+                pieces.append(str(index + offset).encode())
+                start = end
+            pieces.append(view[start:])
+            encoded = EncodedItems(b"".join(pieces), encoded.count)
+        joined.append(encoded)
+        offset += carry.counted
+    return joined
 
 
 # --- azure-openai-responses ------------------------------------------------------------------------------------
