@@ -613,3 +613,21 @@ def test_cli_with_a_helper_writes_the_same_for_the_other_apis(cli: Any, api: str
     without = cli(*args, env={SPLIT_BYTES_VARIABLE: "off"})
     assert with_helper.code == without.code == 0
     assert with_helper.stdout == without.stdout and with_helper.stderr == without.stderr == ""
+
+
+JUNK_ITEMS = [user("a", 10), assistant(20, ["junk", {"type": "text", "text": "done"}]), user("b", 25),
+              assistant(30), user("c", 40)]
+
+
+@pytest.mark.parametrize(("api", "model"), [
+    ("anthropic-messages", "anthropic/claude-sonnet-4-5"), ("openai-responses", "openai/gpt-5.1"),
+    ("mistral-conversations", "mistral/mistral-medium-latest"), ("openai-completions", "groq/openai/gpt-oss-120b"),
+    ("google-generative-ai", "google/gemini-2.5-flash"),
+    ("bedrock-converse-stream", "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0")])
+def test_content_items_that_are_not_objects_are_built_whole(tmp_path: Path, api: str, model: str) -> None:
+    """build_payload gives a non-object content item Pi's treatment (a block of no kind, or V8's failure), which
+    is defined for the whole conversation; a part holding one makes the conversation build whole."""
+    whole, parts, joined = built_in_parts(tmp_path, "junk", JUNK_ITEMS, PayloadRequest(api=api, model=model))
+    assert parts == whole and not joined
+    whole_safe, parts_safe, joined_safe = built_in_parts(tmp_path, "safe", SAFE, PayloadRequest(api=api, model=model))
+    assert parts_safe == whole_safe and joined_safe
