@@ -1,0 +1,1 @@
+"""Rewriting session content: secret detection (and, later, repair/slim/scrub producing new sessions)."""
