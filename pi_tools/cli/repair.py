@@ -15,6 +15,8 @@ def repair_command(
     in_place: Annotated[bool, typer.Option("--in-place", help="Replace FILE, keeping the original as FILE.bak (or FILE.bak.N: never an existing name).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT (and OUT.rejected) if they exist.")] = False,
     close_orphans: Annotated[bool, typer.Option("--close-orphans", help="Store the `No result provided` results Pi would synthesise for unanswered tool calls.")] = False,
+    header: Annotated[bool, typer.Option("--header", help="Give a file without a valid header one: id from Pi's file name <timestamp>_<uuid>.jsonl, the first entry's timestamp, cwd from --cwd or the session directory's name, version 3.")] = False,
+    cwd: Annotated[str | None, typer.Option("--cwd", metavar="DIR", help="The cwd for --header.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the changes; write nothing.")] = False,
     output_format: Annotated[str, typer.Option("--format", help="text (one line per change) or json (one document per change, then a summary).")] = "text",
 ) -> None:
@@ -35,7 +37,7 @@ def repair_command(
     backup = free_backup_name(file) if in_place else None
     try:
         result = repair_file(file, out, force=force, close_orphaned_calls=close_orphans, in_place=in_place,
-                             dry_run=dry_run)
+                             dry_run=dry_run, header=header, cwd=cwd)
     except RepairError as exc:
         fail(str(exc))
     target = file if in_place else out

@@ -12,6 +12,7 @@ real entries right after the batch they answer (see docs/repair.md).
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -291,20 +292,72 @@ def _synthetic_results(group: OrphanGroup, taken: set[Any], legacy_v1: bool) -> 
     return lines, (None if legacy_v1 else parent)
 
 
-def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False) -> RepairResult:
+_PI_FILE_NAME = re.compile(r"(?P<stamp>\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z)_(?P<id>[0-9a-fA-F-]{36})\.jsonl")
+_SESSION_DIR = re.compile(r"--(?P<path>.+)--")
+
+
+def _header_line(result: RepairResult, source: str, cwd: str | None) -> None:
+    """Put a header built from what the file says in front of `result` (moving a broken one aside).
+
+    Pi names session files `<timestamp>_<uuid>.jsonl` (the uuid is the session id) inside a directory named
+    after the cwd (`--home-user-proj--` for /home/user/proj, see getDefaultSessionDirPath); the timestamp is
+    the first entry's. Only a cwd without `-` can be read back from the directory name, so --cwd wins.
+    """
+    name = _PI_FILE_NAME.fullmatch(os.path.basename(source))
+    if name is None:
+        raise RepairError(f"{source}: --header needs Pi's file name <timestamp>_<uuid>.jsonl to know the session id")
+    first = loads_line(result.lines[0]) if result.lines else None
+    if isinstance(first, dict) and first.get("type") == "session":
+        result.rejected.append((result.origins[0], result.lines[0]))
+        result.changes.append((result.origins[0], "moved the broken session header to the .rejected file"))
+        del result.lines[0], result.origins[0]
+    if cwd is None:
+        directory = _SESSION_DIR.fullmatch(os.path.basename(os.path.dirname(os.path.abspath(source))))
+        if directory is None:
+            raise RepairError(f"{source}: --header needs --cwd DIR (the session directory's name is not Pi's "
+                              "--path-to-cwd-- form)")
+        cwd = "/" + directory.group("path").replace("-", "/")
+    stamp = None
+    for line in result.lines:
+        entry = loads_line(line)
+        if isinstance(entry, dict) and isinstance(entry.get("timestamp"), str):
+            stamp = entry["timestamp"]
+            break
+    if stamp is None:
+        date, clock = name.group("stamp").split("T")
+        stamp = f"{date}T{clock[0:2]}:{clock[3:5]}:{clock[6:8]}.{clock[9:12]}Z"
+    header = new_entry("session", {"version": 3, "id": name.group("id"), "timestamp": stamp, "cwd": cwd})
+    result.lines.insert(0, entry_line(header))
+    result.origins.insert(0, 0)
+    result.changes.append((0, f"added a session header (id {name.group('id')} from the file name, timestamp "
+                              f"{stamp}, cwd {cwd}, version 3)"))
+
+
+def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False, header: bool = False,
+                 cwd: str | None = None) -> RepairResult:
     """The whole repair in memory; raises RepairError when the result would not be a session."""
     result = repair_lines(data)
     try:
         _load(result.lines, source)
     except SessionReadError:
-        raise RepairError(f"{source}: no line holds a valid session header; nothing to repair into a session") from None
+        if not header:
+            raise RepairError(f"{source}: no line holds a valid session header; nothing to repair into a session "
+                              "(--header builds one)") from None
+        if not result.lines:
+            raise RepairError(f"{source}: no line holds an entry; nothing to repair into a session") from None
+        _header_line(result, source, cwd)
+        try:
+            _load(result.lines, source)
+        except SessionReadError as exc:
+            raise RepairError(f"{source}: still not a session with the header added: {exc}") from None
     if close_orphaned_calls:
         close_orphans(result, source)
     return result
 
 
 def repair_file(source: str, out: str | None, *, force: bool = False, close_orphaned_calls: bool = False,
-                in_place: bool = False, dry_run: bool = False) -> RepairResult:
+                in_place: bool = False, dry_run: bool = False, header: bool = False,
+                cwd: str | None = None) -> RepairResult:
     """Repair `source` into `out` (and `out.rejected` when lines were set aside) through the session writer.
 
     `source` is only replaced with `in_place` (keeping a backup, see pi_tools.rewrite.writer); `dry_run`
@@ -316,7 +369,7 @@ def repair_file(source: str, out: str | None, *, force: bool = False, close_orph
         snapshot = read_snapshot(source)
     except WriteError as exc:
         raise RepairError(str(exc)) from None
-    result = repair_bytes(snapshot.data, source, close_orphaned_calls=close_orphaned_calls)
+    result = repair_bytes(snapshot.data, source, close_orphaned_calls=close_orphaned_calls, header=header, cwd=cwd)
     if dry_run or targets is None:
         return result
     try:
