@@ -54,6 +54,7 @@ EXPECTED: dict[str, tuple[int | None, str | None]] = {
     "partial-message": (5, "e4"),
     "foreign-signature": (3, "e2"),
     "visibility-split": (6, "e5"),
+    "secret-in-session": (6, "e5"),
     "compaction-first-kept": (6, "e5"),
     "branch-summary-from": (6, "e5"),
     "context-error": (6, "e5"),
@@ -320,7 +321,10 @@ REALWORLD_RULES: dict[str, dict[str, int]] = {
     "castai__kimchi-dev__statsuline": {"visibility-split": 5},
     "kir-gadjello__pi-session-manager__873fc059_crew-planner_0": {},
     "lamurian__paradocs__session": {"errored-turn": 6},
-    "marcpadz__dexter-v3__pi-session": {"errored-turn": 26, "foreign-signature": 51},
+    # secret-in-session (checked by hand): a JWT in a signed image URL (line 78, in a user message and its copy),
+    # the password of `postgresql://` URLs in text, commands and a written file (lines 748-830; one a real
+    # database password, one the placeholder "randompassword" of a .env example).
+    "marcpadz__dexter-v3__pi-session": {"errored-turn": 26, "foreign-signature": 51, "secret-in-session": 8},
     "pinion05__agent-complex-task__03-raddit-dashboard-pr__session": {
         "dangling-parent": 1, "malformed-line": 1, "orphaned-tool-call": 7, "required-fields": 4,
         "tool-result-order": 8, "tool-result-unmatched": 6, "visibility-split": 22,

@@ -163,4 +163,4 @@ def test_cli_ci_formats(cli: Any, fmt: str) -> None:
         assert "tests/data/audit/orphaned-tool-call.jsonl" in sources
     else:
         junit_schema().validate(run.stdout)
-        assert len(ET.fromstring(run.stdout).findall("testsuite")) == 31 + 10
+        assert len(ET.fromstring(run.stdout).findall("testsuite")) == 32 + 10

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from pi_tools.audit.checks import audit_file
-from pi_tools.audit.repair import FIXED_RULES, ORPHAN_RULE, RepairError, repair_bytes, repair_file
 from pi_tools.docs import dumps_document
 from pi_tools.messages import convert_to_llm
+from pi_tools.rewrite.repair import FIXED_RULES, ORPHAN_RULE, RepairError, repair_bytes, repair_file
 from pi_tools.session import build_session_context, load_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

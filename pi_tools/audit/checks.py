@@ -13,6 +13,7 @@ from typing import Any
 
 from pi_tools.audit.check_blocks import check_entries
 from pi_tools.audit.check_context import check_context, check_references
+from pi_tools.audit.check_secrets import check_secrets
 from pi_tools.audit.check_tools import check_tool_results
 from pi_tools.audit.findings import Finding, FindingSink
 from pi_tools.audit.rules import DIAGNOSTIC_RULES, RULES_BY_ID
@@ -81,6 +82,8 @@ def audit_tree(sink: FindingSink, tree: SessionTree) -> None:
         check_tool_results(sink, tree)
     if any(sink.wants(rule) for rule in ("context-error", "pi-cannot-load", "foreign-signature")):
         check_context(sink, tree)
+    if sink.wants("secret-in-session"):
+        check_secrets(sink, tree)
 
 
 def _map_diagnostics(sink: FindingSink, diagnostics: list[Diagnostic], tree: SessionTree | None) -> None:

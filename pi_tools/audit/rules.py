@@ -136,6 +136,12 @@ RULES: tuple[Rule, ...] = (
         Invariant 5: UI visibility, model visibility and storage are decided separately. A `custom_message`
         with `display: false` is hidden in Pi's terminal UI but still sent to the model; a bash execution with
         `excludeFromContext` is shown but never sent. Neither is a secret: both stay on disk."""),
+    _rule("secret-in-session", "warning", "A credential stored in the session", None, """
+        A string of some entry (on any branch, in a summary, a custom entry, tool arguments, an output or
+        `details`) holds a credential of a documented shape: a cloud or provider API key, a token, a private
+        key, a password in a URL, a JWT. Sessions are copied, shared and exported, and the credential with
+        them. `pi-tools scrub` replaces each with `[REDACTED:<kind>]`; provider signatures and ids are not
+        looked at."""),
     # --- compaction, summaries, the context --------------------------------------------------------------
     _rule("compaction-first-kept", "error", "A compaction whose firstKeptEntryId does not resolve", None, """
         Pi keeps the entries from `firstKeptEntryId` up to the compaction. When that id names no entry before

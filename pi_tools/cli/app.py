@@ -22,6 +22,8 @@ from pi_tools.cli.preflight import preflight_command
 from pi_tools.cli.render import render_command
 from pi_tools.cli.repair import repair_command
 from pi_tools.cli.run import run_command
+from pi_tools.cli.scrub import scrub_command
+from pi_tools.cli.slim import slim_command
 from pi_tools.cli.transform import transform_command
 from pi_tools.cli.tree import tree_command
 from pi_tools.cli.usage import usage_command
@@ -76,6 +78,8 @@ app.command("preflight")(preflight_command)
 app.command("visibility")(visibility_command)
 app.command("usage")(usage_command)
 app.command("repair")(repair_command)
+app.command("scrub")(scrub_command)
+app.command("slim")(slim_command)
 app.command("tree")(tree_command)
 app.command("ls")(ls_command)
 app.command("models")(models_command)

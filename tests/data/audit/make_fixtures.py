@@ -117,6 +117,8 @@ def build() -> dict[str, bytes]:
         "visibility-split": lines(h, e1, e2, e3, e4, {"type": "custom_message", "customType": "note",
                                                       "content": "for the model only", "display": False,
                                                       "id": "e5", "parentId": "e4", **extra}),
+        "secret-in-session": lines(h, e1, e2, e3, e4, user("e5", "e4", 5, "clone it with https://deploy:"
+                                                             "hunter2-hunter2@git.example.com/org/repo.git")),
         "compaction-first-kept": lines(h, e1, e2, e3, e4, {"type": "compaction", "id": "e5", "parentId": "e4",
                                                            **extra, "summary": "read a.ts", "firstKeptEntryId": "gone",
                                                            "tokensBefore": 1000}),

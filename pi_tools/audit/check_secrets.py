@@ -1,0 +1,41 @@
+"""`secret-in-session`: credentials stored in a session, found by the detectors `pi-tools scrub` redacts with.
+
+Every entry is looked at (all branches, summaries, custom entries, tool arguments, outputs, details), skipping
+the provider opaque fields and ids scrub never changes, so audit and scrub agree on what is a finding. The
+message names kind and JSON path, never the value. Entries are first tested against the detectors' anchors in
+their serialised JSON (see pi_tools.rewrite.secrets.AnchorSet), so only the few that may hold a secret are
+walked string by string.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from pi_tools.audit.findings import FindingSink
+from pi_tools.session.tree import SessionTree
+
+
+def check_secrets(sink: FindingSink, tree: SessionTree) -> None:
+    from pi_tools.rewrite.scrub import RULE, find_in_value
+    from pi_tools.rewrite.secrets import DEFAULT_SCANNER, AnchorSet
+
+    entries = [tree.materialize(entry) for entry in tree.entries]
+    dumped = [_dump(entry) for entry in entries]
+    anchors = AnchorSet(b"\n".join(d for d in dumped if d is not None))
+    for entry, data, line in zip(entries, dumped, tree.line_numbers, strict=False):
+        if data is not None and not (anchors and anchors.may_hold(data)):
+            continue
+        for kind, path in find_in_value(entry, DEFAULT_SCANNER):
+            entry_id = entry.get("id") if isinstance(entry, dict) else None
+            sink.add(RULE, entry_id, line, f"{kind} stored at {path} (value not shown); "
+                                           "`pi-tools scrub` redacts it")
+
+
+def _dump(entry: Any) -> bytes | None:
+    """The entry as JSON bytes (anchors survive orjson's escaping), or None when orjson cannot write it."""
+    try:
+        return orjson.dumps(entry)
+    except (orjson.JSONEncodeError, TypeError):
+        return None

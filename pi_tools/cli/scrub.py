@@ -1,0 +1,83 @@
+"""`pi-tools scrub`: redact secrets in session files (or, with --check, only report them)."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, fail, report
+
+
+def _session_files(paths: list[str]) -> list[str]:
+    """The files named, with directories expanded to the `*.jsonl` files below them (sorted)."""
+    files: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            found = [os.path.join(root, name) for root, _, names in os.walk(path) for name in names
+                     if name.endswith(".jsonl")]
+            files.extend(sorted(found))
+        else:
+            files.append(path)
+    return files
+
+
+def scrub_command(
+    paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Session files, or directories searched for *.jsonl.")],
+    out: Annotated[str | None, typer.Option("-o", "--output", metavar="OUT", help="Where to write the scrubbed session (one PATH only).")] = None,
+    in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite each file that holds a secret, keeping the original as FILE.bak (or FILE.bak.N).")] = False,
+    check: Annotated[bool, typer.Option("--check", help="Only report secrets; exit 1 when any is found (for CI and pre-commit hooks).")] = False,
+    patterns: Annotated[list[str] | None, typer.Option("--pattern", metavar="REGEX", help="Also redact matches of REGEX (kind `pattern`; a group named `secret` narrows the match). Repeatable.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would be redacted; write nothing.")] = False,
+    output_format: Annotated[str, typer.Option("--format", help="text (one line per secret) or json (one document per secret, then a summary per file).")] = "text",
+) -> None:
+    """Replace every secret in every string of every entry (all branches, summaries, custom entries, tool
+    arguments, outputs and details) with [REDACTED:<kind>]. Signatures, encrypted reasoning, response ids and
+    entry/call ids are never changed. Reports kind, line, entry id and JSON path, never the value.
+
+    Example: pi-tools scrub --check ~/.pi/agent/sessions || pi-tools scrub s.jsonl --in-place
+    """
+    from pi_tools.cli.rewriting import check_format, check_target_options, print_changes
+    from pi_tools.rewrite.scrub import scrub_file
+    from pi_tools.rewrite.secrets import PatternError, Scanner
+    from pi_tools.rewrite.writer import WriteError, free_backup_name
+
+    check_format(output_format)
+    if not check:
+        check_target_options(out, in_place, dry_run)
+    elif out is not None or in_place:
+        fail("--check only reports: give no -o or --in-place with it")
+    files = _session_files(paths)
+    if out is not None and len(files) != 1:
+        fail(f"-o OUT takes one session file; {len(files)} given (use --in-place or --check for several)")
+    try:
+        scanner = Scanner(patterns or ())
+    except PatternError as exc:
+        fail(str(exc))
+    failed = False
+    any_found = False
+    for file in files:
+        backup = free_backup_name(file) if in_place else None
+        try:
+            result = scrub_file(file, out, scanner, in_place=in_place, force=force, dry_run=dry_run, check=check)
+        except WriteError as exc:
+            report(str(exc))
+            failed = True
+            continue
+        any_found = any_found or bool(result.found)
+        changes = [found.change(check) for found in result.found]
+        wrote = not (check or dry_run) and (bool(result.found) or not in_place)
+        target = (file if in_place else out) if wrote else None
+        summary = [f"{file}: {len(changes)} secret(s) {'found' if check else 'redacted'}"
+                   + (f"; wrote {target}" if target else "")
+                   + (f"; the original is kept as {backup}" if wrote and backup else "")]
+        print_changes(file, changes, output_format, summary, {
+            "output": target, "rejected": None, "rejectedLines": 0, "backup": backup if wrote else None,
+            "changes": len(changes), "dryRun": dry_run, "check": check,
+        })
+    if failed:
+        raise SystemExit(EXIT_BAD_INPUT)
+    if check and any_found:
+        raise SystemExit(EXIT_FINDINGS)

@@ -1,0 +1,207 @@
+"""Find and redact secrets in every string of every line of a session file, into a session Pi still resumes.
+
+Every line is looked at, not only the active path: abandoned branches, compaction and branch summaries, custom
+entries, tool arguments, outputs and `details` all stay on disk and leak alike. Provider opaque fields and ids
+are never changed: signatures and encrypted reasoning look like high-entropy secrets but are the provider's
+own data, and changing them (or an id) breaks the replay. Lines without a secret are copied byte for byte;
+a line with one is written again as Pi writes it (JSON.stringify of the parsed entry, key order kept), so only
+the redacted strings differ. An unparseable line (Pi skips it, but its bytes are on disk) has its secrets
+replaced in its text, and stays the unparseable line it was.
+
+Reports carry kind, line, entry id and JSON path, never the value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from pi_tools.js.errors import JsonSyntaxError
+from pi_tools.js.json_stringify import js_stringify
+from pi_tools.rewrite.secrets import Scanner, Secret, may_hold_secrets
+from pi_tools.rewrite.writer import Change, WriteError, commit, plan_targets, read_snapshot
+from pi_tools.session.jsonparse import loads_line
+
+RULE = "secret-in-session"
+# Provider opaque fields (pi-ai's ThinkingContent.thinkingSignature, TextContent.textSignature,
+# ToolCall.thoughtSignature, AssistantMessage.responseId; encrypted reasoning as providers name it) and the
+# ids that tie entries, calls and results together: never changed, never reported.
+OPAQUE_KEYS = frozenset({
+    "thinkingSignature", "textSignature", "thoughtSignature", "responseId", "signature", "encrypted_content",
+    "encryptedContent", "redactedContent",
+})
+ID_KEYS = frozenset({"id", "parentId", "toolCallId", "firstKeptEntryId", "fromId", "targetId"})
+SKIPPED_KEYS = OPAQUE_KEYS | ID_KEYS
+
+
+def _skipped(container: dict[str, Any], key: str) -> bool:
+    """Opaque fields, ids, and the base64 `data` of image blocks (a match there is noise, and a change would
+    corrupt the image) are neither reported nor changed."""
+    return key in SKIPPED_KEYS or (key == "data" and container.get("type") == "image")
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+@dataclass(frozen=True)
+class Found:
+    """One secret: its kind and where it is (1-based input line, entry id, JSON path); never its value."""
+
+    kind: str
+    line: int
+    entry_id: str | None
+    path: str
+
+    def change(self, check: bool) -> Change:
+        where = f"entry {self.entry_id}: " if self.entry_id else ""
+        verb = "found" if check else "redacted"
+        return Change(self.line, f"{where}{verb} {self.kind} at {self.path}", self.entry_id, RULE)
+
+
+def path_key(path: str, key: str) -> str:
+    return f"{path}.{key}" if _IDENTIFIER.fullmatch(key) else f"{path}[{_quote(key)}]"
+
+
+def _quote(key: str) -> str:
+    return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _redact(text: str, secrets: list[Secret]) -> str:
+    pieces = []
+    position = 0
+    for kind, start, end in secrets:
+        pieces.append(text[position:start])
+        pieces.append(f"[REDACTED:{kind}]")
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def might_hold_secrets(value: Any, scanner: Scanner) -> bool:
+    """False when no string of `value` can hold a secret: one anchor test over its serialised JSON (cheap).
+
+    orjson's escaping leaves every anchor intact; opaque fields are included, so a signature can only make
+    this say True, after which the exact walk (which skips them) decides.
+    """
+    if not scanner.anchored:
+        return True
+    try:
+        return may_hold_secrets(orjson.dumps(value))
+    except (orjson.JSONEncodeError, TypeError):
+        return True  # lone surrogates or huge integers: let the walk look
+
+
+def find_in_value(value: Any, scanner: Scanner, path: str = "$") -> Iterator[tuple[str, str]]:
+    """(kind, JSON path) of every secret in the strings (keys included) of a parsed JSON value."""
+    if not might_hold_secrets(value, scanner):
+        return
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            for secret in scanner.find(item):
+                yield secret.kind, where
+        elif isinstance(item, dict):
+            pending = []
+            for key, child in item.items():
+                for secret in scanner.find(key):
+                    yield secret.kind, f"{where} (a key)"
+                if not _skipped(item, key):
+                    pending.append((child, path_key(where, key)))
+            stack.extend(reversed(pending))
+        elif isinstance(item, list):
+            stack.extend(reversed([(child, f"{where}[{index}]") for index, child in enumerate(item)]))
+
+
+def redact_value(value: Any, scanner: Scanner) -> Any:
+    """`value` with every secret in its strings (keys included) replaced; opaque fields and ids kept."""
+    if isinstance(value, str):
+        secrets = scanner.find(value)
+        return _redact(value, secrets) if secrets else value
+    if isinstance(value, dict):
+        result = {}
+        for key, child in value.items():
+            secrets = scanner.find(key)
+            new_key = _redact(key, secrets) if secrets else key
+            result[new_key] = child if _skipped(value, key) else redact_value(child, scanner)
+        return result
+    if isinstance(value, list):
+        return [redact_value(child, scanner) for child in value]
+    return value
+
+
+@dataclass
+class ScrubResult:
+    """The scrubbed lines and every secret found (in file order)."""
+
+    lines: list[bytes]
+    found: list[Found] = field(default_factory=list)
+    ending: bytes = b""
+
+    def data(self) -> bytes:
+        return b"\n".join(self.lines) + self.ending
+
+
+def scrub_bytes(data: bytes, scanner: Scanner) -> ScrubResult:
+    """Scrub a session file's bytes; the line structure (and a missing final newline) is kept as it is."""
+    lines = data.split(b"\n")
+    ending = b""
+    if lines and lines[-1] == b"":
+        lines.pop()
+        ending = b"\n"
+    result = ScrubResult([], [], ending)
+    for number, line in enumerate(lines, start=1):
+        result.lines.append(_scrub_line(line, number, scanner, result.found))
+    return result
+
+
+def _cannot_hold(line: bytes, scanner: Scanner) -> bool:
+    """True when the raw line provably holds no secret: no anchor in its bytes, and no `\\u` or `\\/`
+    escape that could spell an anchor's characters differently (JSON.stringify writes neither for ASCII)."""
+    return scanner.anchored and b"\\u" not in line and b"\\/" not in line and not may_hold_secrets(line)
+
+
+def _scrub_line(line: bytes, number: int, scanner: Scanner, found: list[Found]) -> bytes:
+    if _cannot_hold(line, scanner):
+        return line
+    try:
+        value = loads_line(line)
+    except (JsonSyntaxError, UnicodeDecodeError, RecursionError, ValueError):
+        return _scrub_text_line(line, number, scanner, found)
+    hits = list(find_in_value(value, scanner))
+    if not hits:
+        return line
+    entry_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
+    found.extend(Found(kind, number, entry_id, path) for kind, path in hits)
+    return js_stringify(redact_value(value, scanner)).encode("utf-8")
+
+
+def _scrub_text_line(line: bytes, number: int, scanner: Scanner, found: list[Found]) -> bytes:
+    """An unparseable line: its secrets replaced in its text (invalid UTF-8 bytes kept where no secret is)."""
+    text = line.decode("utf-8", "surrogateescape")
+    secrets = scanner.find(text)
+    if not secrets:
+        return line
+    found.extend(Found(secret.kind, number, None, "(unparseable line)") for secret in secrets)
+    return _redact(text, secrets).encode("utf-8", "surrogateescape")
+
+
+def scrub_file(source: str, out: str | None, scanner: Scanner, *, in_place: bool = False, force: bool = False,
+               dry_run: bool = False, check: bool = False) -> ScrubResult:
+    """Scrub `source` into `out` (or in place) through the session writer; `check`/`dry_run` write nothing.
+
+    With -o, OUT is always written (an unchanged copy when nothing is found, so scripts can rely on it);
+    in place, a file without secrets is left alone (no rewrite, no backup).
+    """
+    writes = not (check or dry_run)
+    targets = plan_targets(source, out, in_place=in_place, force=force) if writes else None
+    snapshot = read_snapshot(source)
+    result = scrub_bytes(snapshot.data, scanner)
+    if targets is not None and (result.found or not in_place):
+        commit(snapshot, targets, result.data(), b"")
+    return result
+
+
+__all__ = ["Found", "ScrubResult", "WriteError", "find_in_value", "redact_value", "scrub_bytes", "scrub_file"]
