@@ -9,7 +9,6 @@ import io
 import json
 import os
 import shutil
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -407,13 +406,11 @@ def test_more_than_120k_entries_after_a_compaction(tmp_path: Path) -> None:
     assert got[0]["message"].startswith("120997 entries follow the latest compaction")
 
 
-def test_auditing_all_fixtures_is_quick() -> None:
+def test_auditing_all_fixtures_reports_every_session_file() -> None:
+    """Speed is measured in benchmarks/test_audit_speed.py (ratios in one run), never by a clock in a test."""
     paths = [str(ROOT / "fixtures")]
-    start = time.perf_counter()
     results = list(run_audit(paths))
-    elapsed = time.perf_counter() - start
-    assert len(results) > 80
-    assert elapsed < 10, elapsed
+    assert len(results) == len(sorted((ROOT / "fixtures").rglob("*.jsonl")))
 
 
 def test_input_files_are_never_written(tmp_path: Path, cli: Any) -> None:
