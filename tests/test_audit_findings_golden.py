@@ -19,9 +19,11 @@ from typing import Any
 import orjson
 import pytest
 
-from pi_tools.audit.checks import AuditResult, audit_bytes
+from pi_tools.audit.checks import AuditResult, audit_bytes, audit_bytes_line_by_line
+from pi_tools.audit.clean import audit_clean_bytes
+from pi_tools.audit.findings import FindingSink
 from pi_tools.audit.formats import json_lines
-from pi_tools.audit.rules import RULES
+from pi_tools.audit.rules import RULES, RULES_BY_ID
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN_DIR = ROOT / "tests" / "data" / "audit_golden"
@@ -247,6 +249,86 @@ def test_rules_option_keeps_exactly_the_selected_findings() -> None:
             assert audit_bytes(data, source, subset) == [f for f in full if f["rule"] in subset], (source, subset)
         checked += 1
     assert checked > 100
+
+
+TIMESTAMPS = [
+    b"2025-01-01T00:00:00Z", b"2025-01-01T00:00:00.1234567890Z", b"2025-01-01t00:00:00z", b"2025-01-01 00:00:00Z",
+    b"2025-01-01T00:00:00+0530", b"2025-01-01T00:00:00", b"2025-01-01T24:00:00Z", b"2025-02-30T00:00:00Z",
+    b"2025-13-01T00:00:00Z", b"2025-01-01T00:00:00-00:00", b"2025-01-01T00:00:00+24:00", b"0000-01-01T00:00:00Z",
+    b"2025-01-01T00:00:60Z", b"+002025-01-01T00:00:00Z", b"\\u0032025-01-01T00:00:00Z", b"",
+]
+
+
+def _entry_timestamp(lines: list[bytes], rng: random.Random) -> None:
+    found = _lines_with(lines, b'"timestamp":"')
+    if found:
+        index = rng.choice(found)
+        head, tail = lines[index].split(b'"timestamp":"', 1)
+        lines[index] = head + b'"timestamp":"' + rng.choice(TIMESTAMPS) + tail[tail.find(b'"'):]
+
+
+def _other_tool_call_id(lines: list[bytes], rng: random.Random) -> None:
+    ids = [line.split(b'"toolCallId":"', 1)[1].split(b'"', 1)[0] for line in lines if b'"toolCallId":"' in line]
+    found = _lines_with(lines, b'"toolCallId":"')
+    if ids and found:
+        index = rng.choice(found)
+        head, tail = lines[index].split(b'"toolCallId":"', 1)
+        lines[index] = head + b'"toolCallId":"' + rng.choice(ids) + tail[tail.find(b'"'):]
+
+
+KEEP_LINES: tuple[Callable[[list[bytes], random.Random], None], ...] = (
+    _swap_neighbours, _entry_timestamp, _other_tool_call_id, *DAMAGES[10:],
+    _replace_in_some(b'{"type":"text",', [b'{"type":"text","thinkingSignature":"s",', b'{"type":"text","textSignature":"",',
+                                          b'{"type":"text","thoughtSignature":0,', b'{"type":"text","textSignature":[],',
+                                          b'{"type":"text","thoughtSignature":[],']),
+    _replace_in_some(b'{"type":"thinking",', [b'{"type":"thinking","redacted":true,', b'{"type":"thinking","redacted":1,',
+                                              b'{"type":"thinking","thinkingSignature":"",',
+                                              b'{"type":"thinking","textSignature":"t",']),
+    _replace_in_some(b'{"type":"toolCall",', [b'{"type":"toolCall","thoughtSignature":"t",',
+                                              b'{"type":"toolCall","thinkingSignature":{},',
+                                              b'{"type":"toolCall","namespace":1,', b'{"type":"toolCall","arguments":[],']),
+    _replace_in_some(b'"role":"bashExecution",', [b'"role":"bashExecution","excludeFromContext":true,',
+                                                  b'"role":"bashExecution","excludeFromContext":0,']),
+    _replace_in_some(b'"role":"custom",', [b'"role":"custom","display":false,', b'"role":"custom","display":"",']),
+    _replace_in_some(b'"stopReason":"', [b'"stopReason":"length","_":"', b'"stopReason":"deferred","_":"',
+                                         b'"stopReason":"toolUse","_":"']),
+    _replace_in_some(b'"type":"model_change",', [b'"type":"model_change","provider":"p","modelId":"m",']),
+)
+
+
+def clean_mutants(data: bytes, rng: random.Random, count: int) -> list[bytes]:
+    """Variants that mostly stay clean (lines, ids and parents kept): damage the fast path must read as is."""
+    lines = data.rstrip(b"\n").split(b"\n")
+    out = []
+    for _ in range(count):
+        edited = list(lines)
+        for _ in range(rng.choice((1, 2, 3))):
+            rng.choice(KEEP_LINES)(edited, rng)
+        out.append(b"\n".join(edited) + (b"\n" if rng.random() < 0.9 else b""))
+    return out
+
+
+def test_clean_files_audited_from_the_index_agree_with_the_line_by_line_audit() -> None:
+    """The bulk-index audit (audit/clean.py) gives exactly the line-by-line audit's findings on every file it
+    takes: all inputs of the golden, and variants of the clean files that keep them clean but change what the
+    lines hold (blocks, signatures, stop reasons, timestamps, tool ids, visibility fields)."""
+    rng = random.Random(11)
+    every_rule = frozenset(RULES_BY_ID)
+    inputs = list(cases())
+    for source, data in list(inputs):
+        if len(data) <= SMALL_BYTES and audit_clean_bytes(FindingSink(source, every_rule), data, source):
+            inputs += [(f"clean:{source}#{number}", mutant) for number, mutant in enumerate(clean_mutants(data, rng, 12))]
+    taken = findings = 0
+    for source, data in inputs:
+        sink = FindingSink(source, every_rule)
+        if not audit_clean_bytes(sink, data, source):
+            assert sink.findings == []
+            continue
+        taken += 1
+        got = sink.sorted()
+        assert got == audit_bytes_line_by_line(data, source), source
+        findings += len(got)
+    assert taken >= 800 and findings >= 2000, (taken, findings)
 
 
 if __name__ == "__main__":
