@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, default_session_folder, fail, report
+from pi_tools.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    default_session_folder,
+    fail,
+    read_ahead,
+    report,
+)
 
 
 def audit_command(
@@ -26,6 +34,8 @@ def audit_command(
 
     Example: pi-tools audit --format sarif --fail-on warning ~/.pi/agent/sessions > audit.sarif
     """
+    if paths and len(paths) == 1 and not list_rules:
+        read_ahead(paths)  # one input: its bytes come in while the audit modules import (a directory: nothing read)
     from pi_tools.audit.formats import FORMATS, json_lines, junit, rule_list, sarif, table
     from pi_tools.audit.rules import SEVERITY_RANK, UnknownRuleError, select_rules
     from pi_tools.audit.runner import ProgressBar, run_audit
