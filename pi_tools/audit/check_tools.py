@@ -13,7 +13,7 @@ tree and the bulk index of a clean file (audit/clean.py) both make them, so one 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,14 +32,16 @@ RESULT: a tool result (payload: its toolCallId and toolName values)."""
 OPEN, CLOSED, ERRORED = 0, 1, 2
 
 Calls = tuple[tuple[str, Any], ...]  # (id, name) in call order
-State = tuple[int, Calls, list[str], tuple[Any, ...], int, int, int, tuple[str, ...], int] | None
+State = tuple[int, Calls, list[str], tuple[Any, ...], int, int, int, tuple[str, ...], int, int] | None
 """The batch as seen from an entry: (assistant position, calls, their ids, answered call ids, phase, position of
 the batch chain's last entry (the assistant or a result), position of the message that closed it early (-1),
-calls still unanswered when it was closed, the highest call index answered (-1)). None: no batch."""
+calls still unanswered when it was closed, the highest call index answered (-1), how many distinct call ids).
+None: no batch."""
 
 
 def _batch(position: int, calls: Calls, phase: int) -> State:
-    return (position, calls, [call[0] for call in calls], (), phase, position, -1, (), -1)
+    ids = [call[0] for call in calls]
+    return (position, calls, ids, (), phase, position, -1, (), -1, len(set(ids)))
 
 
 @dataclass
@@ -53,7 +55,10 @@ class ToolRecords:
     ids: Sequence[Any]  # each entry's id value as stored
     lines: Sequence[int]  # each entry's file line
     roots: list[int]
-    kids: Callable[[int], list[int]]  # children in file order
+    first_kid: Sequence[int]  # each entry's first child in file order (-1: none)
+    more_kids: Mapping[int, list[int]]  # the other children of entries that have several, in file order
+    revisits: bool = True
+    """Whether an entry can be reached twice (duplicate ids list the same children under both entries)."""
 
 
 @dataclass
@@ -120,13 +125,17 @@ def tree_records(tree: SessionTree) -> ToolRecords:
         ids[position] = entry.get("id")
         position_of[id(entry)] = position
     children = {key: [position_of[id(kid)] for kid in kids] for key, kids in tree.children().items()}
-
-    def kids(position: int) -> list[int]:
-        entry_id = ids[position]
-        found = children.get(entry_id, []) if isinstance(entry_id, str) else []
-        return [kid for kid in found if kid != position]
-
-    return ToolRecords(kinds, payloads, stops, ids, tree.line_numbers, children.get(None, []), kids)
+    first_kid = [-1] * len(entries)
+    more_kids: dict[int, list[int]] = {}
+    for position, entry_id in enumerate(ids):
+        if not isinstance(entry_id, str):
+            continue
+        kids = [kid for kid in children.get(entry_id, []) if kid != position]
+        if kids:
+            first_kid[position] = kids[0]
+            if len(kids) > 1:
+                more_kids[position] = kids[1:]
+    return ToolRecords(kinds, payloads, stops, ids, tree.line_numbers, children.get(None, []), first_kid, more_kids)
 
 
 class ToolWalk:
@@ -141,33 +150,39 @@ class ToolWalk:
 
     def run(self) -> None:
         records = self.records
-        kinds, payloads, kids_of = records.kinds, records.payloads, records.kids
+        kinds, payloads, first_kid, more_kids = records.kinds, records.payloads, records.first_kid, records.more_kids
         close, interrupt, result = self._close, self._interrupt, self._result
-        visited: set[int] = set()
+        visited: set[int] | None = set() if records.revisits else None
         stack: list[tuple[int, State]] = [(root, None) for root in reversed(records.roots)]
         while stack:
             position, state = stack.pop()
-            while position not in visited:  # a duplicate id lists the same children twice
-                visited.add(position)
+            while True:
+                if visited is not None:
+                    if position in visited:
+                        break  # a duplicate id lists the same children twice
+                    visited.add(position)
                 kind = kinds[position]
                 if kind == RESULT:
                     state = result(position, payloads[position], state)
                 elif kind == ASSISTANT:
-                    close(state)
+                    if state is not None and (state[4] != OPEN or len(state[3]) != state[9]):
+                        close(state)  # (a batch whose calls all have results closes without a word)
                     calls = payloads[position]
                     state = _batch(position, calls, OPEN) if calls else None
                 elif kind == INTERRUPTS:
-                    state = interrupt(position, state)
+                    if state is not None:
+                        state = interrupt(position, state)
                 elif kind == ERRORED_ASSISTANT:
                     close(state)
                     state = _batch(position, payloads[position], ERRORED)
-                kids = kids_of(position)
-                if not kids:
+                kid = first_kid[position]
+                if kid < 0:
                     close(state)
                     break
-                if len(kids) > 1:
-                    stack.extend((kid, state) for kid in reversed(kids[1:]))
-                position = kids[0]  # the first child goes on at once, as if pushed last and popped
+                more = more_kids.get(position)
+                if more is not None:
+                    stack.extend((other, state) for other in reversed(more))
+                position = kid  # the first child goes on at once, as if pushed last and popped
 
     # --- transitions ------------------------------------------------------------------------------------
     def _interrupt(self, position: int, state: State) -> State:
@@ -179,15 +194,15 @@ class ToolWalk:
         late = tuple(call_id for call_id, _ in state[1] if call_id not in answered)
         if not late:
             return None
-        return (*state[:4], CLOSED, state[5], position, late, state[8])
+        return (*state[:4], CLOSED, state[5], position, late, *state[8:])
 
     def _close(self, state: State) -> None:
         """The batch ends here (next assistant message or end of branch): unanswered calls are orphans."""
         if state is None or state[4] == ERRORED:
             return
-        assistant, calls, _, answered, phase, last, _, late, _ = state
+        assistant, calls, _, answered, phase, last, _, late, _, distinct = state
         if phase == OPEN:
-            if len(answered) == len(set(state[2])):
+            if len(answered) == distinct:
                 return  # every call answered (answered ids are distinct ids of the calls): the usual end of a batch
             answered_ids = set(answered)
             missing = [call for call in calls if call[0] not in answered_ids]
@@ -220,7 +235,7 @@ class ToolWalk:
             sink.add("tool-result-unmatched", records.ids[position], records.lines[position],
                      f"tool result for call {call_id} ({name}) follows no assistant message with tool calls")
             return None
-        assistant, calls, ids, answered, phase, _, closer, late, latest = state
+        assistant, calls, ids, answered, phase, _, closer, late, latest, distinct = state
         if phase == OPEN and call_id not in answered:
             try:
                 index = ids.index(call_id)
@@ -236,7 +251,7 @@ class ToolWalk:
                              f"tool result for call {call_id} comes after the result for call {ids[latest]}, "
                              f"but {self._where(assistant)} called {call_id} first")
                 return (assistant, calls, ids, (*answered, call_id), phase, position, closer, late,
-                        max(index, latest))
+                        index if index > latest else latest, distinct)
         entry_id, line = records.ids[position], records.lines[position]
         if phase == ERRORED:
             sink.add("tool-result-unmatched", entry_id, line,
@@ -248,7 +263,7 @@ class ToolWalk:
                      f"tool result for call {call_id} of {self._where(assistant)} comes after another message "
                      f"({records.ids[closer]}, line {records.lines[closer]}); Pi sends `No result provided` "
                      "for the call and this result out of place")
-            return (*state[:7], tuple(c for c in late if c != call_id), latest)
+            return (*state[:7], tuple(c for c in late if c != call_id), latest, distinct)
         if call_id not in ids:
             sink.add("tool-result-unmatched", entry_id, line,
                      f"tool result for call {call_id} ({name}) matches no tool call of {self._where(assistant)}")

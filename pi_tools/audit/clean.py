@@ -327,27 +327,30 @@ def _check_references(sink: FindingSink, session: BulkSession) -> None:
 
 
 def _records(session: BulkSession, kinds: bytearray, payloads: list[Any], stops: dict[int, Any]) -> ToolRecords:
-    """The tool walk's view of the index: positions are lines; a line's children are the next line when it
-    continues this one, then the lines that name it as parent from further away."""
+    """The tool walk's view of the index: positions are lines; a line's first child is the next line when that
+    continues it, its other children the lines that name it as parent from further away (jumps)."""
     parent_index = session.parent_lines
     count = len(parent_index)
+    first_kid = list(range(1, count + 1))
+    first_kid[-1] = -1
     further: dict[int, list[int]] = {}
     roots = [1] if count > 1 else []
     for line in session.jump_lines:
+        first_kid[line - 1] = -1  # a jump does not continue the line before it
         parent = parent_index[line]
         if parent > 0:
             further.setdefault(parent, []).append(line)
         elif line != 1:
             roots.append(line)
-
-    def kids(line: int) -> list[int]:
-        following = line + 1
-        more = further.get(line)
-        if following < count and parent_index[following] == line:
-            return [following, *more] if more else [following]
-        return list(more) if more else []
-
-    return ToolRecords(kinds, payloads, stops, session.line_ids, range(1, count + 1), roots, kids)
+    more_kids: dict[int, list[int]] = {}
+    for parent, lines in further.items():
+        if first_kid[parent] < 0:
+            first_kid[parent] = lines[0]
+            lines = lines[1:]
+        if lines:
+            more_kids[parent] = lines
+    return ToolRecords(kinds, payloads, stops, session.line_ids, range(1, count + 1), roots, first_kid, more_kids,
+                       revisits=False)
 
 
 def _check_context(sink: FindingSink, session: BulkSession, collector: LineCollector,
