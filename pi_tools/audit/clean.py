@@ -171,6 +171,7 @@ class LineCollector:
         self.signed: dict[int, tuple[tuple[str, str], tuple[int, int, int, int]]] = {}
         """(provider, model) and counts of thinking, text and thought signatures and redacted thinking blocks"""
         self._origins: dict[tuple[str, str], tuple[str, str]] = {}  # one tuple (and two strings) per origin
+        self._names: dict[str, str] = {}  # one string per tool name
 
     def __call__(self, lines: memoryview, first: int) -> list[Any]:
         try:
@@ -195,7 +196,7 @@ class LineCollector:
     def _collect(self, heads: list[Any], first: int) -> None:
         kinds = bytearray(len(heads))  # PASSES: headers, other entries (classified from their parsed entries)
         payloads: list[Any] = [None] * len(heads)
-        full, signed, origins = self.full, self.signed, self._origins
+        full, signed, origins, names = self.full, self.signed, self._origins, self._names
         message_line, assistant, tool_result, bash, custom = _MessageLine, _Assistant, _ToolResult, _Bash, _Custom
         text_block, thinking_block, quiet = _Text, _Thinking, _QUIET_STOPS
         odd = _odd_timestamps(heads)
@@ -223,7 +224,8 @@ class LineCollector:
                         if block.redacted is True:
                             redacted += 1
                     else:
-                        calls.append((block.id, block.name))
+                        name = block.name
+                        calls.append((block.id, names.setdefault(name, name)))
                         if block.thoughtSignature:
                             thought += 1
                 kinds[position] = ASSISTANT
@@ -233,7 +235,8 @@ class LineCollector:
                     signed[first + position] = (origins.setdefault(origin, origin), (thinking, text, thought, redacted))
             elif kind is tool_result:
                 kinds[position] = RESULT
-                payloads[position] = (message.toolCallId, message.toolName)
+                name = message.toolName
+                payloads[position] = (message.toolCallId, names.setdefault(name, name))
             elif (kind is bash and message.excludeFromContext is not UNSET) or \
                     (kind is custom and message.display is not UNSET):
                 full.append(first + position)
