@@ -13,6 +13,7 @@ tree and the bulk index of a clean file (audit/clean.py) both make them, so one 
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,33 +110,42 @@ def entry_record(entry: dict[str, Any]) -> tuple[int, Any, Any]:
 
 
 def tree_records(tree: SessionTree) -> ToolRecords:
-    """The walk's view of a tree from the line-by-line reader (positions: indices into tree.entries)."""
+    """The walk's view of a tree from the line-by-line reader (positions: indices into tree.entries).
+
+    Children are resolved as SessionTree.children does (a parent that is missing, unhashable, the entry itself or
+    unknown makes a root), by position, with machine integers for the first child: a damaged 100 MB file's tree
+    is large enough already."""
     entries = tree.entries
-    kinds = [PASSES] * len(entries)
+    by_id = tree.by_id
+    kinds = bytearray(len(entries))
     payloads: list[Any] = [None] * len(entries)
     stops: dict[int, Any] = {}
     ids: list[Any] = [None] * len(entries)
-    position_of: dict[int, int] = {}
+    children: dict[Any, list[int]] = {}
+    roots: list[int] = []
     for position, entry in enumerate(entries):
         if not isinstance(entry, dict):
             continue
         kinds[position], payloads[position], stop = entry_record(entry)
         if kinds[position] == ERRORED_ASSISTANT:
             stops[position] = stop
-        ids[position] = entry.get("id")
-        position_of[id(entry)] = position
-    children = {key: [position_of[id(kid)] for kid in kids] for key, kids in tree.children().items()}
-    first_kid = [-1] * len(entries)
+        entry_id = ids[position] = entry.get("id")
+        parent = entry.get("parentId")
+        if parent is None or isinstance(parent, (dict, list)) or parent == entry_id or parent not in by_id:
+            roots.append(position)
+        else:
+            children.setdefault(parent, []).append(position)
+    first_kid = array("q", [-1]) * len(entries)
     more_kids: dict[int, list[int]] = {}
     for position, entry_id in enumerate(ids):
-        if not isinstance(entry_id, str):
+        if not isinstance(entry_id, str) or entry_id not in children:
             continue
-        kids = [kid for kid in children.get(entry_id, []) if kid != position]
+        kids = [kid for kid in children[entry_id] if kid != position]
         if kids:
             first_kid[position] = kids[0]
             if len(kids) > 1:
                 more_kids[position] = kids[1:]
-    return ToolRecords(kinds, payloads, stops, ids, tree.line_numbers, children.get(None, []), first_kid, more_kids)
+    return ToolRecords(kinds, payloads, stops, ids, tree.line_numbers, roots, first_kid, more_kids)
 
 
 class ToolWalk:

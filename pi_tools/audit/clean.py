@@ -42,6 +42,7 @@ from pi_tools.session.bulk import BulkSession, entry_union_decoder, index_clean_
 from pi_tools.session.diagnostics import Diagnostic
 from pi_tools.session.heads import DECODE_ERRORS, ROLE_OF_TYPE, MessageEntry
 from pi_tools.session.jsonparse import loads_line_lenient
+from pi_tools.session.migrations import header_is_current
 from pi_tools.session.reader import paused_gc
 from pi_tools.session.tree import check_entry
 
@@ -256,8 +257,35 @@ def _odd_timestamps(heads: list[Any]) -> set[int]:
             if type(head) is _MessageLine and not _plain_timestamp(head.timestamp)}
 
 
+def _surely_not_clean(data: bytes) -> bool:
+    """Signs, cheap to see, that the index would refuse the file, but only once it had decoded all of it: a header
+    Pi migrates (legacy files are common) or none, a last line that does not decode (a torn tail)."""
+    first_end = data.find(b"\n")
+    try:
+        header = loads_line_lenient(data[:first_end if first_end >= 0 else len(data)])
+    except Exception:  # noqa: BLE001 - any failure: the line-by-line reader says what it is
+        return True
+    if not (isinstance(header, dict) and header.get("type") == "session" and isinstance(header.get("id"), str)
+            and header_is_current(header)):
+        return True
+    body_end = len(data) - 1 if data.endswith(b"\n") else len(data)
+    last_start = data.rfind(b"\n", 0, body_end) + 1
+    if last_start > 0:
+        last = data[last_start:body_end]
+        try:
+            _decode_line(last)
+        except DECODE_ERRORS:
+            try:
+                _decode_head(last)  # as LineCollector takes a line
+            except DECODE_ERRORS:
+                return True
+    return False
+
+
 def audit_clean_bytes(sink: FindingSink, data: bytes, source: str) -> bool:
     """Every check on a clean file's bytes, into `sink`; False (nothing added) when the file is not clean."""
+    if _surely_not_clean(data):
+        return False
     collector = LineCollector()
     with paused_gc():
         session = index_clean_session(data, source, decoder=collector)

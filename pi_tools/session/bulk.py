@@ -314,7 +314,8 @@ class LineHeads:
 class SliceDecoder(Protocol):
     """Decodes the heads of a slice of lines in the index's place, to keep more of each line on the way (audit's
     checks; see pi_tools/audit/clean.py). Its heads have the `id`, `parentId` and `message` of the index's own,
-    and it must accept no line that those would refuse."""
+    with the same types; it may take a line the index's own decoder refuses for a field that only makes a
+    diagnostic (a message line's timestamp), whose check is then its caller's."""
 
     role_of_type: Mapping[type, str]
     """The role of each message struct type among its heads' messages."""
