@@ -12,6 +12,7 @@ from pi_tools.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     default_session_folder,
+    exit_without_teardown,
     fail,
     read_ahead,
     report,
@@ -71,9 +72,9 @@ def audit_command(
         _write(dumps_document(sarif(results, enabled)))
     threshold = SEVERITY_RANK[fail_on]
     if any(result.error is not None for result in results):
-        raise SystemExit(EXIT_BAD_INPUT)
+        exit_without_teardown(EXIT_BAD_INPUT)
     failing = any(SEVERITY_RANK[f["severity"]] >= threshold for result in results for f in result.findings)
-    raise SystemExit(EXIT_FINDINGS if failing else EXIT_OK)
+    exit_without_teardown(EXIT_FINDINGS if failing else EXIT_OK)  # everything is written: skip freeing the results
 
 
 def _write(data: bytes) -> None:
