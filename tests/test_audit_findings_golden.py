@@ -294,6 +294,7 @@ KEEP_LINES: tuple[Callable[[list[bytes], random.Random], None], ...] = (
     _replace_in_some(b'"stopReason":"', [b'"stopReason":"length","_":"', b'"stopReason":"deferred","_":"',
                                          b'"stopReason":"toolUse","_":"']),
     _replace_in_some(b'"type":"model_change",', [b'"type":"model_change","provider":"p","modelId":"m",']),
+    _replace_in_some(b'"text":"', [b'"text":"\xc3x\xa9', b'"text":"\xc3\xa9']),  # bytes that are not UTF-8
 )
 
 

@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Annotated, Any
 
+import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from pi_tools.audit.check_blocks import NEVER_REPLAYED, check_entry_content
@@ -178,7 +179,10 @@ class LineCollector:
         try:
             heads = _decode_lines(lines)
         except DECODE_ERRORS:
-            heads = self._one_by_one(lines, first)
+            try:
+                heads = self._one_by_one(lines, first)
+            except UnicodeDecodeError as exc:
+                raise msgspec.DecodeError(str(exc)) from None
         self._collect(heads, first)
         return heads
 
@@ -191,6 +195,7 @@ class LineCollector:
                 heads.append(_decode_line(line))
             except DECODE_ERRORS:
                 heads.append(_decode_head(line))  # raises for a line the index refuses
+                line.decode("utf-8")  # a string msgspec refused as UTF-8: the reader reports it (raises)
                 self.full.append(number)
         return heads
 
