@@ -419,3 +419,52 @@ def test_input_files_are_never_written(tmp_path: Path, cli: Any) -> None:
     before = (copy.read_bytes(), os.stat(copy).st_mtime_ns)
     assert cli("audit", str(copy)).code == 1
     assert (copy.read_bytes(), os.stat(copy).st_mtime_ns) == before
+
+
+def test_secrets_in_a_clean_session_are_found_by_both_readers(tmp_path: Path) -> None:
+    """secret-in-session on a clean file (audited from the bulk index) equals the line-by-line audit's findings,
+    also for a key spelled with a \\u escape in the file's text."""
+    from pi_tools.audit.checks import audit_bytes, audit_bytes_line_by_line
+    from pi_tools.audit.clean import audit_clean_bytes
+    from pi_tools.audit.findings import FindingSink
+
+    key = "AKIA" + "Q3EXAMPLEKEY7ZZ9"
+    lines = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/tmp"},
+        {"type": "message", "id": "a1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
+         "message": {"role": "user", "content": [{"type": "text", "text": f"my key is {key}"}], "timestamp": 1}},
+        {"type": "custom", "id": "a2", "parentId": "a1", "timestamp": "2026-01-01T00:00:02.000Z",
+         "customType": "note", "data": {"token": "ghp_" + "a" * 36}},
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in lines).replace("AKIA", "\\u0041KIA")
+    path = tmp_path / "clean.jsonl"
+    path.write_text(text)
+    data = path.read_bytes()
+    assert audit_clean_bytes(FindingSink(str(path), frozenset(RULES_BY_ID)), data, str(path))
+    clean = [f for f in audit_bytes(data, str(path)) if f["rule"] == "secret-in-session"]
+    slow = [f for f in audit_bytes_line_by_line(data, str(path)) if f["rule"] == "secret-in-session"]
+    assert clean == slow and [(f["entryId"], f["line"]) for f in clean] == [("a1", 2), ("a2", 3)]
+    assert key not in repr(clean) and "ghp_" not in repr(clean)
+
+
+def test_invalid_utf8_split_by_ascii_in_a_skipped_field_is_reported(tmp_path: Path) -> None:
+    """A lone UTF-8 lead byte followed by ASCII inside tool-call arguments: the cheap high-bytes check would pass
+    it when other non-ASCII text follows, so the bulk-index audit must not take the file; the finding is the
+    line-by-line reader's."""
+    from pi_tools.audit.checks import audit_bytes, audit_bytes_line_by_line
+
+    lines = [
+        b'{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}',
+        b'{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":'
+        b'{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{"p":"\xc3A\xa9"}}],'
+        b'"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":1,'
+        b'"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,'
+        b'"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":1}}',
+        '{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":'
+        '{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"\u00a9 ok"}],'
+        '"isError":false,"timestamp":2}}'.encode(),
+    ]
+    data = b"\n".join(lines) + b"\n"
+    got = audit_bytes(data, "split.jsonl")
+    assert got == audit_bytes_line_by_line(data, "split.jsonl")
+    assert [(f["rule"], f["line"]) for f in got if f["rule"] == "invalid-utf8"] == [("invalid-utf8", 2)]

@@ -71,35 +71,39 @@ def check_blocks(sink: FindingSink, where: str, role: str, content: Any, entry_i
 def check_entries(sink: FindingSink, tree: SessionTree) -> None:
     """One pass over every entry of the file (every branch: storage is what CI audits)."""
     for entry, line in zip(tree.entries, tree.line_numbers, strict=False):
-        if not isinstance(entry, dict):
-            continue
-        entry_type = entry.get("type")
-        entry_id = entry.get("id")
-        if entry_type == "custom_message":
-            check_blocks(sink, "custom_message", "custom", entry.get("content"), entry_id, line)
-            if "display" in entry and not js_truthy(entry.get("display")):
-                sink.add("visibility-split", entry_id, line,
-                         f"custom message {entry.get('customType')!r} is sent to the model but hidden in the TUI "
-                         "(display: false)")
-            continue
-        if entry_type != "message":
-            continue
-        message = entry.get("message")
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role")
-        if type(role) is str and role in ALLOWED_BLOCKS:
-            check_blocks(sink, f"{role} message", role, message.get("content"), entry_id, line)
-        if role == "assistant":
-            _check_stop_reason(sink, message, entry_id, line)
-        elif role == "bashExecution" and js_truthy(message.get("excludeFromContext")):
+        if isinstance(entry, dict):
+            check_entry_content(sink, entry, line)
+
+
+def check_entry_content(sink: FindingSink, entry: dict[str, Any], line: int | None) -> None:
+    """The blocks, stop reason and visibility fields of one entry."""
+    entry_type = entry.get("type")
+    entry_id = entry.get("id")
+    if entry_type == "custom_message":
+        check_blocks(sink, "custom_message", "custom", entry.get("content"), entry_id, line)
+        if "display" in entry and not js_truthy(entry.get("display")):
             sink.add("visibility-split", entry_id, line,
-                     f"bash output of `{str(message.get('command'))[:60]}` is shown in the TUI but never sent to the "
-                     "model (excludeFromContext)")
-        elif role == "custom" and "display" in message and not js_truthy(message.get("display")):
-            sink.add("visibility-split", entry_id, line,
-                     f"custom message {message.get('customType')!r} is sent to the model but hidden in the TUI "
+                     f"custom message {entry.get('customType')!r} is sent to the model but hidden in the TUI "
                      "(display: false)")
+        return
+    if entry_type != "message":
+        return
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        return
+    role = message.get("role")
+    if type(role) is str and role in ALLOWED_BLOCKS:  # a list or object role is unhashable
+        check_blocks(sink, f"{role} message", role, message.get("content"), entry_id, line)
+    if role == "assistant":
+        _check_stop_reason(sink, message, entry_id, line)
+    elif role == "bashExecution" and js_truthy(message.get("excludeFromContext")):
+        sink.add("visibility-split", entry_id, line,
+                 f"bash output of `{str(message.get('command'))[:60]}` is shown in the TUI but never sent to the "
+                 "model (excludeFromContext)")
+    elif role == "custom" and "display" in message and not js_truthy(message.get("display")):
+        sink.add("visibility-split", entry_id, line,
+                 f"custom message {message.get('customType')!r} is sent to the model but hidden in the TUI "
+                 "(display: false)")
 
 
 def _check_stop_reason(sink: FindingSink, message: dict[str, Any], entry_id: Any, line: int | None) -> None:
@@ -110,10 +114,10 @@ def _check_stop_reason(sink: FindingSink, message: dict[str, Any], entry_id: Any
         sink.add("partial-message", entry_id, line,
                  "assistant message with stopReason 'pending' is a streaming partial; only settled messages are "
                  "stored")
-    elif stop in NEVER_REPLAYED:
+    elif type(stop) is str and stop in NEVER_REPLAYED:  # non-strings: the reader's bad-field
         error = message.get("errorMessage")
         detail = f" ({' '.join(error.split())[:120]})" if isinstance(error, str) and error.strip() else ""
         sink.add("errored-turn", entry_id, line,
                  f"assistant turn ended with stopReason {stop!r}{detail}; Pi stores it but never replays it")
-    elif isinstance(stop, str) and stop not in STOP_REASONS:  # non-strings: the reader's bad-field
+    elif isinstance(stop, str) and stop not in STOP_REASONS:
         sink.add("required-fields", entry_id, line, f"assistant stopReason {stop!r} is not a StopReason")

@@ -8,6 +8,7 @@ opens the leaf (the last entry in file order) and replays that context to the se
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from pi_tools.audit.check_blocks import NEVER_REPLAYED
@@ -47,20 +48,30 @@ def check_references(sink: FindingSink, tree: SessionTree) -> None:
                 continue  # missing or mistyped: required-fields (reader)
             if _is_ancestor(tree, entry, first_kept):
                 continue
-            if first_kept == entry_id:
-                where = "names the compaction itself"
-            elif first_kept in tree.by_id:
-                where = f"names entry {first_kept} (line {tree.line_of(tree.by_id[first_kept])}), which is not an " \
-                        "ancestor of this compaction"
-            else:
-                where = f"{first_kept} names no entry"
-            sink.add("compaction-first-kept", entry_id, line,
-                     f"compaction firstKeptEntryId {where}; Pi keeps nothing from before the compaction")
+            named = tree.by_id[first_kept] if first_kept in tree.by_id else None
+            first_kept_finding(sink, entry_id, line, first_kept, None if named is None else tree.line_of(named),
+                               named is not None)
         elif entry_type == "branch_summary" and want_branch:
             from_id = entry.get("fromId")
             if isinstance(from_id, str) and from_id != "root" and from_id not in tree.by_id:
-                sink.add("branch-summary-from", entry_id, line,
-                         f"branch summary fromId {from_id} names no entry (nor 'root')")
+                branch_summary_finding(sink, entry_id, line, from_id)
+
+
+def first_kept_finding(sink: FindingSink, entry_id: Any, line: int | None, first_kept: str,
+                       named_line: int | None, names_entry: bool) -> None:
+    """A compaction whose firstKeptEntryId is not one of its ancestors (`names_entry`: some entry has that id)."""
+    if first_kept == entry_id:
+        where = "names the compaction itself"
+    elif names_entry:
+        where = f"names entry {first_kept} (line {named_line}), which is not an ancestor of this compaction"
+    else:
+        where = f"{first_kept} names no entry"
+    sink.add("compaction-first-kept", entry_id, line,
+             f"compaction firstKeptEntryId {where}; Pi keeps nothing from before the compaction")
+
+
+def branch_summary_finding(sink: FindingSink, entry_id: Any, line: int | None, from_id: str) -> None:
+    sink.add("branch-summary-from", entry_id, line, f"branch summary fromId {from_id} names no entry (nor 'root')")
 
 
 def check_context(sink: FindingSink, tree: SessionTree) -> None:
@@ -95,7 +106,8 @@ def _failing_entry(tree: SessionTree, error: str) -> tuple[int | None, Any]:
     return None, None
 
 
-def _signatures(message: dict[str, Any]) -> Counter[str]:
+def signatures(message: dict[str, Any]) -> Counter[str]:
+    """The signature fields (and redacted thinking) a message's blocks carry, counted by kind."""
     found: Counter[str] = Counter()
     content = message.get("content")
     if not isinstance(content, list):
@@ -103,12 +115,15 @@ def _signatures(message: dict[str, Any]) -> Counter[str]:
     for block in content:
         if not isinstance(block, dict):
             continue
-        for name in ("thinkingSignature", "textSignature", "thoughtSignature"):
+        for name in SIGNATURE_FIELDS:
             if js_truthy(block.get(name)):
                 found[name] += 1
         if block.get("type") == "thinking" and js_truthy(block.get("redacted")):
             found["redacted thinking"] += 1
     return found
+
+
+SIGNATURE_FIELDS = ("thinkingSignature", "textSignature", "thoughtSignature")
 
 
 def _check_signatures(sink: FindingSink, tree: SessionTree, messages: list[Any], model: dict[str, Any]) -> None:
@@ -122,11 +137,18 @@ def _check_signatures(sink: FindingSink, tree: SessionTree, messages: list[Any],
             continue
         if message.get("stopReason") in NEVER_REPLAYED or (message.get("provider"), message.get("model")) == current:
             continue
-        found = _signatures(message)
+        found = signatures(message)
         if not found:
             continue
         entry = entry_of.get(id(message))
-        parts = ", ".join(f"{name} x{count}" for name, count in sorted(found.items()))
-        sink.add("foreign-signature", entry.get("id") if entry else None, tree.line_of(entry) if entry else None,
-                 f"assistant message from {message.get('provider')}/{message.get('model')} carries signatures "
-                 f"({parts}) that are dropped when the session continues with {current[0]}/{current[1]}")
+        foreign_signature_finding(sink, entry.get("id") if entry else None, tree.line_of(entry) if entry else None,
+                                  (message.get("provider"), message.get("model")), found, current)
+
+
+def foreign_signature_finding(sink: FindingSink, entry_id: Any, line: int | None, origin: tuple[Any, Any],
+                              found: Mapping[str, int], current: tuple[Any, Any]) -> None:
+    """An assistant message from `origin` (provider, model) whose signatures `current` will not get."""
+    parts = ", ".join(f"{name} x{count}" for name, count in sorted(found.items()))
+    sink.add("foreign-signature", entry_id, line,
+             f"assistant message from {origin[0]}/{origin[1]} carries signatures ({parts}) that are dropped when "
+             f"the session continues with {current[0]}/{current[1]}")

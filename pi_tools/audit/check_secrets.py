@@ -14,6 +14,8 @@ from typing import Any
 import orjson
 
 from pi_tools.audit.findings import FindingSink
+from pi_tools.session.bulk import BulkSession
+from pi_tools.session.jsonparse import loads_line_lenient
 from pi_tools.session.tree import SessionTree
 
 
@@ -31,6 +33,28 @@ def check_secrets(sink: FindingSink, tree: SessionTree) -> None:
             entry_id = entry.get("id") if isinstance(entry, dict) else None
             sink.add(RULE, entry_id, line, f"{kind} stored at {path} (value not shown); "
                                            "`pi-tools scrub` redacts it")
+
+
+def check_secrets_in_clean_session(sink: FindingSink, session: BulkSession) -> None:
+    """check_secrets for a clean file audited from its bulk index: a line's own JSON text stands for its
+    serialised entry (Pi writes it with JSON.stringify, which escapes as orjson does), and only lines that may
+    hold a secret are parsed; a line with a \\u escape is always parsed, since its text may spell an anchor so."""
+    from pi_tools.rewrite.scrub import RULE, find_in_value
+    from pi_tools.rewrite.secrets import DEFAULT_SCANNER, AnchorSet
+
+    data = session.data or b""
+    anchors = AnchorSet(data)
+    escaped = b"\\u" in data
+    if not anchors and not escaped:
+        return
+    ids = session.line_ids
+    for index in range(1, len(ids)):  # line 0 is the header, which is no entry
+        text = bytes(session.line_text(index))
+        if not ((anchors and anchors.may_hold(text)) or (escaped and b"\\u" in text)):
+            continue
+        for kind, path in find_in_value(loads_line_lenient(text), DEFAULT_SCANNER):
+            sink.add(RULE, ids[index], index + 1, f"{kind} stored at {path} (value not shown); "
+                                                  "`pi-tools scrub` redacts it")
 
 
 def _dump(entry: Any) -> bytes | None:

@@ -5,11 +5,17 @@ must hold all of them to the rule. The walk goes from the roots down with an exp
 entry the state of the tool batch on the path above it; each entry is visited once, so the cost is linear in
 the file. A batch is the list of tool calls of one assistant message; it stays open through its results (and
 through entries that produce no message, such as labels or model changes), and any other message closes it.
+
+The walk reads entries through ToolRecords: per entry position a kind and a small payload (the calls of an
+assistant message, the call id and name of a result), its id, line and children. The line-by-line reader's
+tree and the bulk index of a clean file (audit/clean.py) both make them, so one walk serves both readers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from array import array
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi_tools.audit.check_blocks import NEVER_REPLAYED
@@ -17,32 +23,55 @@ from pi_tools.audit.findings import FindingSink
 from pi_tools.js.values import js_truthy
 from pi_tools.session.tree import SessionTree
 
-OPEN, CLOSED, ERRORED = "open", "closed", "errored"
+# What an entry does to the tool batch above it.
+PASSES, INTERRUPTS, ASSISTANT, ERRORED_ASSISTANT, RESULT = range(5)
+"""PASSES: no message (labels, settings, a message entry without a message object); INTERRUPTS: any other
+message (user, bash, custom, summaries); ASSISTANT: an assistant message that is replayed (payload: its calls);
+ERRORED_ASSISTANT: one that ended in error or was aborted (payload: its calls; stop reason in `stops`);
+RESULT: a tool result (payload: its toolCallId and toolName values)."""
+
+OPEN, CLOSED, ERRORED = 0, 1, 2
+
+Calls = tuple[tuple[str, Any], ...]  # (id, name) in call order
+State = tuple[int, Calls, list[str], tuple[Any, ...], int, int, int, tuple[str, ...], int, int] | None
+"""The batch as seen from an entry: (assistant position, calls, their ids, answered call ids, phase, position of
+the batch chain's last entry (the assistant or a result), position of the message that closed it early (-1),
+calls still unanswered when it was closed, the highest call index answered (-1), how many distinct call ids).
+None: no batch."""
 
 
-@dataclass(frozen=True)
-class Batch:
-    """The tool calls of one assistant message as seen from some entry below it."""
+def _batch(position: int, calls: Calls, phase: int) -> State:
+    ids = [call[0] for call in calls]
+    return (position, calls, ids, (), phase, position, -1, (), -1, len(set(ids)))
 
-    assistant: dict[str, Any]
-    calls: tuple[tuple[str, Any], ...]  # (id, name) in call order
-    answered: tuple[str, ...] = ()
-    phase: str = OPEN
-    last: dict[str, Any] | None = None  # the last entry of the batch chain (the assistant or a result)
-    closer: dict[str, Any] | None = None  # the message that closed the batch early
-    late: tuple[str, ...] = ()  # calls still unanswered when the batch was closed
+
+@dataclass
+class ToolRecords:
+    """What the walk needs of each entry position (positions need not be contiguous: those of entries that are
+    not objects are never reached)."""
+
+    kinds: Sequence[int]
+    payloads: Sequence[Any]
+    stops: dict[int, Any]  # the stop reason of each errored assistant
+    ids: Sequence[Any]  # each entry's id value as stored
+    lines: Sequence[int]  # each entry's file line
+    roots: list[int]
+    first_kid: Sequence[int]  # each entry's first child in file order (-1: none)
+    more_kids: Mapping[int, list[int]]  # the other children of entries that have several, in file order
+    revisits: bool = True
+    """Whether an entry can be reached twice (duplicate ids list the same children under both entries)."""
 
 
 @dataclass
 class OrphanGroup:
     """Calls with no result on a branch, to be answered right after `after` (used by repair)."""
 
-    after: dict[str, Any]
-    assistant: dict[str, Any]
+    after: Any
+    assistant: Any
     calls: list[tuple[str, Any]] = field(default_factory=list)
 
 
-def tool_calls(message: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+def tool_calls(message: dict[str, Any]) -> Calls:
     content = message.get("content")
     if not isinstance(content, list):
         return ()
@@ -62,137 +91,205 @@ def _produces_message(entry: dict[str, Any]) -> bool:
     return False
 
 
-class ToolWalk:
-    """One walk over the tree: findings go to the sink, unanswered calls to `orphans`."""
+def entry_record(entry: dict[str, Any]) -> tuple[int, Any, Any]:
+    """(kind, payload, stop reason) of one entry object, as the walk sees it."""
+    if entry.get("type") == "message":
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            return PASSES, None, None
+        role = message.get("role")
+        if role == "toolResult":
+            return RESULT, (message.get("toolCallId"), message.get("toolName")), None
+        if role == "assistant":
+            stop = message.get("stopReason")
+            if stop in NEVER_REPLAYED:
+                return ERRORED_ASSISTANT, tool_calls(message), stop
+            return ASSISTANT, tool_calls(message), None
+        return INTERRUPTS, None, None
+    return (INTERRUPTS if _produces_message(entry) else PASSES), None, None
 
-    def __init__(self, tree: SessionTree, sink: FindingSink) -> None:
-        self.tree = tree
+
+def tree_records(tree: SessionTree) -> ToolRecords:
+    """The walk's view of a tree from the line-by-line reader (positions: indices into tree.entries).
+
+    Children are resolved as SessionTree.children does (a parent that is missing, unhashable, the entry itself or
+    unknown makes a root), by position, with machine integers for the first child: a damaged 100 MB file's tree
+    is large enough already."""
+    entries = tree.entries
+    by_id = tree.by_id
+    kinds = bytearray(len(entries))
+    payloads: list[Any] = [None] * len(entries)
+    stops: dict[int, Any] = {}
+    ids: list[Any] = [None] * len(entries)
+    children: dict[Any, list[int]] = {}
+    roots: list[int] = []
+    for position, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            continue
+        kinds[position], payloads[position], stop = entry_record(entry)
+        if kinds[position] == ERRORED_ASSISTANT:
+            stops[position] = stop
+        entry_id = ids[position] = entry.get("id")
+        parent = entry.get("parentId")
+        if parent is None or isinstance(parent, (dict, list)) or parent == entry_id or parent not in by_id:
+            roots.append(position)
+        else:
+            children.setdefault(parent, []).append(position)
+    first_kid = array("q", [-1]) * len(entries)
+    more_kids: dict[int, list[int]] = {}
+    for position, entry_id in enumerate(ids):
+        if not isinstance(entry_id, str) or entry_id not in children:
+            continue
+        kids = [kid for kid in children[entry_id] if kid != position]
+        if kids:
+            first_kid[position] = kids[0]
+            if len(kids) > 1:
+                more_kids[position] = kids[1:]
+    return ToolRecords(kinds, payloads, stops, ids, tree.line_numbers, roots, first_kid, more_kids)
+
+
+class ToolWalk:
+    """One walk over the records: findings go to the sink, unanswered calls to `orphans` (by the position of the
+    entry they should follow)."""
+
+    def __init__(self, records: ToolRecords, sink: FindingSink) -> None:
+        self.records = records
         self.sink = sink
-        self.orphans: dict[int, OrphanGroup] = {}
+        self.orphans: dict[int, tuple[int, list[tuple[str, Any]]]] = {}  # after -> (assistant, calls)
         self._reported: set[tuple[int, str]] = set()
 
     def run(self) -> None:
-        children = self.tree.children()
-        visited: set[int] = set()
-        stack: list[tuple[dict[str, Any], Batch | None]] = [(root, None) for root in reversed(children.get(None, []))]
+        records = self.records
+        kinds, payloads, first_kid, more_kids = records.kinds, records.payloads, records.first_kid, records.more_kids
+        close, interrupt, result = self._close, self._interrupt, self._result
+        visited: set[int] | None = set() if records.revisits else None
+        stack: list[tuple[int, State]] = [(root, None) for root in reversed(records.roots)]
         while stack:
-            entry, state = stack.pop()
-            if id(entry) in visited:
-                continue  # a duplicate id lists the same children twice
-            visited.add(id(entry))
-            state = self._step(entry, state)
-            entry_id = entry.get("id")
-            kids = children.get(entry_id, []) if isinstance(entry_id, str) else []
-            kids = [kid for kid in kids if kid is not entry]
-            if not kids:
-                self._close(state)
-            for kid in reversed(kids):
-                stack.append((kid, state))
+            position, state = stack.pop()
+            while True:
+                if visited is not None:
+                    if position in visited:
+                        break  # a duplicate id lists the same children twice
+                    visited.add(position)
+                kind = kinds[position]
+                if kind == RESULT:
+                    state = result(position, payloads[position], state)
+                elif kind == ASSISTANT:
+                    if state is not None and (state[4] != OPEN or len(state[3]) != state[9]):
+                        close(state)  # (a batch whose calls all have results closes without a word)
+                    calls = payloads[position]
+                    state = _batch(position, calls, OPEN) if calls else None
+                elif kind == INTERRUPTS:
+                    if state is not None:
+                        state = interrupt(position, state)
+                elif kind == ERRORED_ASSISTANT:
+                    close(state)
+                    state = _batch(position, payloads[position], ERRORED)
+                kid = first_kid[position]
+                if kid < 0:
+                    close(state)
+                    break
+                more = more_kids.get(position)
+                if more is not None:
+                    stack.extend((other, state) for other in reversed(more))
+                position = kid  # the first child goes on at once, as if pushed last and popped
 
     # --- transitions ------------------------------------------------------------------------------------
-    def _step(self, entry: dict[str, Any], state: Batch | None) -> Batch | None:
-        if entry.get("type") == "message":
-            message = entry.get("message")
-            if not isinstance(message, dict):
-                return state
-            role = message.get("role")
-            if role == "toolResult":
-                return self._result(entry, message, state)
-            if role == "assistant":
-                self._close(state)
-                if message.get("stopReason") in NEVER_REPLAYED:
-                    return Batch(entry, tool_calls(message), phase=ERRORED, last=entry)
-                calls = tool_calls(message)
-                return Batch(entry, calls, last=entry) if calls else None
-            return self._interrupt(entry, state)
-        if _produces_message(entry):
-            return self._interrupt(entry, state)
-        return state
-
-    def _interrupt(self, entry: dict[str, Any], state: Batch | None) -> Batch | None:
-        if state is None or state.phase == ERRORED:
+    def _interrupt(self, position: int, state: State) -> State:
+        if state is None or state[4] == ERRORED:
             return None
-        if state.phase == CLOSED:
+        if state[4] == CLOSED:
             return state
-        answered = set(state.answered)
-        late = tuple(call_id for call_id, _ in state.calls if call_id not in answered)
+        answered = set(state[3])
+        late = tuple(call_id for call_id, _ in state[1] if call_id not in answered)
         if not late:
             return None
-        return replace(state, phase=CLOSED, closer=entry, late=late)
+        return (*state[:4], CLOSED, state[5], position, late, *state[8:])
 
-    def _close(self, state: Batch | None) -> None:
+    def _close(self, state: State) -> None:
         """The batch ends here (next assistant message or end of branch): unanswered calls are orphans."""
-        if state is None or state.phase == ERRORED:
+        if state is None or state[4] == ERRORED:
             return
-        if state.phase == OPEN:
-            answered = set(state.answered)
-            missing = [call for call in state.calls if call[0] not in answered]
+        assistant, calls, _, answered, phase, last, _, late, _, distinct = state
+        if phase == OPEN:
+            if len(answered) == distinct:
+                return  # every call answered (answered ids are distinct ids of the calls): the usual end of a batch
+            answered_ids = set(answered)
+            missing = [call for call in calls if call[0] not in answered_ids]
         else:
-            late = set(state.late)
-            missing = [call for call in state.calls if call[0] in late]
+            late_ids = set(late)
+            missing = [call for call in calls if call[0] in late_ids]
         if not missing:
             return
-        assert state.last is not None
-        group = self.orphans.setdefault(id(state.last), OrphanGroup(state.last, state.assistant))
+        group = self.orphans.setdefault(last, (assistant, []))[1]
+        records = self.records
         for call in missing:
-            if call not in group.calls:
-                group.calls.append(call)
-            key = (id(state.assistant), call[0])
+            if call not in group:
+                group.append(call)
+            key = (assistant, call[0])
             if key in self._reported:
                 continue
             self._reported.add(key)
             self.sink.add(
-                "orphaned-tool-call", state.assistant.get("id"), self.tree.line_of(state.assistant),
+                "orphaned-tool-call", records.ids[assistant], records.lines[assistant],
                 f"tool call {call[0]} ({call[1]}) never gets a result; Pi sends `No result provided` in its place",
             )
 
-    def _result(self, entry: dict[str, Any], message: dict[str, Any], state: Batch | None) -> Batch | None:
-        call_id = message.get("toolCallId")
-        name = message.get("toolName")
-        entry_id = entry.get("id")
-        line = self.tree.line_of(entry)
+    def _where(self, assistant: int) -> str:
+        return f"assistant {self.records.ids[assistant]} (line {self.records.lines[assistant]})"
+
+    def _result(self, position: int, payload: tuple[Any, Any], state: State) -> State:
+        call_id, name = payload
+        records, sink = self.records, self.sink
         if state is None:
-            self.sink.add("tool-result-unmatched", entry_id, line,
-                          f"tool result for call {call_id} ({name}) follows no assistant message with tool calls")
+            sink.add("tool-result-unmatched", records.ids[position], records.lines[position],
+                     f"tool result for call {call_id} ({name}) follows no assistant message with tool calls")
             return None
-        where = f"assistant {state.assistant.get('id')} (line {self.tree.line_of(state.assistant)})"
-        ids = [call[0] for call in state.calls]
-        if state.phase == ERRORED:
-            stop = state.assistant["message"].get("stopReason")
-            self.sink.add("tool-result-unmatched", entry_id, line,
-                          f"tool result for call {call_id} follows {where}, which ended with stopReason {stop!r} "
-                          "and is never replayed; the result is sent without its call")
+        assistant, calls, ids, answered, phase, _, closer, late, latest, distinct = state
+        if phase == OPEN and call_id not in answered:
+            try:
+                index = ids.index(call_id)
+            except ValueError:
+                index = -1
+            if index >= 0:  # the usual case: a call of this batch answered for the first time
+                call_name = calls[index][1]
+                if name != call_name:
+                    sink.add("tool-result-name", records.ids[position], records.lines[position],
+                             f"tool result for call {call_id} is named {name!r} but the call is {call_name!r}")
+                if index < latest:
+                    sink.add("tool-result-order", records.ids[position], records.lines[position],
+                             f"tool result for call {call_id} comes after the result for call {ids[latest]}, "
+                             f"but {self._where(assistant)} called {call_id} first")
+                return (assistant, calls, ids, (*answered, call_id), phase, position, closer, late,
+                        index if index > latest else latest, distinct)
+        entry_id, line = records.ids[position], records.lines[position]
+        if phase == ERRORED:
+            sink.add("tool-result-unmatched", entry_id, line,
+                     f"tool result for call {call_id} follows {self._where(assistant)}, which ended with stopReason "
+                     f"{records.stops[assistant]!r} and is never replayed; the result is sent without its call")
             return state
-        if state.phase == CLOSED and call_id in state.late:
-            closer = state.closer or {}
-            self.sink.add("tool-result-interleaved", entry_id, line,
-                          f"tool result for call {call_id} of {where} comes after another message "
-                          f"({closer.get('id')}, line {self.tree.line_of(closer)}); Pi sends `No result provided` "
-                          "for the call and this result out of place")
-            return replace(state, late=tuple(c for c in state.late if c != call_id))
+        if phase == CLOSED and call_id in late:
+            sink.add("tool-result-interleaved", entry_id, line,
+                     f"tool result for call {call_id} of {self._where(assistant)} comes after another message "
+                     f"({records.ids[closer]}, line {records.lines[closer]}); Pi sends `No result provided` "
+                     "for the call and this result out of place")
+            return (*state[:7], tuple(c for c in late if c != call_id), latest, distinct)
         if call_id not in ids:
-            self.sink.add("tool-result-unmatched", entry_id, line,
-                          f"tool result for call {call_id} ({name}) matches no tool call of {where}")
+            sink.add("tool-result-unmatched", entry_id, line,
+                     f"tool result for call {call_id} ({name}) matches no tool call of {self._where(assistant)}")
             return state
-        if call_id in state.answered or state.phase == CLOSED:
-            self.sink.add("tool-result-unmatched", entry_id, line,
-                          f"second tool result for call {call_id} of {where}")
-            return state
-        call_name = state.calls[ids.index(call_id)][1]
-        if name != call_name:
-            self.sink.add("tool-result-name", entry_id, line,
-                          f"tool result for call {call_id} is named {name!r} but the call is {call_name!r}")
-        if state.answered:
-            latest = max(ids.index(done) for done in state.answered)
-            if ids.index(call_id) < latest:
-                self.sink.add("tool-result-order", entry_id, line,
-                              f"tool result for call {call_id} comes after the result for call {ids[latest]}, "
-                              f"but {where} called {call_id} first")
-        return replace(state, answered=(*state.answered, call_id), last=entry)
+        sink.add("tool-result-unmatched", entry_id, line,
+                 f"second tool result for call {call_id} of {self._where(assistant)}")
+        return state
 
 
 def check_tool_results(sink: FindingSink, tree: SessionTree) -> dict[int, OrphanGroup]:
-    """Run the walk; returns the unanswered calls grouped by the entry they should follow."""
-    walk = ToolWalk(tree, sink)
+    """Run the walk on a tree; returns the unanswered calls grouped by the entry they should follow (keyed by
+    that entry's identity)."""
+    walk = ToolWalk(tree_records(tree), sink)
     walk.run()
-    return walk.orphans
+    entries = tree.entries
+    return {
+        id(entries[after]): OrphanGroup(entries[after], entries[assistant], calls)
+        for after, (assistant, calls) in walk.orphans.items()
+    }

@@ -15,6 +15,7 @@ from pi_tools.audit.check_blocks import check_entries
 from pi_tools.audit.check_context import check_context, check_references
 from pi_tools.audit.check_secrets import check_secrets
 from pi_tools.audit.check_tools import check_tool_results
+from pi_tools.audit.clean import audit_clean_bytes
 from pi_tools.audit.findings import Finding, FindingSink
 from pi_tools.audit.rules import DIAGNOSTIC_RULES, RULES_BY_ID
 from pi_tools.session.diagnostics import Diagnostic
@@ -49,7 +50,19 @@ def audit_file(path: str, enabled: frozenset[str] | None = None) -> AuditResult:
 
 
 def audit_bytes(data: bytes, source: str, enabled: frozenset[str] | None = None) -> list[Finding]:
-    """Findings for a session file's bytes; `source` names it in every finding."""
+    """Findings for a session file's bytes; `source` names it in every finding.
+
+    A clean file is audited from its bulk index (audit/clean.py), anything else line by line; both give the same
+    findings.
+    """
+    sink = FindingSink(source, enabled if enabled is not None else frozenset(RULES_BY_ID))
+    if audit_clean_bytes(sink, data, source):
+        return sink.sorted()
+    return audit_bytes_line_by_line(data, source, enabled)
+
+
+def audit_bytes_line_by_line(data: bytes, source: str, enabled: frozenset[str] | None = None) -> list[Finding]:
+    """audit_bytes through the line-by-line reader, whatever the file."""
     sink = FindingSink(source, enabled if enabled is not None else frozenset(RULES_BY_ID))
     raw = parse_session_bytes(data, source)
     try:

@@ -10,13 +10,10 @@ which is what GitHub code scanning needs to show a finding on the session file.
 from __future__ import annotations
 
 import re
-import socket
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import quote
-from xml.sax.saxutils import escape as _escape
-from xml.sax.saxutils import quoteattr as _quoteattr
 
 import orjson
 
@@ -36,11 +33,16 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def escape(text: str) -> str:
-    return _escape(_NOT_XML.sub("\ufffd", text))
+    # Imported by the XML writers only: xml.sax.saxutils brings urllib.request and ssl (tens of ms).
+    from xml.sax.saxutils import escape as xml_escape
+
+    return xml_escape(_NOT_XML.sub("\ufffd", text))
 
 
 def quoteattr(text: str) -> str:
-    return _quoteattr(_NOT_XML.sub("\ufffd", text))
+    from xml.sax.saxutils import quoteattr as xml_quoteattr
+
+    return xml_quoteattr(_NOT_XML.sub("\ufffd", text))
 
 
 def _tool_version() -> str:
@@ -103,6 +105,8 @@ def junit(results: list[AuditResult], enabled: frozenset[str], fail_on: str = "e
     Findings below the threshold do not fail their test case (CI would disagree with the exit code
     otherwise); they are listed in the suite's system-out instead.
     """
+    import socket
+
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
     host = quoteattr(socket.gethostname() or "localhost")
     rules = _rules(enabled, catalogue)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pi_tools.audit.checks import AuditResult, audit_file
 from pi_tools.session.listing import find_session_files
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 # Below this many bytes in total (about 0.3 s of auditing) one process beats starting workers.
 POOL_MIN_BYTES = 8 << 20
@@ -63,10 +65,12 @@ def run_audit(paths: list[str], enabled: frozenset[str] | None = None, jobs: int
     workers = jobs if jobs is not None else worker_count(files)
     total = len(inputs)
     done = 0
+    pool: ProcessPoolExecutor | None = None
     if workers <= 1 or len(files) < 2:
         results: Iterator[AuditResult] = (_audit_one((path, enabled)) for path in files)
-        pool = None
     else:
+        from concurrent.futures import ProcessPoolExecutor  # imported only when a pool is used
+
         pool = ProcessPoolExecutor(max_workers=workers)
         chunk = max(1, len(files) // (workers * 8))
         results = pool.map(_audit_one, [(path, enabled) for path in files], chunksize=chunk)

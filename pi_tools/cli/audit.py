@@ -7,7 +7,16 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, default_session_folder, fail, report
+from pi_tools.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    default_session_folder,
+    exit_without_teardown,
+    fail,
+    read_ahead,
+    report,
+)
 
 
 def audit_command(
@@ -26,6 +35,8 @@ def audit_command(
 
     Example: pi-tools audit --format sarif --fail-on warning ~/.pi/agent/sessions > audit.sarif
     """
+    if paths and len(paths) == 1 and not list_rules:
+        read_ahead(paths)  # one input: its bytes come in while the audit modules import (a directory: nothing read)
     from pi_tools.audit.formats import FORMATS, json_lines, junit, rule_list, sarif, table
     from pi_tools.audit.rules import SEVERITY_RANK, UnknownRuleError, select_rules
     from pi_tools.audit.runner import ProgressBar, run_audit
@@ -61,9 +72,9 @@ def audit_command(
         _write(dumps_document(sarif(results, enabled)))
     threshold = SEVERITY_RANK[fail_on]
     if any(result.error is not None for result in results):
-        raise SystemExit(EXIT_BAD_INPUT)
+        exit_without_teardown(EXIT_BAD_INPUT)
     failing = any(SEVERITY_RANK[f["severity"]] >= threshold for result in results for f in result.findings)
-    raise SystemExit(EXIT_FINDINGS if failing else EXIT_OK)
+    exit_without_teardown(EXIT_FINDINGS if failing else EXIT_OK)  # everything is written: skip freeing the results
 
 
 def _write(data: bytes) -> None:

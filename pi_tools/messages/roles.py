@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any
 
 from pi_tools.messages.types import AgentMessage, Message
@@ -80,6 +79,8 @@ def default_registry() -> RoleRegistry:
     """
     global _DEFAULT
     if _DEFAULT is None:
+        from importlib.metadata import entry_points  # about 20 ms: only for the stages that read roles
+
         registry = RoleRegistry()
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             registry.register(_coerce_spec(ep.load(), f"{ENTRY_POINT_GROUP}:{ep.name}"))

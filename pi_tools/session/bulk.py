@@ -132,6 +132,49 @@ class BulkSession:
             self._by_id = dict(zip(islice(self._ids, 1, None), range(1, len(self._ids)), strict=True))
         return self._by_id
 
+    # --- read-only views for checks over every line (audit) -------------------------------------------------
+    @property
+    def line_ids(self) -> list[Any]:
+        """The id of each line (the header's first)."""
+        return self._ids
+
+    @property
+    def parent_lines(self) -> list[int]:
+        """The line of each line's parent (0 or -1 for roots; the header's is -1)."""
+        return self._parent_index
+
+    @property
+    def line_roles(self) -> list[Any]:
+        """The message role of each line (another value for lines that are not messages)."""
+        return self._roles
+
+    @property
+    def jump_lines(self) -> list[int]:
+        """The lines (ascending) whose parent is not the line before them."""
+        return self._jumps
+
+    @property
+    def parsed_entries(self) -> Mapping[int, dict[str, Any]]:
+        """The entries that are not messages, parsed in full, by line (ascending)."""
+        return self._parsed
+
+    def line_text(self, index: int) -> memoryview:
+        """The JSON text of a line."""
+        return memoryview(self.data or b"")[self._line_starts[index]:self._line_ends[index]]
+
+    def is_ancestor(self, index: int, target: int) -> bool:
+        """Whether line `target` is above line `index` on its path (walked a chain at a time, as _path_indices)."""
+        if not 0 < target < index:
+            return False
+        parent_index, jumps = self._parent_index, self._jumps
+        while index > 0:
+            position = bisect_right(jumps, index) - 1
+            low = jumps[position] if position >= 0 else 1
+            if low <= target <= index:
+                return True
+            index = parent_index[low] if position >= 0 else 0
+        return False
+
     def _line_of(self, entry_id: Any) -> int | None:
         """The line of an entry id (None if no entry has it), without making by_id for one lookup."""
         if not isinstance(entry_id, str):
@@ -268,13 +311,34 @@ class LineHeads:
         self.__dict__.update(state, starts=state["starts"].tolist(), ends=state["ends"].tolist())
 
 
+class SliceDecoder(Protocol):
+    """Decodes the heads of a slice of lines in the index's place, to keep more of each line on the way (audit's
+    checks; see pi_tools/audit/clean.py). Its heads have the `id`, `parentId` and `message` of the index's own,
+    with the same types; it may take a line the index's own decoder refuses for a field that only makes a
+    diagnostic (a message line's timestamp), whose check is then its caller's."""
+
+    role_of_type: Mapping[type, str]
+    """The role of each message struct type among its heads' messages."""
+
+    def __call__(self, lines: memoryview, first: int) -> list[Any]:
+        """The heads of the lines in `lines` (lines `first`, `first + 1`, ... of the run); raises one of
+        DECODE_ERRORS when a line is not clean."""
+
+
+def entry_union_decoder(message_entry: type) -> msgspec.json.Decoder[Any]:
+    """A decoder for one line of any entry type, with `message_entry` for message lines (headers and other entries
+    as the index decodes them)."""
+    return msgspec.json.Decoder(Union[(message_entry, _Header, *_OTHER_TYPES)])  # type: ignore[valid-type]  # noqa: UP007
+
+
 def line_heads(data: bytes | bytearray, start: int, end: int, check_all_lines: bool, offset: int = 0,
-               ends_file: bool = True) -> LineHeads | None:
+               ends_file: bool = True, decoder: SliceDecoder | None = None) -> LineHeads | None:
     """The heads of the lines of data[start:end], a run of whole lines at file offset `offset + start`; None
     when the run is not made of clean lines.
 
     A run that does not end the file must end with "}" and a line break (as between any two lines), so that
-    runs indexed apart accept exactly what the whole file would.
+    runs indexed apart accept exactly what the whole file would. A `decoder` (checked runs only) decodes the
+    lines instead of the index's own.
     """
     if not data.startswith(b"{", start, end):
         return None
@@ -295,6 +359,7 @@ def line_heads(data: bytes | bytearray, start: int, end: int, check_all_lines: b
     # Decoded in slices of lines, keeping only ids, parents and roles, so the heads of a large file never all
     # exist at once (less memory to fault in, and half the peak).
     decode = _decode_checked if check_all_lines else _decode_unchecked
+    role_of_type = ROLE_OF_TYPE if decoder is None else decoder.role_of_type
     view = memoryview(data)
     ids: list[Any] = []
     parents: list[Any] = []
@@ -302,8 +367,9 @@ def line_heads(data: bytes | bytearray, start: int, end: int, check_all_lines: b
     first_is_header = False
     for first in range(0, line_count, _LINES_PER_SLICE):
         last = min(first + _LINES_PER_SLICE, line_count)
+        lines = view[line_starts[first] - base:line_ends[last - 1] - base]
         try:
-            heads = decode(view[line_starts[first] - base:line_ends[last - 1] - base])
+            heads = decode(lines) if decoder is None else decoder(lines, first)
         except DECODE_ERRORS:
             return None
         if len(heads) != last - first:
@@ -312,7 +378,7 @@ def line_heads(data: bytes | bytearray, start: int, end: int, check_all_lines: b
         parents += map(_parents, heads)
         messages = map(_message, heads)  # _NO_MESSAGE for other entries
         if check_all_lines:
-            roles += map(ROLE_OF_TYPE.get, map(type, messages), repeat(_NOT_A_MESSAGE))
+            roles += map(role_of_type.get, map(type, messages), repeat(_NOT_A_MESSAGE))
         else:
             roles += map(_role, messages)
         if first == 0:
@@ -359,12 +425,14 @@ def index_elsewhere(provider: LineHeadsElsewhere) -> None:
     _heads_elsewhere.append(provider)
 
 
-def index_clean_session(data: bytes, source: str, check_all_lines: bool = True) -> BulkSession | None:
+def index_clean_session(data: bytes, source: str, check_all_lines: bool = True,
+                        decoder: SliceDecoder | None = None) -> BulkSession | None:
     """A BulkSession for a clean file, or None when anything at all needs the line-by-line reader.
 
     `check_all_lines=False` skips what only produces diagnostics (the UTF-8 and field checks of every line and
     the checks of other entries), for stages that report none: the context is the same, the diagnostics empty.
-    Then the lines of the file's second half may come indexed from elsewhere (index_elsewhere).
+    Then the lines of the file's second half may come indexed from elsewhere (index_elsewhere). A `decoder`
+    (with `check_all_lines` only) decodes the line heads in the index's place (see SliceDecoder).
     """
     cut = len(data)
     helper = None
@@ -374,7 +442,8 @@ def index_clean_session(data: bytes, source: str, check_all_lines: bool = True) 
                       None)
         if helper is not None:
             cut = start
-    heads = line_heads(data, 0, cut, check_all_lines, ends_file=helper is None)
+    heads = line_heads(data, 0, cut, check_all_lines, ends_file=helper is None,
+                       decoder=decoder if check_all_lines else None)
     if heads is None or not heads.first_is_header:
         return None
     if helper is not None:

@@ -9,6 +9,7 @@ would repair. The file is only ever opened for reading.
 
 from __future__ import annotations
 
+import codecs
 import gc
 import math
 import os
@@ -167,6 +168,22 @@ def valid_utf8(data: bytes) -> bool:
     invalid sequence split around ASCII bytes; materialising such a line still decodes it as Pi does.
     """
     return _decodes(data.translate(None, _ASCII))
+
+
+def strictly_utf8(data: bytes, chunk: int = 1 << 22) -> bool:
+    """Whether every byte of the file decodes as UTF-8, exactly (unlike valid_utf8, which a sequence split by an
+    ASCII byte can pass). Decoded a few MiB at a time, so the text of a large file never exists whole."""
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for start in range(0, len(data), chunk):
+            decoder.decode(view[start:start + chunk])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _decodes(high: bytes) -> bool:
