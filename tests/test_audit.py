@@ -63,7 +63,8 @@ COMPANIONS = {"context-error": {"required-fields"}}
 GENERATED = {"pi-cannot-load"}  # needs >120k entries: built by a test below
 
 
-def findings(path: Path | str, rules: str | None = None) -> list[dict[str, Any]]:
+def findings(path: Path | str, rules: str | None = "all") -> list[dict[str, Any]]:
+    """Every rule's findings (the opt-in ones too) unless `rules` says otherwise."""
     result = audit_file(str(path), select_rules(rules))
     assert result.error is None, result.error
     return result.findings
@@ -441,8 +442,10 @@ def test_secrets_in_a_clean_session_are_found_by_both_readers(tmp_path: Path) ->
     path.write_text(text)
     data = path.read_bytes()
     assert audit_clean_bytes(FindingSink(str(path), frozenset(RULES_BY_ID)), data, str(path))
-    clean = [f for f in audit_bytes(data, str(path)) if f["rule"] == "secret-in-session"]
-    slow = [f for f in audit_bytes_line_by_line(data, str(path)) if f["rule"] == "secret-in-session"]
+    every_rule = frozenset(RULES_BY_ID)
+    clean = [f for f in audit_bytes(data, str(path), every_rule) if f["rule"] == "secret-in-session"]
+    slow = [f for f in audit_bytes_line_by_line(data, str(path), every_rule) if f["rule"] == "secret-in-session"]
+    assert [f for f in audit_bytes(data, str(path)) if f["rule"] == "secret-in-session"] == []  # opt-in
     assert clean == slow and [(f["entryId"], f["line"]) for f in clean] == [("a1", 2), ("a2", 3)]
     assert key not in repr(clean) and "ghp_" not in repr(clean)
 
@@ -468,3 +471,14 @@ def test_invalid_utf8_split_by_ascii_in_a_skipped_field_is_reported(tmp_path: Pa
     got = audit_bytes(data, "split.jsonl")
     assert got == audit_bytes_line_by_line(data, "split.jsonl")
     assert [(f["rule"], f["line"]) for f in got if f["rule"] == "invalid-utf8"] == [("invalid-utf8", 2)]
+
+
+def test_rule_selection() -> None:
+    """No --rules: the default rules (secret-in-session is opt-in); `all`; `+id` adds to the defaults."""
+    defaults = select_rules(None)
+    assert "secret-in-session" not in defaults and len(defaults) == len(RULES_BY_ID) - 1
+    assert select_rules("all") == frozenset(RULES_BY_ID)
+    assert select_rules("+secret-in-session") == defaults | {"secret-in-session"}
+    assert select_rules("secret-in-session,orphaned-tool-call") == {"secret-in-session", "orphaned-tool-call"}
+    with pytest.raises(UnknownRuleError, match=r"unknown rule id\(s\): \+nope"):
+        select_rules("+nope")

@@ -28,6 +28,7 @@ from pi_tools.session.bulk import index_clean_session
 from pi_tools.session.reader import strictly_utf8
 
 ROOT = Path(__file__).resolve().parent.parent
+EVERY_RULE = frozenset(RULES_BY_ID)  # the opt-in rules too
 GOLDEN_DIR = ROOT / "tests" / "data" / "audit_golden"
 GOLDEN = GOLDEN_DIR / "findings.golden"  # JSON Lines, named so that no test takes it for a session file
 CORPUS = GOLDEN_DIR / "corpus"
@@ -186,7 +187,7 @@ def cases() -> Iterator[tuple[str, bytes]]:
 
 def findings_output(source: str, data: bytes) -> bytes:
     """What `pi-tools audit --format json` writes for this input."""
-    return json_lines([AuditResult(source, audit_bytes(data, source))])
+    return json_lines([AuditResult(source, audit_bytes(data, source, EVERY_RULE))])
 
 
 def record() -> bytes:
@@ -229,7 +230,7 @@ def test_the_golden_covers_what_it_claims() -> None:
                                     "tests/data/audit", "tests/data/audit_golden/corpus"])
 def test_the_command_writes_the_recorded_findings(cli: Any, folder: str) -> None:
     """The real command over whole folders (the process pool where the folder is large) writes the same lines."""
-    run = cli("audit", "--format", "json", folder)
+    run = cli("audit", "--format", "json", "--rules", "all", folder)
     assert run.code in (0, 1), run.stderr
     want = b"".join(line for line in GOLDEN.read_bytes().splitlines(keepends=True)
                     if orjson.loads(line)["source"].startswith(folder + "/"))
@@ -245,7 +246,7 @@ def test_rules_option_keeps_exactly_the_selected_findings() -> None:
     for source, data in cases():
         if rng.random() > 0.15:
             continue
-        full = audit_bytes(data, source)
+        full = audit_bytes(data, source, EVERY_RULE)
         for _ in range(2):
             subset = frozenset(rng.sample(ids, rng.randrange(1, 6)))
             assert audit_bytes(data, source, subset) == [f for f in full if f["rule"] in subset], (source, subset)
@@ -333,7 +334,7 @@ def test_clean_files_audited_from_the_index_agree_with_the_line_by_line_audit() 
             continue
         taken += 1
         got = sink.sorted()
-        assert got == audit_bytes_line_by_line(data, source), source
+        assert got == audit_bytes_line_by_line(data, source, every_rule), source
         findings += len(got)
     assert taken >= 800 and findings >= 2000, (taken, findings)
 

@@ -17,7 +17,7 @@ from pi_tools.audit.check_secrets import check_secrets
 from pi_tools.audit.check_tools import check_tool_results
 from pi_tools.audit.clean import audit_clean_bytes
 from pi_tools.audit.findings import Finding, FindingSink
-from pi_tools.audit.rules import DIAGNOSTIC_RULES, RULES_BY_ID
+from pi_tools.audit.rules import DEFAULT_RULES, DIAGNOSTIC_RULES
 from pi_tools.session.diagnostics import Diagnostic
 from pi_tools.session.load import tree_from_raw
 from pi_tools.session.reader import (
@@ -55,7 +55,7 @@ def audit_bytes(data: bytes, source: str, enabled: frozenset[str] | None = None)
     A clean file is audited from its bulk index (audit/clean.py), anything else line by line; both give the same
     findings.
     """
-    sink = FindingSink(source, enabled if enabled is not None else frozenset(RULES_BY_ID))
+    sink = FindingSink(source, enabled if enabled is not None else DEFAULT_RULES)
     if audit_clean_bytes(sink, data, source):
         return sink.sorted()
     return audit_bytes_line_by_line(data, source, enabled)
@@ -63,7 +63,7 @@ def audit_bytes(data: bytes, source: str, enabled: frozenset[str] | None = None)
 
 def audit_bytes_line_by_line(data: bytes, source: str, enabled: frozenset[str] | None = None) -> list[Finding]:
     """audit_bytes through the line-by-line reader, whatever the file."""
-    sink = FindingSink(source, enabled if enabled is not None else frozenset(RULES_BY_ID))
+    sink = FindingSink(source, enabled if enabled is not None else DEFAULT_RULES)
     raw = parse_session_bytes(data, source)
     try:
         validate_header(raw, len(data))

@@ -22,7 +22,7 @@ from pi_tools.cli.common import (
 def audit_command(
     paths: Annotated[list[str] | None, typer.Argument(help="Session files or directories (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
     output_format: Annotated[str, typer.Option("--format", help="table, json (one finding per line), junit or sarif.")] = "table",
-    rules: Annotated[str | None, typer.Option("--rules", metavar="ID,...", help="Only these rule ids (default: all).")] = None,
+    rules: Annotated[str | None, typer.Option("--rules", metavar="ID,...", help="Only these rule ids; +ID adds an opt-in rule (secret-in-session) to the defaults; all: every rule (default: every rule but the opt-in ones).")] = None,
     fail_on: Annotated[str, typer.Option("--fail-on", help="Exit 1 when a finding has this severity or worse: error or warning.")] = "error",
     list_rules: Annotated[bool, typer.Option("--list-rules", help="Print every rule with its severity and description, then exit.")] = False,
     jobs: Annotated[int | None, typer.Option("--jobs", metavar="N", help="Worker processes (default: one per core when it helps).")] = None,
