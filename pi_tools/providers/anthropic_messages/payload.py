@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pi_tools.js.access import block_field, block_type, js_join_piece, string_receiver
+from pi_tools.js.access import block_field, block_type, content_array, js_join_piece, string_receiver
 from pi_tools.js.strings import js_is_blank, js_trim
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import (
@@ -422,7 +422,8 @@ def _convert_tool_result(
         references.append(
             {"type": "tool_reference", "tool_name": _to_claude_code_name(name) if oauth else name}
         )
-    content = _tool_result_content(message.get("content") or [])
+    # convertContentBlocks calls content.some first: a string content (kept as is for an image-capable model) throws.
+    content = _tool_result_content(content_array(message, "content.some"))
     result: Block = {"type": "tool_result", "tool_use_id": message.get("toolCallId")}
     if "toolCallId" not in message:
         del result["tool_use_id"]  # undefined: JSON leaves the member out

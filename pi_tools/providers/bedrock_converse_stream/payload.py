@@ -13,7 +13,7 @@ import binascii
 import re
 from typing import Any
 
-from pi_tools.js.access import block_type, string_field
+from pi_tools.js.access import block_type, for_of, string_field
 from pi_tools.js.strings import js_is_blank
 from pi_tools.js.values import UNDEFINED, js_to_string, js_truthy
 from pi_tools.providers.anthropic_messages.payload import MIN_ANSWER_TOKENS, NAN, has_thinking_budget
@@ -216,7 +216,9 @@ def _strip_empty_keys(value: Any) -> Any:
     return root
 
 
-def _tool_result_content(content: list[Any]) -> list[Block]:
+def _tool_result_content(content: list[Any] | str) -> list[Block]:
+    """convertToolResultContent walks the content with for...of: a string goes by characters, which have no
+    `text` (sanitizeSurrogates then throws), and a number, boolean or object is not iterable."""
     blocks: list[Block] = []
     for block in content:
         if block_type(block) == "image":
@@ -231,7 +233,7 @@ def _tool_result_content(content: list[Any]) -> list[Block]:
 def _tool_result(message: dict[str, Any]) -> Block:
     result = {
         "toolUseId": message.get("toolCallId"),
-        "content": _tool_result_content(message.get("content") or []),
+        "content": _tool_result_content(for_of(message.get("content"), "content")),
         "status": "error" if js_truthy(message.get("isError")) else "success",
     }
     if "toolCallId" not in message:

@@ -220,7 +220,7 @@ def _append_tool_result(
     response_turn: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """Add one tool result; returns the user turn now holding function responses (for the next result)."""
-    content = message.get("content") or []
+    content = message.get("content")  # transformMessages made a missing one []; "" is a string too
     if not isinstance(content, list):
         raise PayloadError("msg.content.filter is not a function")
     texts: list[Any] = []

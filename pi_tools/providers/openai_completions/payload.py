@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_tools.js.access import block_field, block_type, copy_defined, js_join_piece, string_receiver
+from pi_tools.js.access import block_field, block_type, content_array, copy_defined, js_join_piece, string_receiver
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.js.strings import js_is_blank, js_length, js_slice, js_trim
 from pi_tools.js.values import UNDEFINED, js_truthy
@@ -231,7 +231,8 @@ def _assistant_message(
 
 
 def _tool_result_message(message: dict[str, Any], compat: dict[str, Any]) -> dict[str, Any]:
-    blocks = message.get("content") or []
+    # toolMsg.content.filter(...) comes first: a string content (kept as is for an image-capable model) throws.
+    blocks = content_array(message, "toolMsg.content.filter")
     text = "\n".join(js_join_piece(block_field(block, "text")) for block in blocks if block_type(block) == "text")
     has_images = any(block_type(block) == "image" for block in blocks)
     body = text if text else "(see attached image)" if has_images else "(no tool output)"
@@ -314,8 +315,8 @@ def convert_messages(
                 if accepts_images:
                     image_parts.extend(
                         {"type": "image_url", "image_url": {"url": image_data_url(block)}}
-                        for block in result.get("content") or []
-                        if block.get("type") == "image"
+                        for block in result["content"]
+                        if block_type(block) == "image"
                     )
                 index += 1
             if image_parts:
