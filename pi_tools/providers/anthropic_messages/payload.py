@@ -422,7 +422,8 @@ def _convert_tool_result(
         references.append(
             {"type": "tool_reference", "tool_name": _to_claude_code_name(name) if oauth else name}
         )
-    # convertContentBlocks calls content.some first: a string content (kept as is for an image-capable model) throws.
+    # convertContentBlocks calls content.some first: a string content (left as is for an image-capable
+    # model) throws there.
     content = _tool_result_content(content_array(message, "content.some"))
     result: Block = {"type": "tool_result", "tool_use_id": message.get("toolCallId")}
     if "toolCallId" not in message:

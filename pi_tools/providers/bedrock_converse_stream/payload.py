@@ -220,6 +220,7 @@ def _tool_result_content(content: list[Any] | str) -> list[Block]:
     """convertToolResultContent walks the content with for...of: a string goes by characters, which have no
     `text` (sanitizeSurrogates then throws), and a number, boolean or object is not iterable."""
     blocks: list[Block] = []
+    block: Any
     for block in content:
         if block_type(block) == "image":
             blocks.append({"image": _image_block(block)})

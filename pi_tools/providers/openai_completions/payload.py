@@ -11,7 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_tools.js.access import block_field, block_type, content_array, copy_defined, js_join_piece, string_receiver
+from pi_tools.js.access import (
+    block_field,
+    block_type,
+    content_array,
+    copy_defined,
+    js_join_piece,
+    string_receiver,
+)
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.js.strings import js_is_blank, js_length, js_slice, js_trim
 from pi_tools.js.values import UNDEFINED, js_truthy
@@ -231,7 +238,8 @@ def _assistant_message(
 
 
 def _tool_result_message(message: dict[str, Any], compat: dict[str, Any]) -> dict[str, Any]:
-    # toolMsg.content.filter(...) comes first: a string content (kept as is for an image-capable model) throws.
+    # toolMsg.content.filter(...) comes first: a string content (left as is for an image-capable model)
+    # throws there.
     blocks = content_array(message, "toolMsg.content.filter")
     text = "\n".join(js_join_piece(block_field(block, "text")) for block in blocks if block_type(block) == "text")
     has_images = any(block_type(block) == "image" for block in blocks)
