@@ -17,6 +17,7 @@ from pi_tools.js.access import (
     content_array,
     copy_defined,
     js_join_piece,
+    js_prop,
     string_receiver,
 )
 from pi_tools.js.json_stringify import js_stringify
@@ -185,11 +186,10 @@ def _assistant_message(
         "content": "" if compat["requiresAssistantAfterToolResult"] else None,
     }
     blocks = message.get("content") or []
-    text_parts = [
-        {"type": "text", "text": sanitize_surrogates(block["text"])}
-        for block in blocks
-        if block.get("type") == "text" and not js_is_blank(block["text"])
-    ]
+    # `block.text.trim()` and `block.thinking.trim()`: V8's words where a stored one is not a string.
+    texts = [string_receiver(js_prop(block, "text"), "block.text", "trim")
+             for block in blocks if block.get("type") == "text"]
+    text_parts = [{"type": "text", "text": sanitize_surrogates(text)} for text in texts if not js_is_blank(text)]
     text = "".join(part["text"] for part in text_parts)
     thinking_blocks = [block for block in blocks if block.get("type") == "thinking"]
     tool_calls = [block for block in blocks if block.get("type") == "toolCall"]
@@ -204,7 +204,8 @@ def _assistant_message(
         legacy_details = [detail for detail in legacy if detail is not None]
         preserved_details = legacy_details or None
 
-    thinking_with_text = [block for block in thinking_blocks if not js_is_blank(block["thinking"])]
+    thinking_with_text = [block for block in thinking_blocks
+                          if not js_is_blank(string_receiver(js_prop(block, "thinking"), "block.thinking", "trim"))]
     if thinking_with_text:
         if compat["requiresThinkingAsText"]:
             joined = "\n\n".join(sanitize_surrogates(block["thinking"]) for block in thinking_with_text)
