@@ -102,7 +102,8 @@ def _rewrite_assistant(
                 continue
             blocks.append(block if same_model else {"type": "text", "text": thinking})
         elif kind == "text":
-            blocks.append(block if same_model else {"type": "text", "text": block.get("text")})
+            # A missing text stays missing (undefined): readers then say "undefined", not "null".
+            blocks.append(block if same_model else {"type": "text", **({"text": block["text"]} if "text" in block else {})})
         elif kind == "toolCall":
             call = block
             if not same_model and block.get("thoughtSignature"):

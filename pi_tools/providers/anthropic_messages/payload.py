@@ -12,8 +12,16 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pi_tools.js.access import block_field, block_type, js_join_piece, string_receiver
+from pi_tools.js.access import (
+    block_field,
+    block_type,
+    content_array,
+    js_join_piece,
+    js_prop,
+    string_receiver,
+)
 from pi_tools.js.strings import js_is_blank, js_trim
+from pi_tools.js.values import js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import (
     json_schema_tool_parameters,
@@ -367,7 +375,7 @@ def _convert_assistant(
             continue
         kind = block.get("type")
         if kind == "text":
-            text = block.get("text", "")
+            text = string_receiver(js_prop(block, "text"), "block.text", "trim")  # V8's words on a non-string
             if js_is_blank(text):
                 continue
             blocks.append({"type": "text", "text": sanitize_surrogates(text)})
@@ -375,12 +383,14 @@ def _convert_assistant(
             signature = block.get("thinkingSignature")
             if block.get("redacted"):
                 redacted: Block = {"type": "redacted_thinking"}
-                if signature is not None:
+                if "thinkingSignature" in block:  # a stored null is sent; a missing one (undefined) is not
                     redacted["data"] = signature
                 blocks.append(redacted)
                 continue
-            thinking = block.get("thinking", "")
-            has_signature = isinstance(signature, str) and not js_is_blank(signature)
+            # `!!signature && signature.trim()...` then `block.thinking.trim()`: V8's words on a non-string.
+            has_signature = js_truthy(signature) and not js_is_blank(
+                string_receiver(signature, "thinkingSignature", "trim"))
+            thinking = string_receiver(js_prop(block, "thinking"), "block.thinking", "trim")
             if js_is_blank(thinking) and not has_signature:
                 continue
             if has_signature:
@@ -422,7 +432,9 @@ def _convert_tool_result(
         references.append(
             {"type": "tool_reference", "tool_name": _to_claude_code_name(name) if oauth else name}
         )
-    content = _tool_result_content(message.get("content") or [])
+    # convertContentBlocks calls content.some first: a string content (left as is for an image-capable
+    # model) throws there.
+    content = _tool_result_content(content_array(message, "content.some"))
     result: Block = {"type": "tool_result", "tool_use_id": message.get("toolCallId")}
     if "toolCallId" not in message:
         del result["tool_use_id"]  # undefined: JSON leaves the member out

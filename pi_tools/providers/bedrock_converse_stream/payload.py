@@ -13,7 +13,7 @@ import binascii
 import re
 from typing import Any
 
-from pi_tools.js.access import block_type, string_field
+from pi_tools.js.access import block_type, for_of, js_prop, string_field, string_receiver
 from pi_tools.js.strings import js_is_blank
 from pi_tools.js.values import UNDEFINED, js_to_string, js_truthy
 from pi_tools.providers.anthropic_messages.payload import MIN_ANSWER_TOKENS, NAN, has_thinking_budget
@@ -182,9 +182,10 @@ def _redacted_content(signature: Any) -> bytes | None:
 # --------------------------------------------------------------------------------------------------------
 
 
-def _text_block(text: str) -> Block | None:
-    """Bedrock rejects blank text blocks, so they are dropped (checked after surrogate clean-up)."""
-    cleaned = sanitize_surrogates(text)
+def _text_block(text: Any) -> Block | None:
+    """Bedrock rejects blank text blocks, so they are dropped (checked after surrogate clean-up). A stored text
+    that is not a string fails in sanitizeSurrogates' `text.replace`, with V8's words."""
+    cleaned = sanitize_surrogates(string_receiver(text, "text", "replace"))
     return None if js_is_blank(cleaned) else {"text": cleaned}
 
 
@@ -216,8 +217,11 @@ def _strip_empty_keys(value: Any) -> Any:
     return root
 
 
-def _tool_result_content(content: list[Any]) -> list[Block]:
+def _tool_result_content(content: list[Any] | str) -> list[Block]:
+    """convertToolResultContent walks the content with for...of: a string goes by characters, which have no
+    `text` (sanitizeSurrogates then throws), and a number, boolean or object is not iterable."""
     blocks: list[Block] = []
+    block: Any
     for block in content:
         if block_type(block) == "image":
             blocks.append({"image": _image_block(block)})
@@ -231,7 +235,7 @@ def _tool_result_content(content: list[Any]) -> list[Block]:
 def _tool_result(message: dict[str, Any]) -> Block:
     result = {
         "toolUseId": message.get("toolCallId"),
-        "content": _tool_result_content(message.get("content") or []),
+        "content": _tool_result_content(for_of(message.get("content"), "content")),
         "status": "error" if js_truthy(message.get("isError")) else "success",
     }
     if "toolCallId" not in message:
@@ -262,13 +266,13 @@ def _thinking_block(block: Block, signatures_supported: bool) -> Block | None:
     if block.get("redacted"):
         raw = _redacted_content(block.get("thinkingSignature"))
         return {"reasoningContent": {"redactedContent": bytes_value(raw)}} if raw else None
-    thinking = sanitize_surrogates(block.get("thinking", ""))
+    thinking = sanitize_surrogates(string_receiver(js_prop(block, "thinking"), "text", "replace"))
     if js_is_blank(thinking):
         return None
     if not signatures_supported:
         return {"reasoningContent": {"reasoningText": {"text": thinking}}}
     signature = block.get("thinkingSignature")
-    if not signature or js_is_blank(signature):
+    if not js_truthy(signature) or js_is_blank(string_receiver(signature, "c.thinkingSignature", "trim")):
         return {"text": thinking}
     return {"reasoningContent": {"reasoningText": {"text": thinking, "signature": signature}}}
 
@@ -281,7 +285,7 @@ def _convert_assistant(message: dict[str, Any], signatures_supported: bool) -> d
         kind = block.get("type")
         converted: Block | None = None
         if kind == "text":
-            converted = _text_block(block.get("text", ""))
+            converted = _text_block(js_prop(block, "text"))
         elif kind == "toolCall":
             tool_use: Block = {"toolUseId": block.get("id"), "name": block.get("name")}
             for member, key in (("toolUseId", "id"), ("name", "name")):

@@ -89,9 +89,10 @@ def is_gemma4(model_id: str) -> bool:
 # --- small JS-semantics helpers -------------------------------------------------------------------------------
 
 
-def _is_blank(text: Any) -> bool:
-    """``!text || text.trim() === ""`` for the string-or-missing values blocks carry."""
-    return not text or (isinstance(text, str) and js_is_blank(text))
+def _is_blank(text: Any, expression: str) -> bool:
+    """``!text || text.trim() === ""``: a truthy value that is not a string (a number, an object, an array)
+    fails in ``trim`` with V8's words (``expression`` is the source text V8 names)."""
+    return not js_truthy(text) or js_is_blank(string_receiver(text, expression, "trim"))
 
 
 def _sanitize(value: Any) -> str:
@@ -176,7 +177,7 @@ def _assistant_content(message: dict[str, Any], model: Model, traits: _ModelTrai
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text":
             signature = _kept_signature(same_model, block.get("textSignature"))
-            if _is_blank(block.get("text")) and not signature:
+            if _is_blank(block.get("text"), "block.text") and not signature:
                 continue
             part: dict[str, Any] = {"text": _sanitize(block.get("text"))}
             if signature:
@@ -185,14 +186,14 @@ def _assistant_content(message: dict[str, Any], model: Model, traits: _ModelTrai
         elif kind == "thinking":
             if same_model:
                 signature = _kept_signature(same_model, block.get("thinkingSignature"))
-                if _is_blank(block.get("thinking")) and not signature:
+                if _is_blank(block.get("thinking"), "block.thinking") and not signature:
                     continue
                 part = {"thought": True, "text": _sanitize(block.get("thinking"))}
                 if signature:
                     part["thoughtSignature"] = signature
                 parts.append(part)
             else:
-                if _is_blank(block.get("thinking")):
+                if _is_blank(block.get("thinking"), "block.thinking"):
                     continue
                 parts.append({"text": _sanitize(block.get("thinking"))})
         elif kind == "toolCall":
@@ -220,7 +221,7 @@ def _append_tool_result(
     response_turn: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """Add one tool result; returns the user turn now holding function responses (for the next result)."""
-    content = message.get("content") or []
+    content = message.get("content")  # transformMessages made a missing one []; "" is a string too
     if not isinstance(content, list):
         raise PayloadError("msg.content.filter is not a function")
     texts: list[Any] = []

@@ -15,6 +15,7 @@ from pi_tools.js.access import (
     block_type,
     content_array,
     copy_defined,
+    js_prop,
     string_field,
     string_receiver,
 )
@@ -117,11 +118,11 @@ def _assistant_message(message: Mapping[str, Any]) -> dict[str, Any] | None:
     for block in message.get("content") or ():
         kind = block_type(block)
         if kind == "text":
-            text = string_field(block, "text", "trim")
+            text = string_receiver(js_prop(block, "text"), "block.text", "trim")
             if js_trim(text):
                 chunks.append({"type": "text", "text": sanitize_surrogates(text)})
         elif kind == "thinking":
-            thinking = string_field(block, "thinking", "trim")
+            thinking = string_receiver(js_prop(block, "thinking"), "block.thinking", "trim")
             if js_trim(thinking):
                 chunks.append(
                     {

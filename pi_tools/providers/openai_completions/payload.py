@@ -11,7 +11,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_tools.js.access import block_field, block_type, copy_defined, js_join_piece, string_receiver
+from pi_tools.js.access import (
+    block_field,
+    block_type,
+    content_array,
+    copy_defined,
+    js_join_piece,
+    js_prop,
+    string_receiver,
+)
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.js.strings import js_is_blank, js_length, js_slice, js_trim
 from pi_tools.js.values import UNDEFINED, js_truthy
@@ -178,11 +186,10 @@ def _assistant_message(
         "content": "" if compat["requiresAssistantAfterToolResult"] else None,
     }
     blocks = message.get("content") or []
-    text_parts = [
-        {"type": "text", "text": sanitize_surrogates(block["text"])}
-        for block in blocks
-        if block.get("type") == "text" and not js_is_blank(block["text"])
-    ]
+    # `block.text.trim()` and `block.thinking.trim()`: V8's words where a stored one is not a string.
+    texts = [string_receiver(js_prop(block, "text"), "block.text", "trim")
+             for block in blocks if block.get("type") == "text"]
+    text_parts = [{"type": "text", "text": sanitize_surrogates(text)} for text in texts if not js_is_blank(text)]
     text = "".join(part["text"] for part in text_parts)
     thinking_blocks = [block for block in blocks if block.get("type") == "thinking"]
     tool_calls = [block for block in blocks if block.get("type") == "toolCall"]
@@ -197,7 +204,8 @@ def _assistant_message(
         legacy_details = [detail for detail in legacy if detail is not None]
         preserved_details = legacy_details or None
 
-    thinking_with_text = [block for block in thinking_blocks if not js_is_blank(block["thinking"])]
+    thinking_with_text = [block for block in thinking_blocks
+                          if not js_is_blank(string_receiver(js_prop(block, "thinking"), "block.thinking", "trim"))]
     if thinking_with_text:
         if compat["requiresThinkingAsText"]:
             joined = "\n\n".join(sanitize_surrogates(block["thinking"]) for block in thinking_with_text)
@@ -231,7 +239,9 @@ def _assistant_message(
 
 
 def _tool_result_message(message: dict[str, Any], compat: dict[str, Any]) -> dict[str, Any]:
-    blocks = message.get("content") or []
+    # toolMsg.content.filter(...) comes first: a string content (left as is for an image-capable model)
+    # throws there.
+    blocks = content_array(message, "toolMsg.content.filter")
     text = "\n".join(js_join_piece(block_field(block, "text")) for block in blocks if block_type(block) == "text")
     has_images = any(block_type(block) == "image" for block in blocks)
     body = text if text else "(see attached image)" if has_images else "(no tool output)"
@@ -314,8 +324,8 @@ def convert_messages(
                 if accepts_images:
                     image_parts.extend(
                         {"type": "image_url", "image_url": {"url": image_data_url(block)}}
-                        for block in result.get("content") or []
-                        if block.get("type") == "image"
+                        for block in result["content"]
+                        if block_type(block) == "image"
                     )
                 index += 1
             if image_parts:
