@@ -5,8 +5,10 @@ Kept free of heavy imports so that `pi-tools --help` stays fast.
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, NoReturn
 
 EXIT_OK = 0
@@ -137,3 +139,52 @@ def exit_without_teardown(status: int) -> NoReturn:
     for callback in _before_exit:
         callback()
     os._exit(status)
+
+
+def output_paths(files: list[str], out: str, fmt: str) -> list[str]:
+    """For render and export: one FILE: OUT is the page (or - for stdout). Several: OUT is a directory of <stem>.<format> pages."""
+    if len(files) == 1:
+        return [out]
+    if out == "-":
+        fail("-o -: several FILEs need an output directory")
+    directory = Path(out)
+    if directory.exists() and not directory.is_dir():
+        fail(f"-o {out}: several FILEs need an output directory, and this is a file")
+    directory.mkdir(parents=True, exist_ok=True)
+    taken: set[str] = set()
+    paths = []
+    for name in files:
+        stem = Path(name).stem or "session"
+        candidate, counter = stem, 1
+        while candidate in taken:
+            counter += 1
+            candidate = f"{stem}-{counter}"
+        taken.add(candidate)
+        paths.append(str(directory / f"{candidate}.{fmt}"))
+    return paths
+
+
+def _write_atomically(path: str, pieces: Iterable[str]) -> None:
+    """Never leave a half-written page behind (a reader may have the old one open)."""
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            for piece in pieces:
+                handle.write(piece)
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def write_pieces(path: str, pieces: Iterable[str]) -> None:
+    """A page made of pieces, to stdout for -, else atomically to `path` (a failed write is a clear error)."""
+    if path == "-":
+        for piece in pieces:
+            sys.stdout.write(piece)
+        sys.stdout.flush()
+        return
+    try:
+        _write_atomically(path, pieces)
+    except OSError as exc:
+        fail(f"-o {path}: cannot write: {exc.strerror or exc}")

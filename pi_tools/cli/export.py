@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, exit_without_teardown, fail, report
+from pi_tools.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    exit_without_teardown,
+    fail,
+    output_paths,
+    report,
+    write_pieces,
+)
 
 _EXTENSIONS = {"md": "md", "html": "html", "chat": "jsonl"}
 
@@ -45,7 +52,6 @@ def export_command(
 
     Example: pi-tools export s.jsonl --branches all --no-thinking --scrub -o s.html
     """
-    from pi_tools.cli.render import _output_paths, _write_atomically
     from pi_tools.export import FORMATS, ExportError, ExportOptions, export_session
     from pi_tools.export.redaction import RedactError, make_rewrite
     from pi_tools.export.transcript import BRANCHES, ONLY
@@ -69,7 +75,7 @@ def export_command(
     options = ExportOptions(leaf=leaf, branches=branches, tools=not no_tools, thinking=not no_thinking, only=only,
                             redact=tuple(redact or ()), scrub=scrub)
     status = EXIT_OK
-    for name, path in zip(files, _output_paths(files, out, _EXTENSIONS[chosen]), strict=True):
+    for name, path in zip(files, output_paths(files, out, _EXTENSIONS[chosen]), strict=True):
         try:
             pieces = export_session(load_session(name), chosen, options)
         except MissingTemplateError as exc:
@@ -79,14 +85,6 @@ def export_command(
             report(message if name in message else f"{name}: {message}")
             status = EXIT_BAD_INPUT
             continue
-        if path == "-":
-            for piece in pieces:
-                sys.stdout.write(piece)
-            sys.stdout.flush()
-            continue
-        try:
-            _write_atomically(path, pieces)
-        except OSError as exc:
-            fail(f"-o {path}: cannot write: {exc.strerror or exc}")
+        write_pieces(path, pieces)
     # The session, the model and the page are freed with the process, not object by object.
     exit_without_teardown(status)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, fail, report
+from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, fail, output_paths, report, write_pieces
 
 
 def _load_tools(path: str) -> list[dict[str, Any]]:
@@ -27,29 +24,6 @@ def _load_tools(path: str) -> list[dict[str, Any]]:
     ):
         fail(f"--tools {path}: expected a JSON array of {{name, description, parameters}} objects")
     return value
-
-
-def _output_paths(files: list[str], out: str, fmt: str) -> list[str]:
-    """One FILE: OUT is the page (or - for stdout). Several: OUT is a directory of <stem>.<format> pages."""
-    if len(files) == 1:
-        return [out]
-    if out == "-":
-        fail("-o -: several FILEs need an output directory")
-    directory = Path(out)
-    if directory.exists() and not directory.is_dir():
-        fail(f"-o {out}: several FILEs need an output directory, and this is a file")
-    directory.mkdir(parents=True, exist_ok=True)
-    taken: set[str] = set()
-    paths = []
-    for name in files:
-        stem = Path(name).stem or "session"
-        candidate, counter = stem, 1
-        while candidate in taken:
-            counter += 1
-            candidate = f"{stem}-{counter}"
-        taken.add(candidate)
-        paths.append(str(directory / f"{candidate}.{fmt}"))
-    return paths
 
 
 def render_command(
@@ -88,7 +62,7 @@ def render_command(
         fail(str(exc))
     loaded_tools = _load_tools(tools) if tools else None
     status = EXIT_OK
-    for name, path in zip(files, _output_paths(files, out, chosen), strict=True):
+    for name, path in zip(files, output_paths(files, out, chosen), strict=True):
         request = RenderRequest(targets=targets, system_prompt=system_prompt, tools=loaded_tools,
                                 reasoning=reasoning, block_images=block_images, leaf=leaf)
         try:
@@ -103,26 +77,5 @@ def render_command(
             report(message if name in message else f"{name}: {message}")
             status = EXIT_BAD_INPUT
             continue
-        if path == "-":
-            for piece in pieces:
-                sys.stdout.write(piece)
-            sys.stdout.flush()
-            continue
-        try:
-            _write_atomically(path, pieces)
-        except OSError as exc:
-            fail(f"-o {path}: cannot write: {exc.strerror or exc}")
+        write_pieces(path, pieces)
     raise SystemExit(status)
-
-
-def _write_atomically(path: str, pieces: Iterable[str]) -> None:
-    """Never leave a half-written page behind (a reader may have the old one open)."""
-    target = Path(path)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "w", encoding="utf-8") as handle:
-            for piece in pieces:
-                handle.write(piece)
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
