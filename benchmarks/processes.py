@@ -129,3 +129,35 @@ def big_session(directory: Path, megabytes: int = 100, seed: int = 7) -> Path:
     subprocess.run([sys.executable, str(generator), "--big", "--seed", str(seed), "--out", str(target),
                     "--target-mb", str(megabytes)], check=True, stdout=subprocess.DEVNULL)
     return target
+
+
+def session_corpus(directory: Path, count: int = 2000, megabytes: int = 1, seed: int = 100) -> Path:
+    """A folder of `count` generated sessions of about `megabytes` each (gen_corpus.py --big, seeds seed..),
+    spread over 20 project folders as Pi lays them out; cached on disk, built two at a time.
+
+    Set PI_TOOLS_BENCH_CORPUS_COUNT to benchmark a smaller corpus (the figures in docs/scale.md use 2,000).
+    """
+    count = int(os.environ.get("PI_TOOLS_BENCH_CORPUS_COUNT", count))
+    root = directory / f"corpus-{count}x{megabytes}mb-seed{seed}"
+    done = root / ".complete"
+    if done.exists():
+        return root
+    generator = ROOT.parent / "shared" / "oracle" / "gen_corpus.py"
+    if not generator.exists():
+        raise FileNotFoundError(generator)
+    pending: list[subprocess.Popen[bytes]] = []
+    for number in range(count):
+        folder = root / "sessions" / f"--home-user-project{number % 20:02d}--"
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"2026-01-01T00-00-00-000Z_{number:08d}-0000-4000-8000-000000000000.jsonl"
+        if target.exists():
+            continue
+        pending.append(subprocess.Popen([sys.executable, str(generator), "--big", "--seed", str(seed + number),
+                                         "--out", str(target), "--target-mb", str(megabytes)],
+                                        stdout=subprocess.DEVNULL))
+        while len(pending) >= 2:
+            pending.pop(0).wait(timeout=600)
+    for process in pending:
+        process.wait(timeout=600)
+    done.touch()
+    return root
