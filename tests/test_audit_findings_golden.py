@@ -1,11 +1,14 @@
-"""Every session in the repository, and seeded damaged variants of them, give exactly the recorded findings.
+"""The sessions listed in the golden's input list, and seeded damaged variants of them, give exactly the recorded
+findings.
 
 The golden (tests/data/audit_golden/findings.golden) is `pi-tools audit --format json` output, byte for byte, for
-every session file under fixtures/ and tests/data/ (the bad, real-world and conformance sessions, the per-rule
-audit sessions, and sessions from the reference's generator in tests/data/audit_golden/corpus/) followed by
-damaged variants of them. It was recorded before audit got its fast path, so that "identical findings"
-holds by test on both sides of that change: whatever reader or checks a file goes through, what it reports must
-not move. Regenerate only for an intended change of findings: `python tests/test_audit_findings_golden.py --write`.
+the session files named in tests/data/audit_golden/inputs.txt (the bad, real-world and conformance sessions, the
+per-rule audit sessions, the fuzz cases and sessions from the reference's generator in
+tests/data/audit_golden/corpus/) followed by damaged variants of each. The list is explicit and each file's
+variants come from its own seed, so a fixture added later changes nothing recorded. The golden was first
+recorded before audit got its fast path, so that "identical findings" holds by test on both sides of that change;
+every recording is also checked against the line-by-line audit below. Regenerate only for an intended change of
+findings or of the list: `python tests/test_audit_findings_golden.py --write` (it lists the current files again).
 """
 
 from __future__ import annotations
@@ -31,18 +34,24 @@ ROOT = Path(__file__).resolve().parent.parent
 EVERY_RULE = frozenset(RULES_BY_ID)  # the opt-in rules too
 GOLDEN_DIR = ROOT / "tests" / "data" / "audit_golden"
 GOLDEN = GOLDEN_DIR / "findings.golden"  # JSON Lines, named so that no test takes it for a session file
+INPUTS = GOLDEN_DIR / "inputs.txt"  # the files the golden was recorded for, one repository-relative path a line
 CORPUS = GOLDEN_DIR / "corpus"
 MUTANTS_PER_FILE = 8  # of files up to SMALL_BYTES; 2 of each larger one
 SMALL_BYTES = 200_000
 SEED = 104
 
 
-def session_files() -> list[Path]:
-    """Every session-shaped file of the repository (expected outputs excluded), in a fixed order."""
+def repository_session_files() -> list[Path]:
+    """Every session-shaped file of the repository now (expected outputs excluded), in a fixed order."""
     return sorted(
         path for pattern in ("fixtures/**/*.jsonl", "tests/data/**/*.jsonl") for path in ROOT.glob(pattern)
         if "expected" not in path.relative_to(ROOT).parts
     )
+
+
+def session_files() -> list[Path]:
+    """The files the golden was recorded for (tests/data/audit_golden/inputs.txt), in its order."""
+    return [ROOT / name for name in INPUTS.read_text().splitlines() if name]
 
 
 def _lines_with(lines: list[bytes], needle: bytes) -> list[int]:
@@ -175,12 +184,12 @@ def cases() -> Iterator[tuple[str, bytes]]:
     files = session_files()
     for path in files:
         yield str(path.relative_to(ROOT)), path.read_bytes()
-    rng = random.Random(SEED)
     for path in files:
         data = path.read_bytes()
         if not data.strip():
             continue
         name = path.relative_to(ROOT)
+        rng = random.Random(f"{SEED}:{name.as_posix()}")  # its own seed: other files never move its variants
         for number, mutant in enumerate(mutants(data, rng, MUTANTS_PER_FILE if len(data) <= SMALL_BYTES else 2)):
             yield f"mutant:{name}#{number}", mutant
 
@@ -232,10 +241,14 @@ def test_the_command_writes_the_recorded_findings(cli: Any, folder: str) -> None
     """The real command over whole folders (the process pool where the folder is large) writes the same lines."""
     run = cli("audit", "--format", "json", "--rules", "all", folder)
     assert run.code in (0, 1), run.stderr
+    listed = {str(path.relative_to(ROOT)) for path in session_files()}
     want = b"".join(line for line in GOLDEN.read_bytes().splitlines(keepends=True)
                     if orjson.loads(line)["source"].startswith(folder + "/"))
     assert want
-    assert run.stdout.encode() == want
+    # files added to the folder after the recording are audited too; the recorded ones must not move
+    have = b"".join(line for line in run.stdout.encode().splitlines(keepends=True)
+                    if orjson.loads(line)["source"] in listed)
+    assert have == want
 
 
 def test_rules_option_keeps_exactly_the_selected_findings() -> None:
@@ -342,5 +355,11 @@ def test_clean_files_audited_from_the_index_agree_with_the_line_by_line_audit() 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         raise SystemExit("usage: python tests/test_audit_findings_golden.py --write")
-    GOLDEN.write_bytes(record())
-    print(f"wrote {GOLDEN.relative_to(ROOT)}")
+    INPUTS.write_text("".join(f"{path.relative_to(ROOT).as_posix()}\n" for path in repository_session_files()))
+    recorded = record()
+    for source, data in cases():  # the recording must agree with the plain line-by-line audit of every input
+        plain = json_lines([AuditResult(source, audit_bytes_line_by_line(data, source, EVERY_RULE))])
+        if plain != findings_output(source, data):
+            raise SystemExit(f"{source}: the audit's paths disagree; not recording")
+    GOLDEN.write_bytes(recorded)
+    print(f"wrote {GOLDEN.relative_to(ROOT)} and {INPUTS.relative_to(ROOT)}")
