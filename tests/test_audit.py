@@ -5,7 +5,6 @@ hand (see the comments next to each expectation).
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -17,7 +16,9 @@ import pytest
 
 from pi_tools.audit.checks import audit_file
 from pi_tools.audit.rules import DIAGNOSTIC_RULES, RULES, RULES_BY_ID, UnknownRuleError, select_rules
-from pi_tools.audit.runner import ProgressBar, run_audit, worker_count
+from pi_tools.audit.runner import run_audit
+from pi_tools.engine import Engine
+from pi_tools.engine.run import local_workers
 
 from golden import CASES, REALWORLD, ROOT, case_names, realworld_names
 
@@ -232,38 +233,21 @@ def test_directories_are_searched_recursively_in_order(cli: Any, tmp_path: Path)
 def test_process_pool_keeps_input_order(tmp_path: Path) -> None:
     names = sorted(p.name for p in DATA.glob("*.jsonl"))
     paths = [str(DATA / name) for name in names] * 3
-    serial = list(run_audit(paths, jobs=1))
-    pooled = list(run_audit(paths, jobs=2))
+    serial = list(run_audit(paths, engine=Engine(jobs=1)))
+    pooled = list(run_audit(paths, engine=Engine(jobs=2)))
     assert [r.source for r in pooled] == paths
     assert [r.findings for r in pooled] == [r.findings for r in serial]
 
 
 def test_pool_only_when_it_helps(tmp_path: Path) -> None:
     small = [str(DATA / "clean.jsonl"), str(DATA / "errored-turn.jsonl")]
-    assert worker_count(small) == 1
-    big = []
-    for name in ("a", "b", "c"):
-        path = tmp_path / f"{name}.jsonl"
-        with open(path, "wb") as handle:
-            handle.truncate(4 << 20)  # sparse: only the size matters here
-        big.append(str(path))
+    sizes = [os.path.getsize(name) for name in small]
+    assert local_workers(Engine(), sizes, len(small)) == 1
+    big = [4 << 20] * 3  # only the sizes matter here
     cores = len(os.sched_getaffinity(0))
-    assert worker_count(big) == (1 if cores < 2 else min(cores, 3))
-    assert worker_count(big[:1]) == 1
-
-
-def test_progress_bar_only_on_a_terminal() -> None:
-    class Tty(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    tty, plain = Tty(), io.StringIO()
-    for stream in (tty, plain):
-        bar = ProgressBar(stream)
-        for done in range(1, 4):
-            bar(done, 3)
-    assert "3/3 files" in tty.getvalue() and tty.getvalue().startswith("\raudit [")
-    assert plain.getvalue() == ""
+    assert local_workers(Engine(), big, 3) == (1 if cores < 2 else min(cores, 3))
+    assert local_workers(Engine(), big[:1], 1) == 1
+    assert local_workers(Engine(jobs=2), sizes, 2) == 2  # --jobs decides, however small the files
 
 
 # --- the damaged fixtures, conformance cases and real sessions -----------------------------------------------

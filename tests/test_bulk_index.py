@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pi_tools.docs import iter_document_bytes
+from pi_tools.engine.helper import index_second_half
 from pi_tools.session import bulk
 from pi_tools.session.bulk import BulkSession, index_clean_session, index_elsewhere
 from pi_tools.session.jsonparse import loads_line
@@ -23,7 +24,6 @@ from pi_tools.session.load import context_source, tree_from_raw
 from pi_tools.session.reader import SessionReadError, parse_session_bytes, validate_header
 from pi_tools.session.tree import SessionTree
 from pi_tools.stages import context_document
-from pi_tools.worker import index_second_half
 
 from golden import ROOT
 
@@ -52,7 +52,7 @@ def without_diagnostics(document: object) -> object:
 
 
 class SecondHalfElsewhere:
-    """What pi_tools.worker does for the main process, in process: the second half indexed apart, in small
+    """What pi_tools.engine.helper does for the main process, in process: the second half indexed apart, in small
     chunks (so runs meet at many line breaks), sent through pickle."""
 
     def __init__(self, chunk_size: int) -> None:

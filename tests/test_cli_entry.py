@@ -1,4 +1,4 @@
-"""The entry point's light reading of `payload` arguments (pi_tools/cli/entry.py), which starts the helper process
+"""The entry point's light reading of `payload` arguments (pi_tools/engine/early.py), which starts the helper process
 and the first read before typer is imported: it must agree with typer, or step aside."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 import typer
 
 from pi_tools.cli.app import app
-from pi_tools.cli.entry import PAYLOAD_VALUE_OPTIONS, payload_arguments
+from pi_tools.engine.early import ENGINE_OPTIONS, PAYLOAD_VALUE_OPTIONS, payload_arguments
 
 
 def test_value_options_are_the_payload_commands_own() -> None:
@@ -17,7 +17,7 @@ def test_value_options_are_the_payload_commands_own() -> None:
     options = [param for param in payload.params if param.param_type_name == "option"]
     taking_values = {name for param in options if not param.is_flag for name in param.opts}
     flags = {name for param in options if param.is_flag for name in param.opts}
-    assert taking_values == PAYLOAD_VALUE_OPTIONS
+    assert taking_values == PAYLOAD_VALUE_OPTIONS | ENGINE_OPTIONS
     assert flags == {"--wire"}
 
 
@@ -30,6 +30,8 @@ def test_value_options_are_the_payload_commands_own() -> None:
     (["--help"], ([], {"--help"})),
     (["--api"], None),  # a value missing: typer will say so
     (["--verbose", "a.jsonl"], None),  # an option it does not know: typer decides
+    (["--jobs", "2", "a.jsonl"], None),  # how work runs: the command decides
+    (["--engine=dask", "a.jsonl"], None),
 ])
 def test_payload_arguments(args: list[str], expected: Any) -> None:
     assert payload_arguments(args) == expected

@@ -1,4 +1,4 @@
-"""Payloads built in parts (providers/split.py, stages.payload_document_in_parts, pi_tools/worker.py) must be
+"""Payloads built in parts (providers/split.py, stages.payload_document_in_parts, pi_tools/engine/helper.py) must be
 byte for byte the payloads built whole, or be built whole.
 
 Every clean session in the repository is cut before every user message (the smallest parts there can be) and
@@ -21,6 +21,7 @@ import orjson
 import pytest
 
 from pi_tools.docs import EncodedItems, iter_document_bytes
+from pi_tools.engine.helper import SPLIT_BYTES_VARIABLE, PayloadWorker, SharedClaims, part_bytes
 from pi_tools.providers import split
 from pi_tools.providers.split import PART_BYTES
 from pi_tools.session.bulk import BulkSession, line_heads, second_half_start
@@ -34,7 +35,6 @@ from pi_tools.stages import (
     payload_document,
     payload_document_in_parts,
 )
-from pi_tools.worker import SPLIT_BYTES_VARIABLE, PayloadWorker, SharedClaims, part_bytes
 
 from golden import ROOT
 

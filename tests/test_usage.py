@@ -12,8 +12,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from pi_tools.audit import usage_scan
 from pi_tools.audit.usage import UsageOptions, collect_usage, flat_row, usage_document, usage_rows
+from pi_tools.engine import Engine
 from pi_tools.providers.catalog import calculate_cost, get_model
 
 # The reference material's session generator: beside the checkout (as CI lays it out), else the workspace copy.
@@ -310,10 +310,10 @@ def test_generated_corpus_matches_independent_count(cli: Any, generated: Path) -
     assert len(document["rows"]) == len([p for p in files_in(generated) if independent_totals([p])["messages"]])
 
 
-def test_worker_pool_gives_the_same_rows(generated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The multi-process scan and the in-process scan agree row for row."""
-    options = UsageOptions(by="day", workers=1)
+def test_worker_pool_gives_the_same_rows(generated: Path) -> None:
+    """The multi-process scan and the in-process scan agree row for row (--jobs 2 starts a pool however small)."""
+    options = UsageOptions(by="day", engine=Engine(jobs=1))
     single = usage_document(usage_rows(collect_usage([str(generated)], options), "day"))
-    monkeypatch.setattr(usage_scan, "PARALLEL_MIN_BYTES", 0)
-    pooled = usage_document(usage_rows(collect_usage([str(generated)], UsageOptions(by="day", workers=2)), "day"))
+    pooled = usage_document(usage_rows(collect_usage([str(generated)], UsageOptions(by="day", engine=Engine(jobs=2))),
+                                       "day"))
     assert pooled == single

@@ -314,8 +314,8 @@ def test_lookup_order_on_the_bundled_table() -> None:
 def test_price_table_is_loaded_only_when_needed(tmp_path: Path) -> None:
     session = write_session(tmp_path / "s.jsonl", [("anthropic", "claude-opus-4-5", usage((10, 10, 0, 0), 0.5))])
     zero = write_session(tmp_path / "z.jsonl", [("zai", "glm-5.1", usage((10, 10, 0, 0), 0))])
-    probe = ("import sys; from pi_tools.audit.usage import UsageOptions, collect_usage; "
-             "collect_usage([sys.argv[1]], UsageOptions(workers=1, cost=sys.argv[2])); "
+    probe = ("import sys; from pi_tools.audit.usage import UsageOptions, collect_usage; from pi_tools.engine import Engine; "
+             "collect_usage([sys.argv[1]], UsageOptions(engine=Engine(jobs=1), cost=sys.argv[2])); "
              "print('pi_tools.audit.pricing' in sys.modules)")
 
     def loaded(path: Path, mode: str) -> str:

@@ -1,6 +1,6 @@
 """Token usage and cost reports over many sessions, grouped by session, period, model, provider or API.
 
-The scan (usage_scan.py) runs in worker processes and returns small per-file sums. Grouping those few rows is
+The scan (usage_scan.py) runs on the engine's workers and returns small per-file sums. Grouping those few rows is
 plain Python (importing polars alone would cost the common `--format json` run a fifth of its time); the
 tabular outputs (csv, parquet) and the chart are polars'. Counting follows ccusage's pi reader for
 `--scope all` (so totals agree with it), and Pi's own active path for `--scope active`.
@@ -21,12 +21,14 @@ from pi_tools.audit.usage_scan import (
     SOURCE_FIELDS,
     SUM_FIELDS,
     plan_jobs,
+    scan,
     session_files,
-    start_scan,
 )
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from pi_tools.engine import Engine
 
 GROUPINGS = ("session", "day", "week", "month", "model", "provider", "api")
 PERIODS = ("day", "week", "month")
@@ -52,7 +54,8 @@ class UsageOptions:
     until: str | None = None
     timezone: str | None = None  # IANA name; None = local (TZ or the system zone), as ccusage does
     dedupe_copies: bool = False
-    workers: int | None = None
+    engine: Engine | None = None
+    """Where the files are scanned (default: this machine, on every core when the files are large)."""
     cost: str = "auto"  # COST_MODES: auto, stored, recomputed
 
 
@@ -112,7 +115,7 @@ def collect_usage(paths: list[str], options: UsageOptions) -> UsageData:
     errors: dict[str, str] = {}
     names = (*GROUP_FIELDS, *SUM_FIELDS, *(KEY_FIELDS if options.dedupe_copies else ()), "session")
     columns: dict[str, list[Any]] = {name: [] for name in names}
-    for result in start_scan(jobs, options.workers)():
+    for result in scan(jobs, options.engine):
         errors.update(result.errors)
         for path, rows in result.rows.items():
             for name, values in rows.items():

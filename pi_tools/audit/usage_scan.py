@@ -1,4 +1,4 @@
-"""Collect usage from session files, fast, in worker processes, as small per-file groups.
+"""Collect usage from session files, fast, on the engine's workers, as small per-file groups.
 
 Folders hold hundreds of megabytes of sessions, most of it tool output and prompts that carry no usage. The
 `all` scan therefore never builds a tree nor splits a file into lines: it jumps between occurrences of the
@@ -8,30 +8,27 @@ uses the full session loader. Workers sum their messages per (day, provider, mod
 so what crosses the process boundary is a few rows per file rather than one object per message.
 
 This module deliberately imports nothing heavy at load time: it is what the worker processes import.
+Where the jobs run (this process, the cores, Dask) is the engine's decision (pi_tools.engine.map_ordered).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import sys
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 if TYPE_CHECKING:
     from pi_tools.audit.pricing import Pricer
+    from pi_tools.engine import Engine
 
 # ccusage's pi reader accepts exactly these timestamps (checked against ccusage 20.0.24): seconds required,
 # milliseconds optional (exactly three digits), and a `Z` or `±HH:MM` zone. Anything else drops the message.
 ENTRY_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?(?:Z|[+-]\d{2}:\d{2})")
-# Below this much data a single process finishes before workers would have started.
-PARALLEL_MIN_BYTES = 8 * 1024 * 1024
 
 GROUP_FIELDS = ("day", "provider", "model", "api")
 COST_SOURCES = ("stored", "catalog", "priceTable", "unpriced")
@@ -292,8 +289,9 @@ def scan_all(path: str, into: _Accumulator) -> None:
     jumps from one to the next. Lines in Pi's usual shape are read by two anchored regular expressions; any
     other line holding `"usage"` too is parsed in full.
     """
-    with open(path, "rb") as handle:
-        data = handle.read()
+    from pi_tools.engine.inputs import read_bytes
+
+    data = read_bytes(path)
     find = data.find
     rfind = data.rfind
     head_match = _PI_HEAD.match
@@ -439,34 +437,10 @@ def plan_jobs(files: list[str], scope: str, timezone: str | None, keep_keys: boo
     return [ScanJob(tuple(paths), scope, timezone, keep_keys, cost) for paths in grouped.values()]
 
 
-def start_scan(jobs: list[ScanJob], workers: int | None = None) -> Callable[[], list[ScanResult]]:
-    """Start the jobs in worker processes; the returned function waits and gives results in job order.
+def scan(jobs: list[ScanJob], engine: Engine | None = None) -> Iterator[ScanResult]:
+    """The jobs' results in job order, run where the engine decides (in this process when the files are
+    small: starting workers would cost more than it saves)."""
+    from pi_tools.engine import map_ordered
+    from pi_tools.engine.inputs import size_of
 
-    Workers are forked as soon as this returns, so the caller may do other work meanwhile. Small inputs are
-    scanned in-process: starting workers would cost more than it saves.
-    """
-    # One worker more than cores, as ccusage runs one thread more: a worker waiting on the disk or on the
-    # scheduler does not leave a core idle.
-    count = min(workers or (os.cpu_count() or 1) + 1, len(jobs))
-    total_bytes = 0
-    for job in jobs:
-        for path in job.paths:
-            try:
-                total_bytes += os.path.getsize(path)
-            except OSError:
-                pass
-    if count <= 1 or total_bytes < PARALLEL_MIN_BYTES:
-        return lambda: [run_job(job) for job in jobs]
-    # Forking while polars' thread pool runs can deadlock; use spawned workers if polars is already loaded.
-    method = "spawn" if "polars" in sys.modules else "fork"
-    pool = ProcessPoolExecutor(max_workers=count, mp_context=get_context(method))
-    chunk = max(1, len(jobs) // (count * 4))
-    pending = pool.map(run_job, jobs, chunksize=chunk)
-
-    def finish() -> list[ScanResult]:
-        try:
-            return list(pending)
-        finally:
-            pool.shutdown()
-
-    return finish
+    return map_ordered(run_job, jobs, engine, weights=[sum(size_of(path) for path in job.paths) for job in jobs])

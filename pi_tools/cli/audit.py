@@ -14,9 +14,9 @@ from pi_tools.cli.common import (
     default_session_folder,
     exit_without_teardown,
     fail,
-    read_ahead,
     report,
 )
+from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 
 
 def audit_command(
@@ -25,7 +25,9 @@ def audit_command(
     rules: Annotated[str | None, typer.Option("--rules", metavar="ID,...", help="Only these rule ids; +ID adds an opt-in rule (secret-in-session) to the defaults; all: every rule (default: every rule but the opt-in ones).")] = None,
     fail_on: Annotated[str, typer.Option("--fail-on", help="Exit 1 when a finding has this severity or worse: error or warning.")] = "error",
     list_rules: Annotated[bool, typer.Option("--list-rules", help="Print every rule with its severity and description, then exit.")] = False,
-    jobs: Annotated[int | None, typer.Option("--jobs", metavar="N", help="Worker processes (default: one per core when it helps).")] = None,
+    engine: EngineKind = "local",
+    scheduler: Scheduler = None,
+    jobs: Jobs = None,
 ) -> None:
     """Audit sessions: ordering invariants, tool call/result pairing, tree structure and line damage.
 
@@ -35,11 +37,14 @@ def audit_command(
 
     Example: pi-tools audit --format sarif --fail-on warning ~/.pi/agent/sessions > audit.sarif
     """
-    if paths and len(paths) == 1 and not list_rules:
+    chosen = chosen_engine(engine, scheduler, jobs, progress="audit")
+    if paths and len(paths) == 1 and not list_rules and chosen.kind == "local":
+        from pi_tools.engine.early import read_ahead
+
         read_ahead(paths)  # one input: its bytes come in while the audit modules import (a directory: nothing read)
     from pi_tools.audit.formats import FORMATS, json_lines, junit, rule_list, sarif, table
     from pi_tools.audit.rules import SEVERITY_RANK, UnknownRuleError, select_rules
-    from pi_tools.audit.runner import ProgressBar, run_audit
+    from pi_tools.audit.runner import run_audit
     from pi_tools.docs import dumps_document
 
     if output_format not in FORMATS:
@@ -51,17 +56,20 @@ def audit_command(
         fail(f"--fail-on: expected error or warning, got {fail_on!r}")
     if not paths:
         paths = [default_session_folder()]
-    if jobs is not None and jobs < 1:
-        fail("--jobs: expected a positive number")
     try:
         enabled = select_rules(rules)
     except UnknownRuleError as exc:
         fail(f"--rules: {exc}")
+    from pi_tools.engine import EngineError
+
     results = []
-    for result in run_audit(paths, enabled, jobs, ProgressBar()):
-        if result.error is not None:
-            report(result.error)
-        results.append(result)
+    try:
+        for result in run_audit(paths, enabled, chosen):
+            if result.error is not None:
+                report(result.error)
+            results.append(result)
+    except EngineError as exc:
+        fail(str(exc))
     if output_format == "json":
         _write(json_lines(results))
     elif output_format == "table":

@@ -9,7 +9,10 @@ import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from pi_tools.engine import Engine
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -71,14 +74,6 @@ def checked_api_and_model(api: str, model: str | None) -> Any:
     return chosen
 
 
-def read_ahead(files: list[str] | None) -> None:
-    """Start reading the first session file while the stage imports its modules (see pi_tools.readahead)."""
-    if files:
-        from pi_tools.readahead import start_reading
-
-        start_reading(files[0])
-
-
 def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: bool = True,
                   diagnostics: bool = True) -> None:
     """Run a document-producing stage over files or stdin and exit with the stage's status.
@@ -102,6 +97,29 @@ def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: 
 
     status = run_stage(iter_inputs(files, reader, check_all_lines=diagnostics), build_and_keep, writer.write, report)
     writer.flush()
+    exit_without_teardown(status)
+
+
+def run_file_tasks(task: Callable[[Any], Any], files: list[str], options: Any, engine: Engine) -> NoReturn:
+    """Run a document stage's per-file task (pi_tools.batch) over several files on the engine, write each file's
+    documents in input order, and exit with the stage's status."""
+    from pi_tools.engine import EngineError, map_ordered
+    from pi_tools.engine.inputs import size_of
+
+    status = 0
+    try:
+        for output in map_ordered(task, [(name, options) for name in files], engine,
+                                  weights=[size_of(name) for name in files]):
+            try:
+                sys.stdout.buffer.write(output.data)
+                sys.stdout.buffer.flush()
+            except BrokenPipeError:
+                raise SystemExit(0) from None  # the reader went away (e.g. `| head`): stop quietly
+            for problem in output.problems:
+                report(problem)
+            status = max(status, output.status)
+    except EngineError as exc:
+        fail(str(exc))
     exit_without_teardown(status)
 
 

@@ -6,12 +6,16 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import read_ahead, run_documents
+from pi_tools.cli.common import run_documents, run_file_tasks
+from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 
 
 def context_command(
     files: Annotated[list[str] | None, typer.Argument(help="Session files (.jsonl); stdin when omitted.")] = None,
     leaf: Annotated[str | None, typer.Option("--leaf", help="Build the context for this entry id instead of the session's own leaf.")] = None,
+    engine: EngineKind = "local",
+    scheduler: Scheduler = None,
+    jobs: Jobs = None,
 ) -> None:
     """Rebuild the context Pi 0.85 would give its agent: one `context` document per session.
 
@@ -20,6 +24,13 @@ def context_command(
 
     Example: pi-tools context ~/.pi/agent/sessions/--home-me-proj--/*.jsonl | jq .model
     """
+    chosen = chosen_engine(engine, scheduler, jobs)
+    if files and (len(files) > 1 or chosen.kind == "dask"):
+        from pi_tools.batch import context_file
+
+        run_file_tasks(context_file, files or [], leaf, chosen)
+    from pi_tools.engine.early import read_ahead
+
     read_ahead(files)
     from pi_tools.stages import as_context
 

@@ -6,17 +6,28 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import read_ahead, run_documents
+from pi_tools.cli.common import run_documents, run_file_tasks
+from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 
 
 def convert_command(
     files: Annotated[list[str] | None, typer.Argument(help="Session files; stdin (context documents or a session) when omitted.")] = None,
     leaf: Annotated[str | None, typer.Option("--leaf", help="For session files: the entry id to build the context from.")] = None,
+    engine: EngineKind = "local",
+    scheduler: Scheduler = None,
+    jobs: Jobs = None,
 ) -> None:
     """Apply Pi's convertToLlm: custom roles become user text or are dropped; one `llm` document per session.
 
     Example: pi-tools context s.jsonl | pi-tools convert | jq '.messages | length'
     """
+    chosen = chosen_engine(engine, scheduler, jobs)
+    if files and (len(files) > 1 or chosen.kind == "dask"):
+        from pi_tools.batch import convert_file
+
+        run_file_tasks(convert_file, files or [], leaf, chosen)
+    from pi_tools.engine.early import read_ahead
+
     read_ahead(files)
     from pi_tools.stages import as_llm
 

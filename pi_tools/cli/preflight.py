@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, fail, report
+from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
+
+if TYPE_CHECKING:
+    from pi_tools.engine import Engine
 
 
 def preflight_command(
@@ -23,6 +27,9 @@ def preflight_command(
     fail_on: Annotated[str, typer.Option("--fail-on", help="Exit 1 when a finding has this severity or worse: error or warning.")] = "error",
     rules: Annotated[str | None, typer.Option("--rules", metavar="ID,...", help="Only these rule ids (default: all).")] = None,
     list_rules: Annotated[bool, typer.Option("--list-rules", help="Print every rule with its APIs, severity and the provider's message, then exit.")] = False,
+    engine: EngineKind = "local",
+    scheduler: Scheduler = None,
+    jobs: Jobs = None,
 ) -> None:
     """Check, offline, the request Pi 0.85 would send against the rules the provider enforces, naming the entry behind
     each problem. `finding` documents as audit writes them, plus api, model and payloadPath.
@@ -34,8 +41,9 @@ def preflight_command(
 
     Example: pi-tools preflight --model anthropic/claude-sonnet-4-5 --format sarif ~/.pi/agent/sessions > pre.sarif
     """
-    if paths and not list_rules and len(paths) == 1:
-        from pi_tools.cli.common import read_ahead
+    chosen = chosen_engine(engine, scheduler, jobs, progress="preflight")
+    if paths and not list_rules and len(paths) == 1 and chosen.kind == "local":
+        from pi_tools.engine.early import read_ahead
 
         read_ahead(paths)  # the file is read while the rule modules are imported
     from pi_tools.audit.preflight.rules import SEVERITY_RANK, all_rules
@@ -73,15 +81,20 @@ def preflight_command(
         from pi_tools.cli.payload import _load_tools
 
         tool_list = _load_tools(tools)
-    from pi_tools.audit.runner import expand_paths
+    from pi_tools.engine import EngineError
+    from pi_tools.engine.inputs import expand
 
-    inputs = expand_paths(paths)
+    inputs = expand(paths)
     threshold = SEVERITY_RANK[fail_on]
-    if replay:
-        status = _replay(inputs, output_format, system_prompt, tool_list, all_branches, enabled, threshold)
-    else:
-        status = _check(inputs, output_format, fail_on, threshold, enabled, known, model, system_prompt, tool_list,
-                        reasoning, leaf)
+    try:
+        if replay:
+            status = _replay(inputs, output_format, system_prompt, tool_list, all_branches, enabled, threshold,
+                             chosen)
+        else:
+            status = _check(inputs, output_format, fail_on, threshold, enabled, known, model, system_prompt,
+                            tool_list, reasoning, leaf, chosen)
+    except EngineError as exc:
+        fail(str(exc))
     from pi_tools.cli.common import exit_without_teardown
 
     exit_without_teardown(status)  # a large session's objects are handed back at once, not freed one by one
@@ -89,19 +102,19 @@ def preflight_command(
 
 def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: str, threshold: int,
            enabled: frozenset[str] | None, known: set[str], model: str | None, system_prompt: str | None,
-           tools: list[dict[str, object]] | None, reasoning: str | None, leaf: str | None) -> int:
+           tools: list[dict[str, object]] | None, reasoning: str | None, leaf: str | None, engine: Engine) -> int:
     from pi_tools.audit.formats import json_lines, junit, sarif
     from pi_tools.audit.preflight.check import PreflightRequest, PreflightResult
     from pi_tools.audit.preflight.report import as_audit_results, catalogue, findings_table
     from pi_tools.audit.preflight.rules import SEVERITY_RANK
-    from pi_tools.audit.preflight.session import preflight_path
+    from pi_tools.batch import preflight_file
     from pi_tools.docs import dumps_document
+    from pi_tools.engine.run import map_inputs
 
     request = PreflightRequest(model=model, system_prompt=system_prompt, tools=tools, reasoning=reasoning,  # type: ignore[arg-type]
                                leaf=leaf, enabled=enabled)
     results = []
-    for path, error in inputs:
-        result = PreflightResult(path, error=error) if error else preflight_path(path, request)
+    for result in map_inputs(preflight_file, inputs, request, engine, lambda path, error: PreflightResult(path, error=error)):
         if result.error is not None:
             report(result.error)
         results.append(result)
@@ -123,15 +136,16 @@ def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: st
 
 def _replay(inputs: list[tuple[str, str | None]], output_format: str, system_prompt: str | None,
             tools: list[dict[str, object]] | None, all_branches: bool, enabled: frozenset[str] | None,
-            threshold: int) -> int:
-    from pi_tools.audit.preflight.replay import Options, ReplayResult, replay_path
+            threshold: int, engine: Engine) -> int:
+    from pi_tools.audit.preflight.replay import Options, ReplayResult
     from pi_tools.audit.preflight.report import replay_json, replay_table
     from pi_tools.audit.preflight.rules import SEVERITY_RANK
+    from pi_tools.batch import replay_file
+    from pi_tools.engine.run import map_inputs
 
     options = Options(system_prompt=system_prompt, tools=tools, all_branches=all_branches, enabled=enabled)  # type: ignore[arg-type]
     results = []
-    for path, error in inputs:
-        result = ReplayResult(path, error=error) if error else replay_path(path, options)
+    for result in map_inputs(replay_file, inputs, options, engine, lambda path, error: ReplayResult(path, error=error)):
         if result.error is not None:
             report(result.error)
         results.append(result)

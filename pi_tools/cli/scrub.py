@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, fail, report
+from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 
 
 def _session_files(paths: list[str]) -> list[str]:
@@ -32,6 +33,9 @@ def scrub_command(
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would be redacted; write nothing.")] = False,
     output_format: Annotated[str, typer.Option("--format", help="text (one line per secret) or json (one document per secret, then a summary per file).")] = "text",
+    engine: EngineKind = "local",
+    scheduler: Scheduler = None,
+    jobs: Jobs = None,
 ) -> None:
     """Replace every secret in every string of every entry (all branches, summaries, custom entries, tool
     arguments, outputs and details) with [REDACTED:<kind>]. Signatures, encrypted reasoning, response ids and
@@ -39,10 +43,12 @@ def scrub_command(
 
     Example: pi-tools scrub --check ~/.pi/agent/sessions || pi-tools scrub s.jsonl --in-place
     """
+    chosen = chosen_engine(engine, scheduler, jobs, progress="scrub")
+    from pi_tools.batch import ScrubOptions, scrub_one
     from pi_tools.cli.rewriting import check_format, check_target_options, print_changes
-    from pi_tools.rewrite.scrub import scrub_file
+    from pi_tools.engine import EngineError, map_ordered
+    from pi_tools.engine.inputs import size_of
     from pi_tools.rewrite.secrets import PatternError, Scanner
-    from pi_tools.rewrite.writer import WriteError, free_backup_name
 
     check_format(output_format)
     if not check:
@@ -56,27 +62,31 @@ def scrub_command(
         scanner = Scanner(patterns or ())
     except PatternError as exc:
         fail(str(exc))
+    options = ScrubOptions(scanner, out, in_place=in_place, force=force, dry_run=dry_run, check=check)
     failed = False
     any_found = False
-    for file in files:
-        backup = free_backup_name(file) if in_place else None
-        try:
-            result = scrub_file(file, out, scanner, in_place=in_place, force=force, dry_run=dry_run, check=check)
-        except WriteError as exc:
-            report(str(exc))
-            failed = True
-            continue
-        any_found = any_found or bool(result.found)
-        changes = [found.change(check) for found in result.found]
-        wrote = not (check or dry_run) and (bool(result.found) or not in_place)
-        target = (file if in_place else out) if wrote else None
-        summary = [f"{file}: {len(changes)} secret(s) {'found' if check else 'redacted'}"
-                   + (f"; wrote {target}" if target else "")
-                   + (f"; the original is kept as {backup}" if wrote and backup else "")]
-        print_changes(file, changes, output_format, summary, {
-            "output": target, "rejected": None, "rejectedLines": 0, "backup": backup if wrote else None,
-            "changes": len(changes), "dryRun": dry_run, "check": check,
-        })
+    try:
+        outcomes = map_ordered(scrub_one, [(file, options) for file in files], chosen,
+                               weights=[size_of(file) for file in files])
+        for file, outcome in zip(files, outcomes, strict=True):
+            if outcome.error is not None:
+                report(outcome.error)
+                failed = True
+                continue
+            changes = outcome.changes
+            backup = outcome.backup
+            any_found = any_found or bool(changes)
+            wrote = not (check or dry_run) and (bool(changes) or not in_place)
+            target = (file if in_place else out) if wrote else None
+            summary = [f"{file}: {len(changes)} secret(s) {'found' if check else 'redacted'}"
+                       + (f"; wrote {target}" if target else "")
+                       + (f"; the original is kept as {backup}" if wrote and backup else "")]
+            print_changes(file, changes, output_format, summary, {
+                "output": target, "rejected": None, "rejectedLines": 0, "backup": backup if wrote else None,
+                "changes": len(changes), "dryRun": dry_run, "check": check,
+            })
+    except EngineError as exc:
+        fail(str(exc))
     if failed:
         raise SystemExit(EXIT_BAD_INPUT)
     if check and any_found:

@@ -6,7 +6,8 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import fail, read_ahead, run_documents
+from pi_tools.cli.common import fail, run_documents
+from pi_tools.engine.early import read_ahead
 
 
 def transform_command(

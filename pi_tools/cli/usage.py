@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, default_session_folder, fail, report
+from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 
 
 def usage_command(
@@ -27,12 +28,14 @@ def usage_command(
     timezone: Annotated[str | None, typer.Option(
         "--timezone", help="IANA zone that decides which day a message belongs to (default: local, TZ).")] = None,
     dedupe_copies: Annotated[bool, typer.Option(
-        "--dedupe-copies", help="Count an entry copied into several files (forks) once: same entry id, "
-                                "timestamp and total tokens.")] = False,
-    jobs: Annotated[int | None, typer.Option("--jobs", help="Worker processes (default: every core).")] = None,
+        "--dedupe-copies", help="Count an entry copied into several files (copies of a session) once: same "
+                                "entry id, timestamp and total tokens.")] = False,
     cost: Annotated[str, typer.Option(
         "--cost", help="auto: the stored cost where it is not 0, else recomputed; stored: as stored; "
                        "recomputed: from the pi-ai catalog, else LiteLLM's price table.")] = "auto",
+    engine: EngineKind = "local",
+    scheduler: Scheduler = None,
+    jobs: Jobs = None,
 ) -> None:
     """Report token usage and cost: input, output, cache read/write, total tokens, cost, cache-hit ratio.
 
@@ -41,8 +44,8 @@ def usage_command(
     ccusage uses); costSources counts the messages per source (stored, catalog, priceTable, unpriced), and
     the table marks such rows with * (priced here) or ! (no price found, counted as $0). A message's day is its entry
     timestamp in the local time zone (or --timezone), as ccusage decides it. With --scope all, totals match
-    `ccusage pi daily`; forks copy their parent's entries, so a fork's copied messages count in both files
-    unless --dedupe-copies is given.
+    `ccusage pi daily`; a copy of a session (a new file Pi starts from an earlier session) repeats its parent's
+    entries, so the copied messages count in both files unless --dedupe-copies is given.
 
     --format json prints one object {"rows": [...], "totals": {...}}; csv and parquet write the rows.
 
@@ -59,10 +62,13 @@ def usage_command(
         fail(f"--scope {scope!r}: expected all or active")
     if cost not in ("auto", "stored", "recomputed"):
         fail(f"--cost {cost!r}: expected auto, stored or recomputed")
+    chosen = chosen_engine(engine, scheduler, jobs, progress="usage")
     if not paths:
         paths = [default_session_folder()]
     options = UsageOptions(by=by, scope=scope, since=since, until=until, timezone=timezone,
-                           dedupe_copies=dedupe_copies, workers=jobs, cost=cost)
+                           dedupe_copies=dedupe_copies, engine=chosen, cost=cost)
+    from pi_tools.engine import EngineError
+
     try:
         if fmt == "parquet" and out is None:
             raise UsageError("--format parquet writes a binary file: name it with -o OUT.parquet")
@@ -75,7 +81,7 @@ def usage_command(
 
             write_chart(data.frame(), by if by in PERIODS else "day", chart)
         payload = _render(rows, by, fmt, out)
-    except (UsageError, MissingTemplateError) as exc:
+    except (UsageError, MissingTemplateError, EngineError) as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"{exc.filename or ''}: {exc.strerror or exc}")

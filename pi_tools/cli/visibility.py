@@ -7,11 +7,12 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import fail
+from pi_tools.cli.common import exit_without_teardown, fail, report
+from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 
 
 def visibility_command(
-    file: Annotated[str, typer.Argument(help="A session file (.jsonl).")],
+    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Session files (.jsonl).")],
     leaf: Annotated[str | None, typer.Option(
         "--leaf", help="Entry id of the leaf to look from (default: the session's own leaf).")] = None,
     api: Annotated[str | None, typer.Option(
@@ -20,6 +21,9 @@ def visibility_command(
     fmt: Annotated[str, typer.Option("--format", help="table (for people) or json (one JSON line per entry).")]
     = "table",
     width: Annotated[int, typer.Option("--width", help="Table width.")] = 120,
+    engine: EngineKind = "local",
+    scheduler: Scheduler = None,
+    jobs: Jobs = None,
 ) -> None:
     """Show which readers get each entry: storage (always), the runtime context, the model, Pi's terminal UI.
 
@@ -28,14 +32,12 @@ def visibility_command(
     (with --api), no-text, unmatched-tool-result, unknown-role, unknown-entry-type, not-an-entry, bad-message.
     --format json writes one line per entry: {"kind":"visibility","source","entryId","line","type","role",
     "stored","context","model","tui","reasons":{"context"?,"model"?,"tui"?}} (plus "api" with --api).
+    Several files: their lines in the order given (tables each under a `==> FILE <==` line); a file that cannot
+    be read is named on stderr, the others go on, and the exit status is 2.
 
     Example: pi-tools visibility session.jsonl --api anthropic-messages --format json
     """
-    from pi_tools.audit.visibility import render_table, visibility_rows
-    from pi_tools.js.values import UNDEFINED
-    from pi_tools.session import SessionReadError, load_session
-    from pi_tools.session.tree import PathCycleError
-
+    chosen = chosen_engine(engine, scheduler, jobs)
     if fmt not in ("table", "json"):
         fail(f"--format {fmt!r}: expected table or json")
     if api is not None:
@@ -43,28 +45,29 @@ def visibility_command(
 
         if api not in supported_apis():
             fail(f"--api {api!r}: expected one of {', '.join(supported_apis())}")
-    try:
-        tree = load_session(file)
-    except SessionReadError as exc:
-        fail(str(exc))
-    if leaf is not None and leaf not in tree.by_id:
-        fail(f"{file}: no entry with id {leaf!r} (see `pi-tools tree {file}`)")
-    try:
-        rows = list(visibility_rows(tree, UNDEFINED if leaf is None else leaf, api))
-    except PathCycleError as exc:
-        fail(f"{file}: {exc}")
-    except ValueError as exc:
-        fail(str(exc))
-    if fmt == "json":
-        from pi_tools.docs import DocumentWriter
+    from pi_tools.batch import VisibilityOptions, visibility_file
+    from pi_tools.engine import EngineError, map_ordered
+    from pi_tools.engine.inputs import size_of
 
-        writer = DocumentWriter()
-        for row in rows:
-            writer.write(row.document(tree.source, api))
-        writer.flush()
-        return
+    options = VisibilityOptions(leaf, api, fmt, width)
+    headed = fmt == "table" and len(files) > 1
+    status = 0
     try:
-        sys.stdout.write(render_table(rows, width))
-        sys.stdout.flush()
+        for name, output in zip(files, map_ordered(visibility_file, [(name, options) for name in files], chosen,
+                                                   weights=[size_of(name) for name in files]), strict=True):
+            for problem in output.problems:
+                report(problem)
+            status = max(status, output.status)
+            if output.status == 0:
+                _write((f"==> {name} <==\n".encode("utf-8", "backslashreplace") if headed else b"") + output.data)
+    except EngineError as exc:
+        fail(str(exc))
+    exit_without_teardown(status)
+
+
+def _write(data: bytes) -> None:
+    try:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
     except BrokenPipeError:
         raise SystemExit(0) from None

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 
-from pi_tools.session.listing import find_session_files
-
 
 def is_url(name: str) -> bool:
     """True for `scheme://...` names (fsspec URLs); plain paths and `file://` URLs of this machine included."""
@@ -14,6 +12,8 @@ def is_url(name: str) -> bool:
 
 def expand(paths: list[str]) -> list[tuple[str, str | None]]:
     """(name, error) per input, in order: folders become their *.jsonl files (recursively, sorted)."""
+    from pi_tools.session.listing import find_session_files  # only when listing: reads import this module
+
     out: list[tuple[str, str | None]] = []
     for path in paths:
         if os.path.isdir(path):

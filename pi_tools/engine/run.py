@@ -1,19 +1,34 @@
-"""Run a task over items and give the results back in input order, on the engine the caller chose."""
+"""Run a task over items and give the results back in input order, on the engine the caller chose.
+
+Locally, a batch too small to win back the start of a pool (about a tenth of a second) runs in this process;
+otherwise a ProcessPoolExecutor with one worker per usable core runs it. Workers are forked (cheap: they share
+the modules already imported) unless polars is loaded, whose thread pool a fork could deadlock. The pool is
+started, and all work handed to it, when map_ordered is called: before any progress bar starts a thread, and
+while the caller does something else.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from pi_tools.engine import cancel
 from pi_tools.engine.options import Engine
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 POOL_MIN_WEIGHT = 8 << 20
 """Below this much input in total (bytes, as weights usually are) one process finishes before a pool started."""
+
+CHUNKS_PER_WORKER = 8
+"""Items go to workers in chunks (fewer round trips), about this many per worker: enough for the last chunks
+to even out uneven files."""
 
 
 def cores() -> int:
@@ -39,17 +54,29 @@ def map_ordered(task: Callable[[T], R], items: Sequence[T], engine: Engine | Non
     `task` must be a module-level function and the items picklable, so that either may cross to a worker
     process or a Dask worker. `weights` (usually file sizes) let the local engine stay in this process when the
     whole batch is too small for a pool to pay. A task should turn a failure of its own item into a result
-    (an error document); an exception it raises ends the run.
+    (an error document); an exception it raises ends the run. With `engine.progress`, a bar labelled so counts
+    the results on stderr when it is a terminal. Ctrl-C (see engine.cancel) abandons the pool: pending items
+    are cancelled and its processes ended.
     """
     engine = engine or Engine()
+    results: Iterator[R]
     if engine.kind == "dask":
         from pi_tools.engine.dask_backend import map_ordered_dask
 
-        return map_ordered_dask(task, items, engine, weights=weights)
-    workers = local_workers(engine, weights, len(items))
-    if workers <= 1:
-        return (task(item) for item in items)
-    return _pooled(task, items, workers)
+        results = map_ordered_dask(task, items, engine, weights=weights)
+    else:
+        workers = local_workers(engine, weights, len(items))
+        results = _in_process(task, items) if workers <= 1 else _pooled(task, items, workers)
+    if engine.progress is None:
+        return results
+    from pi_tools.engine.progress import with_progress
+
+    return with_progress(results, engine.progress, len(items))
+
+
+def _in_process(task: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+    for item in items:
+        yield task(item)
 
 
 def _pooled(task: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
@@ -58,9 +85,57 @@ def _pooled(task: Callable[[T], R], items: Sequence[T], workers: int) -> Iterato
 
     # Forking while polars' thread pool runs can deadlock; spawn workers once polars is loaded.
     method = "spawn" if "polars" in sys.modules else "fork"
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method))
+    sys.stdout.flush()  # nothing buffered may be written twice by a forked worker
+    sys.stderr.flush()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
+                               initializer=cancel.ignore_interrupts)
+    key = cancel.register(lambda: abandon(pool))
     try:
-        chunk = max(1, len(items) // (workers * 8))
-        yield from pool.map(task, items, chunksize=chunk)
+        chunk = max(1, len(items) // (workers * CHUNKS_PER_WORKER))
+        pending = pool.map(task, items, chunksize=chunk)  # submits everything: the workers start now
+    except BaseException:
+        cancel.forget(key)
+        abandon(pool)
+        raise
+    return _collected(pool, pending, key)
+
+
+def _collected(pool: ProcessPoolExecutor, pending: Iterator[R], key: int) -> Iterator[R]:
+    finished = False
+    try:
+        yield from pending
+        finished = True
     finally:
-        pool.shutdown(cancel_futures=True)
+        cancel.forget(key)
+        if finished:
+            pool.shutdown()
+        else:  # an exception, Ctrl-C, or a caller that stopped reading: nothing more is wanted
+            abandon(pool)
+
+
+def abandon(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the workers now (a chunk of files may take seconds to finish)."""
+    processes: dict[int, Any] = dict(getattr(pool, "_processes", None) or {})
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes.values():
+        try:
+            process.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+    for process in processes.values():
+        try:
+            process.join(5)
+        except (OSError, ValueError, AssertionError, AttributeError):
+            pass
+
+
+def map_inputs(task: Callable[[tuple[str, Any]], R], inputs: Sequence[tuple[str, str | None]], options: Any,
+               engine: Engine | None, failed: Callable[[str, str], R]) -> Iterator[R]:
+    """For expanded inputs (inputs.expand: (name, error) pairs): task((name, options)) for each usable one, on
+    the engine and weighted by size, failed(name, error) for the others; in input order."""
+    from pi_tools.engine.inputs import size_of
+
+    names = [name for name, error in inputs if error is None]
+    results = map_ordered(task, [(name, options) for name in names], engine, weights=[size_of(name) for name in names])
+    for name, error in inputs:
+        yield failed(name, error) if error is not None else next(results)

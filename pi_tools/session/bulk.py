@@ -402,13 +402,13 @@ def second_half_search_start(size: int) -> int:
 
 def second_half_start(data: bytes) -> int:
     """Where a file's "second half" starts: the first line start past second_half_search_start (0 when there is
-    none). Computed alike by a process that reads the second half itself (pi_tools.worker), so both agree."""
+    none). Computed alike by a process that reads the second half itself (pi_tools.engine.helper), so both agree."""
     found = data.find(b"}\n{", second_half_search_start(len(data)))
     return 0 if found < 0 else found + 2
 
 
 class LineHeadsElsewhere(Protocol):
-    """Another process indexing the second half of a file (see pi_tools.worker)."""
+    """Another process indexing the second half of a file (see pi_tools.engine.helper)."""
 
     def expect(self, source: str, data: bytes, start: int) -> bool:
         """Whether heads of `data` from `start` on may come; checking they are of these very bytes starts now."""

@@ -2,7 +2,7 @@
 
 The bulk index (bulk.py) plans a clean file's context as a list of line spans; this holds those spans and the
 text, so that a stage can drop the index first, build the messages as it writes them, cut them into parts before
-user messages (providers/split.py), or send a part to another process (pi_tools/worker.py).
+user messages (providers/split.py), or send a part to another process (pi_tools/engine/helper.py).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from pi_tools import readahead
+from pi_tools.engine import readahead
 from pi_tools.js.errors import JsonSyntaxError
 from pi_tools.js.json_parse import parse_js_json
 from pi_tools.js.values import JS_WHITESPACE
@@ -222,9 +222,12 @@ def read_session_bytes(path: str) -> bytes:
     data = readahead.take(path)
     if data is not None:
         return data
+    from pi_tools.engine.inputs import (
+        read_bytes,  # where a batch's inputs are read (with the dask extra: URLs too)
+    )
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_bytes(path)
     except FileNotFoundError:
         raise SessionReadError(f"{path}: no such file") from None
     except OSError as exc:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_tools import readahead
+from pi_tools.engine import readahead
 from pi_tools.session.reader import SessionReadError, read_session_bytes
 
 

@@ -6,7 +6,7 @@ encoding every message of its context; in CPython each runs on one core. `sessio
 run of whole lines, and `providers.split` shows when a conversation can be built in parts with exactly the same
 result; this module has the helper do some of both.
 
-The helper is forked when the command starts (by pi_tools.cli.entry): before any thread exists (forking a
+The helper is forked when the command starts (by pi_tools.engine.early): before any thread exists (forking a
 threaded process is unsafe) and before the session is read, so it shares nothing large with the main process
 and the two processes' memory adds up to what they each hold. It reads the second half of the first large file
 itself, in chunks, and indexes it; the main process takes those heads only for the very bytes it read itself
@@ -161,6 +161,10 @@ class PayloadWorker:
         self._verified: tuple[str, int, int] | None = None
         """(file, start, size): text the helper read and this process found identical to its own."""
         self._expected: tuple[str, int, int, threading.Thread, list[Any]] | None = None
+        from pi_tools.engine import cancel
+
+        self._cancel_key = cancel.register(self.kill)
+        """Ctrl-C ends the helper at once (engine.cancel), whatever it is doing."""
 
     @classmethod
     def start(cls, files: list[str]) -> PayloadWorker | None:
@@ -277,8 +281,19 @@ class PayloadWorker:
             self.close()  # the helper is gone or unusable: no more tasks go to it
             return None
 
+    def kill(self) -> None:
+        """End the helper now (Ctrl-C: nothing it builds is wanted any more)."""
+        try:
+            os.kill(self._pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self.close()
+
     def close(self) -> None:
         """Let the helper end (its task pipe closes) and collect it."""
+        from pi_tools.engine import cancel
+
+        cancel.forget(self._cancel_key)
         if self._tasks is None:
             return
         for pipe in (self._tasks, self._results):  # a helper blocked writing an answer nobody reads ends too
