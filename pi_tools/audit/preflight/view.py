@@ -24,6 +24,7 @@ class RequestView:
     end: int = -1  # items in this request; -1: all of the payload's
     estimate: int | None = None  # Pi's own input-token estimate of this request (estimate_context_tokens)
     source: Callable[[int], Any] | None = None  # the llm Message a payload item came from (None: unknown)
+    size: int | None = None  # the request body's JSON size when known without serialising it (parts.py)
     memo: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -1,0 +1,148 @@
+"""preflight through payload's parts path (audit/preflight/parts.py) gives exactly the findings of the whole build:
+same rules, messages, payload paths, entries and lines, for every API that builds in parts, on real sessions and
+on sessions with findings in early parts, late parts and the last part. The parts here are tiny (a cut before
+every user message where possible), so each session is many parts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_tools.audit.preflight import parts as parts_module
+from pi_tools.audit.preflight import session as session_module
+from pi_tools.audit.preflight.check import PreflightRequest
+from pi_tools.audit.preflight.parts import Elided, preflight_in_parts
+from pi_tools.audit.preflight.session import preflight_tree
+from pi_tools.session.load import load_context_source
+
+REALWORLD = Path(__file__).resolve().parent.parent / "fixtures" / "realworld"
+TARGETS = ["anthropic/claude-sonnet-4-5", "openai/gpt-5.1", "groq/openai/gpt-oss-120b",
+           "google/gemini-3-flash-preview", "mistral/mistral-medium-latest",
+           "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0"]
+USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+
+
+def _session(tmp: Path, messages: list[dict[str, Any]], name: str) -> str:
+    lines: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": "s1",
+                                    "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}]
+    parent = None
+    for index, message in enumerate(messages, 1):
+        entry = {"type": "message", "id": f"e{index}", "parentId": parent,
+                 "timestamp": "2026-01-01T00:00:00.000Z", "message": {**message, "timestamp": index}}
+        parent = entry["id"]
+        lines.append(entry)
+    path = tmp / name
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return str(path)
+
+
+def _assistant(content: list[Any], stop: str = "stop", model: str = "claude-sonnet-4-5") -> dict[str, Any]:
+    return {"role": "assistant", "content": content, "provider": "anthropic", "model": model,
+            "api": "anthropic-messages", "stopReason": stop, "usage": USAGE}
+
+
+def _damaged(tmp: Path, mime: str = "image/bmp") -> str:
+    """Findings in every part: a stray tool result, a BMP image (Bedrock: Pi cannot encode one, so PNG) and a
+    long text in each round; a foreign model's tool loop in the last part."""
+    messages: list[dict[str, Any]] = []
+    for round_ in range(12):
+        messages += [
+            {"role": "user", "content": [{"type": "text", "text": f"round {round_} " + "words " * 200},
+                                         {"type": "image", "data": "Qk0" + "A" * 900, "mimeType": mime}]},
+            _assistant([{"type": "text", "text": "ok " * 150}]),
+            {"role": "toolResult", "toolCallId": f"stray_{round_}", "toolName": "bash",
+             "content": [{"type": "text", "text": "out " * 100}], "isError": False},
+        ]
+    messages += [{"role": "user", "content": [{"type": "text", "text": "last"}]},
+                 {**_assistant([{"type": "thinking", "thinking": "plan",
+                                 "thinkingSignature": json.dumps({"type": "reasoning", "id": "rs_1", "summary": []})},
+                                {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"c": "ls"}}],
+                               "toolUse", "gpt-5.1"), "provider": "openai", "api": "openai-responses"},
+                 {"role": "toolResult", "toolCallId": "call_1", "toolName": "bash",
+                  "content": [{"type": "text", "text": "done"}], "isError": False}]
+    return _session(tmp, messages, "damaged.jsonl")
+
+
+def _whole(path: str, request: PreflightRequest) -> list[dict[str, Any]]:
+    result = preflight_tree(load_context_source(path, False), path, request)
+    assert result.error is None, result.error
+    return result.findings
+
+
+def _in_parts(path: str, request: PreflightRequest, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]] | None:
+    """The findings through the parts path (which must join), or None where it does not apply to the session
+    or model (a damaged file, a model never built in parts)."""
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the parts did not join: the request was built whole")
+
+    monkeypatch.setattr(session_module, "check_whole", refuse)
+    result = preflight_in_parts(load_context_source(path, False), path, request, min_text_bytes=0, part_bytes=1)
+    monkeypatch.undo()
+    if result is None:
+        return None
+    assert result.error is None, result
+    return result.findings
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_parts_findings_equal_the_whole_build_with_findings_in_every_part(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str) -> None:
+    path = _damaged(tmp_path, "image/png" if target.startswith("amazon-bedrock") else "image/bmp")
+    for reasoning in (None, "high"):
+        request = PreflightRequest(model=target, reasoning=reasoning, system_prompt="be brief")
+        whole = _whole(path, request)
+        assert whole, target  # the session is one the provider refuses: there is something to trace
+        found = _in_parts(path, request, monkeypatch)
+        assert found is not None and found == whole, (target, reasoning)
+
+
+@pytest.mark.parametrize("name", ["marcpadz__dexter-v3__pi-session.jsonl", "lamurian__paradocs__session.jsonl",
+                                  "castai__kimchi-dev__session.jsonl"])
+def test_parts_findings_equal_the_whole_build_on_real_sessions(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    path = str(REALWORLD / name)
+    checked = 0
+    for target in [None, *TARGETS]:
+        request = PreflightRequest(model=target)
+        if target is None and not name.startswith("marcpadz"):
+            continue  # the others' own models are not in the catalog
+        found = _in_parts(path, request, monkeypatch)
+        if found is not None:
+            assert found == _whole(path, request), target
+            checked += 1
+    assert checked >= 5
+
+
+def test_parts_path_reads_a_finding_s_part_again_from_the_file(tmp_path: Path) -> None:
+    """The file's text is dropped once the payload is built (the compact view is made without it); tracing a
+    finding reads its part's lines again."""
+    path = _damaged(tmp_path)
+    result = preflight_in_parts(load_context_source(path, False), path,
+                                PreflightRequest(model="anthropic/claude-sonnet-4-5", reasoning="high"), min_text_bytes=0,
+                                part_bytes=1)
+    assert result is not None
+    lines = Path(path).read_text().splitlines()
+    for found in result.findings:
+        if found["entryId"] is not None:
+            assert f'"id": "{found["entryId"]}"' in lines[found["line"] - 1]
+    assert {f["rule"] for f in result.findings} == {"anthropic-tool-result-without-use",
+                                                    "anthropic-image-media-type", "anthropic-thinking-tool-loop"}
+
+
+def test_small_sessions_are_not_built_in_parts(tmp_path: Path) -> None:
+    path = _damaged(tmp_path)
+    assert preflight_in_parts(load_context_source(path, False), path, PreflightRequest(
+        model="anthropic/claude-sonnet-4-5")) is None  # under PARTS_FROM of message text
+    assert parts_module.PARTS_FROM == 8 << 20
+
+
+def test_elided_strings_keep_length_and_blankness() -> None:
+    text = "  " + "x" * 1000
+    elided = Elided(text)
+    assert len(elided) == 1002 and elided.strip() and isinstance(elided, str)
+    assert parts_module._compact({"text": " " * 900, "id": "i" * 900, "data": text}) == {
+        "text": " " * parts_module.LONG, "id": "i" * 900, "data": elided}
+    assert type(parts_module._compact({"text": " " * 900})["text"]) is str
