@@ -5,17 +5,21 @@ part's messages exist as objects at a time, and each part's payload messages are
 whole instead, as the check of a small session does, holds every context message, every llm message and the whole
 payload as objects at once (about twice payload's peak on the 100 MB benchmark session, and slower).
 
-So for a large session preflight builds the payload exactly as `payload` does, then reads the JSON text back one
-part at a time into a *compact view*: the same items, blocks and fields, with every long string that no rule reads
-in full replaced by an `Elided` stand-in (a short sample that keeps the string's blankness, its first characters
-and its length). The rules run on that view unchanged. The request size is the JSON text's own size. A finding is
-traced by building only its part again (its messages from the file text, its payload items from its JSON text)
-and mapping that part as the whole is mapped: the parts path joins only where each part converts exactly as it
-does within the whole conversation, so a part maps alone as it maps within the whole.
+So for a large session preflight builds the payload exactly as `payload` does, drops the file's text (the parts
+are detached from it and read their lines again from the file if a finding must be traced), and only then reads
+the payload's JSON text back into objects for the rules, one part at a time; the request size is the JSON text's
+own size. The payload's objects then take the place the file's text held: on the 100 MB benchmark session the
+peak is the build's (about 256 MiB, against 403 MiB when built whole). A view with long strings elided was tried
+and dropped: the objects' own overhead, not their strings, is most of their memory (239 MiB with it, 237 without),
+and eliding cost a second walk over every block. A finding is traced by building only its part again (its
+messages from the file text, its payload items from its JSON text) and mapping that part as the whole is mapped:
+the parts path joins only where each part converts exactly as it does within the whole conversation, so a part
+maps alone as it maps within the whole.
 
-Where the parts path does not apply (a small session, an API or model not built in parts, a conversation that
-cannot be cut) `preflight_in_parts` answers None before building anything; where the parts do not join, it
-builds the request whole from the planned messages (that rare case costs a second build).
+Where the parts path does not apply (a session that is small or not a clean file's, an API not built in parts)
+`preflight_in_parts` answers None before touching the session. A model whose payloads are never built in parts,
+or a conversation that cannot be cut, is then built whole from the planned messages; where the parts do not join,
+so is it, after the parts (that rare case costs a second build).
 """
 
 from __future__ import annotations
@@ -39,47 +43,6 @@ PARTS_FROM = 8 << 20
 """Sessions with at least this much message text are checked through the parts path (payload's own default
 threshold for building in parts, pi_tools.worker.DEFAULT_SPLIT_BYTES)."""
 
-KEEP_WHOLE = frozenset({"id", "tool_use_id", "tool_call_id", "call_id", "toolUseId", "name", "type", "role",
-                        "media_type", "mimeType", "mime_type", "format", "status"})
-"""Fields whose strings rules match whole (patterns, lengths of ids and names, kinds): never elided."""
-
-LONG = 256
-"""Strings longer than this (outside KEEP_WHOLE) are elided in the compact view."""
-
-
-class Elided(str):
-    """A long payload string as the compact view keeps it: a sample of its first characters (non-blank when the
-    string is, so blankness checks answer as on the string) whose `len()` is the whole string's length (image and
-    size limits read it). Only blank strings are kept as plain `str`, shortened; they stay blank."""
-
-    length: int
-
-    def __new__(cls, text: str) -> Elided:
-        sample = text[:LONG]
-        if not sample.strip():
-            sample = text.lstrip()[:LONG]
-        elided = super().__new__(cls, sample)
-        elided.length = len(text)
-        return elided
-
-    def __len__(self) -> int:
-        return self.length
-
-
-def _compact(value: Any, key: str = "") -> Any:
-    """The compact view of one payload value (see the module docstring)."""
-    kind = type(value)
-    if kind is str:
-        if len(value) <= LONG or key in KEEP_WHOLE:
-            return value
-        return Elided(value) if value.strip() else value[:LONG]
-    if kind is dict:
-        return {k: _compact(v, k) for k, v in value.items()}
-    if kind is list:
-        return [_compact(v, key) for v in value]
-    return value
-
-
 @dataclass
 class _Chunk:
     """One piece of the payload's item list as the parts path joined it: `start` is its first item's index;
@@ -100,6 +63,7 @@ class _Parts:
     origins: list[Origin]
     chunks: list[_Chunk]
     traced: dict[int, tuple[list[Any], list[Origin], PayloadOrigins | None]] = field(default_factory=dict)
+    starts: list[int] = field(default_factory=list)
 
 
 def _decode(encoded: EncodedItems) -> list[Any]:
@@ -152,8 +116,11 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
                                      tools=request.tools, reasoning=request.reasoning, session_id=request.session_id)
     llm_doc = llm_document(context_doc)
     document = payload_document_in_parts(llm_doc, payload_request, None, min_text_bytes, part_bytes)
-    if document is None:
-        return None
+    if document is None:  # not cut (one part only): built whole, from the plan, the tree being gone
+        from pi_tools.audit.preflight.session import check_whole
+
+        del llm_doc, context_doc
+        return check_whole(source, request, header, plan, list(planned), origins)
     result = PreflightResult(source, api, reference)
     if document.get("kind") != "payload":
         result.error = f"{source}: Pi 0.85 cannot build this request: {document.get('error')}"
@@ -180,7 +147,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     for position, encoded in enumerate(listed):
         part = position - 1 if has_prefix else position
         chunks.append(_Chunk(len(items), encoded, part if part >= 0 else None))
-        items.extend(_compact(item) for item in _decode(encoded))  # one part's objects at a time
+        items.extend(_decode(encoded))
         size += len(encoded.json) + (1 if encoded.count and size else 0)
     rest = {name: value for name, value in payload.items() if name != key}
     size += len(orjson.dumps({**rest, key: []}))
@@ -227,7 +194,9 @@ def _detached(planned_parts: list[Any], path: str) -> list[Any]:
 
 
 def _chunk_of(parts: _Parts, item: int) -> _Chunk:
-    return parts.chunks[bisect_right([chunk.start for chunk in parts.chunks], item) - 1]
+    if len(parts.starts) != len(parts.chunks):
+        parts.starts = [chunk.start for chunk in parts.chunks]
+    return parts.chunks[bisect_right(parts.starts, item) - 1]
 
 
 def _traced_part(parts: _Parts, api: str, model: dict[str, Any], index: int,

@@ -11,9 +11,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pi_tools.render.payload_map import ITEM_LISTS
+from pi_tools.render.payload_map import ITEM_LISTS as _RENDER_ITEM_LISTS
 
 T = TypeVar("T")
+
+ITEM_LISTS = {**_RENDER_ITEM_LISTS, "azure-openai-responses": "input"}
+"""Where each API's payload keeps its items (render's table, plus Azure's Responses, which Pi builds as OpenAI's)."""
+
+
+def mapping_api(api: str) -> str:
+    """The API whose payload mapping (render.payload_map) maps this API's payloads: Azure's Responses payloads are
+    OpenAI's."""
+    return "openai-responses" if api == "azure-openai-responses" else api
 
 
 @dataclass
