@@ -342,7 +342,9 @@ def test_replay_vertex_rejection_at_the_named_position(cli: Any) -> None:
     assert "in the 540. content block is missing a `thought_signature`" in doc["providerError"]
     assert [(f["rule"], f["payloadPath"], f["entryId"], f["line"]) for f in doc["findings"]] == [
         ("google-thought-signature", "contents[539].parts[0]", "7af5a012", 1017)]
-    assert "in the 540. content block" in doc["findings"][0]["message"]
+    # The position and the call Vertex named, in its own words.
+    named = "function call `default_api:bash` in the 540. content block is missing a `thought_signature`"
+    assert named in doc["providerError"] and named in doc["findings"][0]["message"]
 
 
 def test_replay_anthropic_rejection_is_not_reproduced_by_pi_085() -> None:

@@ -45,11 +45,11 @@ def _assistant(content: list[Any], stop: str = "stop", model: str = "claude-sonn
             "api": "anthropic-messages", "stopReason": stop, "usage": USAGE}
 
 
-def _damaged(tmp: Path, mime: str = "image/bmp") -> str:
+def _damaged(tmp: Path, mime: str = "image/bmp", rounds: int = 12) -> str:
     """Findings in every part: a stray tool result, a BMP image (Bedrock: Pi cannot encode one, so PNG) and a
     long text in each round; a foreign model's tool loop in the last part."""
     messages: list[dict[str, Any]] = []
-    for round_ in range(12):
+    for round_ in range(rounds):
         messages += [
             {"role": "user", "content": [{"type": "text", "text": f"round {round_} " + "words " * 200},
                                          {"type": "image", "data": "Qk0" + "A" * 900, "mimeType": mime}]},
@@ -139,3 +139,50 @@ def test_small_sessions_are_not_built_in_parts(tmp_path: Path) -> None:
     assert preflight_in_parts(load_context_source(path, False), path, PreflightRequest(
         model="anthropic/claude-sonnet-4-5")) is None  # under PARTS_FROM of message text
     assert parts_module.PARTS_FROM == 8 << 20
+
+
+def _payload_helper() -> Any:
+    """The payload helper's class, where it lives now (pi_tools.worker; the engine branch moves it into
+    pi_tools.engine)."""
+    import importlib
+
+    for name in ("pi_tools.engine.worker", "pi_tools.worker"):
+        try:
+            return importlib.import_module(name).PayloadWorker
+        except (ImportError, AttributeError):
+            continue
+    pytest.skip("no payload helper in this tree")
+
+
+def test_parts_built_by_the_payload_helper_give_the_same_findings(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """preflight can use payload's helper process as payload does (stages.PartsBuilder): the helper builds parts
+    from the back, this process from the front, and the findings are exactly the whole build's."""
+    import os
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("the helper needs two usable cores")
+    monkeypatch.setenv("PI_TOOLS_SPLIT_BYTES", "0")  # the helper starts for any file; parts of one user turn
+    path = _damaged(tmp_path, rounds=400)  # enough parts for both processes to take some
+    request = PreflightRequest(model="anthropic/claude-sonnet-4-5", reasoning="high")
+    whole = _whole(path, request)
+    worker = _payload_helper().start([path])
+    assert worker is not None
+    try:
+        from pi_tools.session.bulk import index_elsewhere
+
+        index_elsewhere(worker)
+        from pi_tools.providers import split
+
+        built_here: list[int] = []  # parts this process built (the helper, forked before, is not counted)
+        build_part = split.build_part
+        monkeypatch.setattr(split, "build_part", lambda *args: built_here.append(1) or build_part(*args))
+        result = preflight_in_parts(load_context_source(path, False), path, request, min_text_bytes=0, part_bytes=1,
+                                    build_elsewhere=worker.build_parts)
+    finally:
+        worker.close()
+    assert result is not None and result.error is None
+    assert result.findings == whole and len(whole) == 2 * 400 + 2  # and the loop, and 400 images > 100
+    # 401 parts (one per user turn): the helper took some of them from the back (the first build_part call here
+    # is payload_document_in_parts' probe with no messages).
+    assert 1 < len(built_here) < 401

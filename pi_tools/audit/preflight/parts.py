@@ -80,10 +80,14 @@ def _message_count(part: Any) -> int:
 
 
 def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_text_bytes: int = PARTS_FROM,
-                       part_bytes: int | None = None) -> PreflightResult | None:
+                       part_bytes: int | None = None, build_elsewhere: Any = None) -> PreflightResult | None:
     """The check of `tree`'s next request through the parts path, or None where it does not apply (see the module
     docstring). `tree` must be a BulkSession the caller no longer needs: its index is dropped once the context is
-    planned, as `payload` drops it."""
+    planned, as `payload` drops it.
+
+    `build_elsewhere` is payload's stages.PartsBuilder (the payload helper's `build_parts`): another process then
+    builds parts from the back while this one builds them from the front, exactly as for `payload`. Nothing
+    else is asked of it: the parts come back as JSON text either way, and tracing reads the file itself."""
     from pi_tools.audit.preflight.session import resolve_target
     from pi_tools.messages import default_registry
     from pi_tools.messages.convert import iter_llm_messages
@@ -115,7 +119,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     payload_request = PayloadRequest(api=api, model=reference, system_prompt=request.system_prompt,
                                      tools=request.tools, reasoning=request.reasoning, session_id=request.session_id)
     llm_doc = llm_document(context_doc)
-    document = payload_document_in_parts(llm_doc, payload_request, None, min_text_bytes, part_bytes)
+    document = payload_document_in_parts(llm_doc, payload_request, build_elsewhere, min_text_bytes, part_bytes)
     if document is None:  # not cut (one part only): built whole, from the plan, the tree being gone
         from pi_tools.audit.preflight.session import check_whole
 
