@@ -108,8 +108,9 @@ def image_size(view: RequestView) -> Iterator[Hit]:
       "Too many images in request: N, maximum allowed: M. (OpenAI) / Exceeded maximum number of images (50) allowed "
       "in the request. (Azure OpenAI)",
       "MME-Benchmarks/Video-MME#20 (recorded OpenAI 400, when the limit was 250); Azure/azure-rest-api-specs#46145 "
-      "(recorded Azure 400 at 51 images); https://platform.openai.com/docs/guides/images-vision (1,500 images and "
-      "50 MB of image bytes per request)",
+      "(recorded Azure 400 at 51 images; it quotes OpenAI's images-vision guide: up to 1,500 images per request); "
+      "the guide's image input requirements (\"Up to 50 MB image bytes per request\", and 500 images in an "
+      "earlier version)",
       "Compact the session (older screenshots go into the summary) or drop images from old entries.",
       """OpenAI takes at most 1,500 images and 50 MB of image bytes per request (Azure OpenAI: 50 images); every
       image still in the context counts, so a long session of screenshots reaches the limit by itself. OpenAI
