@@ -60,6 +60,17 @@ FOREIGN_LOOP = [THINKING, user("hi"), assistant([{"type": "thinking", "thinking"
                                                   call("toolu_1")], "openai", "gpt-5.1", "openai-responses"),
                 result("toolu_1")]
 GEMINI_LOOP = [user("hi"), assistant([call("c1")], "google", "gemini-2.5-flash", "google-generative-ai"), result("c1")]
+# A history that opens with the model's function call (a branch cut below its user message).
+CALL_FIRST = GEMINI_LOOP[1:]
+
+
+def image_user(mime: str, count: int = 1, size: int = 16) -> dict[str, Any]:
+    images = [{"type": "image", "data": "A" * size, "mimeType": mime}] * count
+    return {"type": "message", "message": {"role": "user", "timestamp": 1,
+                                           "content": [{"type": "text", "text": "look"}, *images]}}
+
+
+BMP, PNG = [image_user("image/bmp")], [image_user("image/png")]
 
 # (model, entries, extra args, rule, payload path, entry id, fixed entries, fixed args)
 CASES = [
@@ -80,6 +91,16 @@ CASES = [
      ORPHAN_FIXED, []),
     ("amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", ORPHAN, [], "bedrock-tool-results",
      "messages[2].content[0]", "e3", ORPHAN_FIXED, []),
+    ("amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", FOREIGN_LOOP, [], "bedrock-thinking-tool-loop",
+     "messages[1].content[0]", "e3", FOREIGN_LOOP, ["--reasoning", "off"]),
+    ("openai/gpt-5.1", BMP, [], "openai-image-media-type", "input[0].content[1]", "e1", PNG, []),
+    ("openrouter/openai/gpt-4o", BMP, [], "openai-image-media-type", "messages[0].content[1]", "e1", PNG, []),
+    ("google/gemini-2.5-flash", BMP, [], "google-image-media-type", "contents[0].parts[1]", "e1", PNG, []),
+    ("google-vertex/gemini-2.5-flash", BMP, [], "google-image-media-type", "contents[0].parts[1]", "e1", PNG, []),
+    ("google/gemini-2.5-flash", CALL_FIRST, [], "google-function-call-turn", "contents[0].parts[0]", "e1",
+     GEMINI_LOOP, []),
+    ("google-vertex/gemini-2.5-flash", CALL_FIRST, [], "google-function-call-turn", "contents[0].parts[0]", "e1",
+     GEMINI_LOOP, []),
 ]
 
 
@@ -140,6 +161,53 @@ def test_image_over_five_megabytes(cli: Any, tmp_path: Path) -> None:
         ("anthropic-image-size", "messages[0].content[1]", "e1")]
     assert "image exceeds 5 MB maximum: 5242884 bytes > 5242880 bytes" in run.documents()[0]["message"]
     assert cli("preflight", "--model", "anthropic/claude-sonnet-4-5", with_image(5 * 1024 * 1024)).code == 0
+
+
+@pytest.mark.parametrize(("model", "limit", "prefix"), [
+    ("openai/gpt-5.1", 1500, "input"), ("azure-openai-responses/gpt-4o", 50, "input"),
+    ("openrouter/openai/gpt-4o", 1500, "messages"), ("google/gemini-2.5-flash", 3000, "contents"),
+    ("google-vertex/gemini-3.1-pro-preview", 900, "contents")])
+def test_image_count_per_request(cli: Any, tmp_path: Path, model: str, limit: int, prefix: str) -> None:
+    rule = "google-image-count" if prefix == "contents" else "openai-image-count"
+    part = "parts" if prefix == "contents" else "content"
+    over = write_session(tmp_path, [image_user("image/png", limit + 1)], "over.jsonl")
+    azure = {"AZURE_OPENAI_RESOURCE_NAME": "example"}  # Pi needs an Azure endpoint to build the request
+    run = cli("preflight", "--format", "json", "--model", model, over, env=azure)
+    assert run.code == 1, run.stderr
+    # Pi's estimate counts 1,200 tokens an image, so so many images are also (rightly) over the context window:
+    # a warning, which does not fail the run (see at_limit below).
+    errors = [f for f in run.documents() if f["severity"] == "error"]
+    assert {f["rule"] for f in run.documents()} - {rule} <= {"context-window"}
+    assert [(f["rule"], f["payloadPath"], f["entryId"]) for f in errors] == [
+        (rule, f"{prefix}[0].{part}[{limit + 1}]", "e1")]  # the first image past the limit (part 0 is the text)
+    expected = (f"Too many images in request: {limit + 1}, maximum allowed: {limit}." if rule == "openai-image-count"
+                else f"Unable to submit request because it has {limit + 1} image files but the model only supports "
+                     f"up to {limit}.")
+    assert errors[0]["message"] == expected
+    at_limit = write_session(tmp_path, [image_user("image/png", limit)], "limit.jsonl")
+    assert cli("preflight", "--format", "json", "--model", model, at_limit, env=azure).code == 0
+
+
+def test_image_size_per_image(cli: Any, tmp_path: Path) -> None:
+    """OpenAI: 20 MB per image; Vertex: 7 MB per inline image (decoded bytes: 4 base64 characters are 3 bytes)."""
+    for model, rule, path, limit in [("openai/gpt-5.1", "openai-image-size", "input[0].content[1]", 20 << 20),
+                                     ("google-vertex/gemini-2.5-flash", "google-image-size", "contents[0].parts[1]",
+                                      7 << 20)]:
+        big = write_session(tmp_path, [image_user("image/png", 1, (limit // 3 + 1) * 4)], "big.jsonl")
+        run = cli("preflight", "--format", "json", "--model", model, big)
+        assert [(f["rule"], f["payloadPath"], f["entryId"]) for f in run.documents()] == [(rule, path, "e1")]
+        assert run.code == 1
+        fits = write_session(tmp_path, [image_user("image/png", 1, limit // 3 * 4)], "fits.jsonl")
+        assert cli("preflight", "--model", model, fits).code == 0, model
+
+
+def test_openai_image_bytes_per_request() -> None:
+    """50 MB of image bytes per request, whatever the count: the image that takes the request over is named."""
+    image = {"type": "input_image", "detail": "auto", "image_url": "data:image/png;base64," + "A" * (24 << 20)}  # 18 MiB each
+    responses = {"id": "gpt-5.1", "provider": "openai", "api": "openai-responses"}
+    payload = {"input": [{"role": "user", "content": [image, image]}, {"role": "user", "content": [image]}]}
+    assert hits("openai-responses", responses, payload) == [("openai-image-count", "input[1].content[0]")]
+    assert hits("openai-responses", responses, {"input": payload["input"][:1]}) == []
 
 
 def test_context_window_is_a_warning(cli: Any, tmp_path: Path) -> None:
@@ -274,7 +342,9 @@ def test_replay_vertex_rejection_at_the_named_position(cli: Any) -> None:
     assert "in the 540. content block is missing a `thought_signature`" in doc["providerError"]
     assert [(f["rule"], f["payloadPath"], f["entryId"], f["line"]) for f in doc["findings"]] == [
         ("google-thought-signature", "contents[539].parts[0]", "7af5a012", 1017)]
-    assert "in the 540. content block" in doc["findings"][0]["message"]
+    # The position and the call Vertex named, in its own words.
+    named = "function call `default_api:bash` in the 540. content block is missing a `thought_signature`"
+    assert named in doc["providerError"] and named in doc["findings"][0]["message"]
 
 
 def test_replay_anthropic_rejection_is_not_reproduced_by_pi_085() -> None:

@@ -22,6 +22,19 @@ against the provider's documentation:
   function call parts of the function call turn." Correct.
 - `anthropic-image-media-type` (anthropic-messages, 4): edge_images_mimes sends image/bmp and image/tiff; Anthropic
   takes only JPEG, PNG, GIF and WebP (docs.claude.com vision, "Supported formats"). Correct.
+- `google-image-media-type` (google-generative-ai, 24): edge_images_mimes sends an image/gif (contents[0].parts[1])
+  and an image/bmp (contents[5].parts[1], contents[4] for gemini-3-flash-preview, whose layout differs), c010 an
+  image/gif (contents[0].parts[1]); Pi passes the stored mimeType through as inlineData.mimeType. Gemini takes
+  only PNG, JPEG, WebP, HEIC and HEIF (ai.google.dev image-understanding "Supported image formats"; a GIF sent to
+  gemini-2.5-flash is answered "Unsupported MIME type: image/gif", Mai-with-u/MaiBot#1435; an SVG
+  "Unsupported MIME type: image/svg+xml", google-gemini/gemini-cli#3054). Correct, for both models and with
+  or without reasoning (the image does not depend on it).
+- `openai-image-media-type` (openai-responses, 2): edge_images_mimes' image/bmp as an input_image data URL at
+  input[6].content[1] for gpt-5.1 (the GIF and WebP ones are accepted formats). OpenAI takes PNG, JPEG, WebP and
+  non-animated GIF (platform.openai.com images-vision "Image input requirements") and answers anything else with
+  invalid_image_format "You uploaded an unsupported image. Please make sure your image has of one the following
+  formats: ['png', 'jpeg', 'gif', 'webp']." (STranslate/STranslate#277). Correct. The openai-completions
+  variants (DeepSeek, OpenRouter's Claude) are not OpenAI models and are not checked by this rule.
 - `error` rows: Pi 0.85 itself cannot build the request (Bedrock "Unknown image type: image/bmp"; a Responses
   thinking signature that is not JSON); preflight reports Pi's own failure and checks nothing.
 
@@ -66,4 +79,6 @@ def test_golden_classes_are_the_commented_ones() -> None:
                        ("google-thought-signature", "google-generative-ai"),
                        ("google-function-response-count", "google-generative-ai"),
                        ("anthropic-image-media-type", "anthropic-messages"),
+                       ("google-image-media-type", "google-generative-ai"),
+                       ("openai-image-media-type", "openai-responses"),
                        ("error", "bedrock-converse-stream"), ("error", "openai-responses")}

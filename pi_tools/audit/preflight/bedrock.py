@@ -87,3 +87,92 @@ def blank_text(view: RequestView) -> Iterator[Hit]:
                 yield Hit("bedrock-blank-text", view.path(i, "content", j),
                           f"The text field in the ContentBlock object at messages.{i}.content.{j} is blank. Add text "
                           "to the text field, and try again.")
+
+
+def _thinking_on(view: RequestView) -> bool:
+    fields = view.payload.get("additionalModelRequestFields")
+    thinking = fields.get("thinking") if isinstance(fields, dict) else None
+    return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+
+
+def _has_tool_results(item: Any) -> bool:
+    return any(isinstance(block, dict) and "toolResult" in block for block in blocks(item))
+
+
+def _is_turn_start(item: Any) -> bool:
+    """A user message that is not only tool results (a cache point does not count): it starts a new turn."""
+    if not isinstance(item, dict) or item.get("role") != "user":
+        return False
+    content = [block for block in blocks(item) if not (isinstance(block, dict) and "cachePoint" in block)]
+    return not content or any(not (isinstance(block, dict) and "toolResult" in block) for block in content)
+
+
+def _turn_index(view: RequestView) -> tuple[list[int], list[int]]:
+    """(start of the turn each request end falls in, first assistant message at or after each position)."""
+    def build() -> tuple[list[int], list[int]]:
+        items = view.items
+        starts, start = [], 0
+        for i, item in enumerate(items):
+            starts.append(start)
+            if _is_turn_start(item):
+                start = i + 1
+        starts.append(start)
+        first = [len(items)] * (len(items) + 1)
+        for i in range(len(items) - 1, -1, -1):
+            first[i] = i if isinstance(items[i], dict) and items[i].get("role") == "assistant" else first[i + 1]
+        return starts, first
+    return view.cached("bedrock.turns", build)
+
+
+def _block_kind(block: Any) -> str:
+    """A Converse content block's kind as Anthropic's validator names it in Bedrock's message."""
+    if not isinstance(block, dict):
+        return "unknown"
+    reasoning = block.get("reasoningContent")
+    if isinstance(reasoning, dict):
+        return "redacted_thinking" if "redactedContent" in reasoning else "thinking"
+    return {"text": "text", "toolUse": "tool_use", "image": "image", "document": "document"}.get(
+        next(iter(block), ""), next(iter(block), "unknown"))
+
+
+@rule("bedrock-thinking-tool-loop", "error",
+      "Claude on Bedrock with thinking on: the assistant turn of a tool loop must start with thinking", API, "tail",
+      "The model returned the following errors: messages.N.content.0.type: Expected `thinking` or "
+      "`redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` message must start "
+      "with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you "
+      "include thinking blocks from previous turns. To avoid this requirement, disable `thinking`.",
+      "langchain-ai/langchain-aws#844 (recorded ConverseStream ValidationException), anomalyco/opencode#3077 "
+      "(through LiteLLM: 'BedrockException The model returned the following errors: ... found `tool_use`')",
+      "Send this request with thinking off (--reasoning off, or /thinking off in Pi) until the tool loop ends, or "
+      "continue on the model that produced the turn (its signed thinking is then replayed as reasoningContent).",
+      """Anthropic's rule (anthropic-thinking-tool-loop) as Bedrock's Claude models enforce it: Bedrock passes
+      Anthropic's validation message through, prefixed with "The model returned the following errors:". With
+      thinking on (additionalModelRequestFields.thinking) and a request that ends in a tool loop, the first
+      assistant message of the current turn must begin with a reasoningContent block. Pi sends another model's
+      thinking as text and drops thinking without a signature, so a switch in the middle of a tool loop leaves
+      the turn without it. As on Anthropic, a turn whose stored first message had no thinking is accepted, and
+      only Claude models are checked.""",
+      applies=lambda model: "claude" in str(model.get("id", "")).lower())
+def thinking_tool_loop(view: RequestView) -> Iterator[Hit]:
+    end = view.end
+    if end < 2 or not _thinking_on(view):
+        return
+    last = view.items[end - 1]
+    if not isinstance(last, dict) or last.get("role") != "user" or not _has_tool_results(last):
+        return
+    starts, first = _turn_index(view)
+    index = first[starts[end]]
+    if index >= end:
+        return
+    content = blocks(view.items[index])
+    kind = _block_kind(content[0]) if content else "nothing"
+    if kind in ("thinking", "redacted_thinking"):
+        return
+    stored = view.source_message(index)
+    if isinstance(stored, dict) and not any(isinstance(b, dict) and b.get("type") == "thinking"
+                                            for b in blocks(stored)):
+        return  # the turn began without thinking: accepted as it is (see anthropic-thinking-tool-loop)
+    yield Hit("bedrock-thinking-tool-loop", view.path(index, "content", 0),
+              f"The model returned the following errors: messages.{index}.content.0.type: Expected `thinking` or "
+              f"`redacted_thinking`, but found `{kind}`. When `thinking` is enabled, a final `assistant` message "
+              "must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).")

@@ -8,7 +8,7 @@ from typing import Any
 
 from pi_tools.audit.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, map_origins
 from pi_tools.audit.preflight.rules import Hit, iter_hits, rules_by_id, rules_for
-from pi_tools.audit.preflight.view import RequestView
+from pi_tools.audit.preflight.view import ITEM_LISTS, RequestView
 
 Finding = dict[str, Any]
 
@@ -92,8 +92,6 @@ _WHOLE = 1 << 62
 
 
 def view_items(api: str, payload: dict[str, Any]) -> list[Any]:
-    from pi_tools.render.payload_map import ITEM_LISTS
-
     items = payload.get(ITEM_LISTS.get(api, "messages"))
     return items if isinstance(items, list) else []
 

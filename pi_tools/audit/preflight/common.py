@@ -53,8 +53,12 @@ def request_size(view: RequestView) -> Iterator[Hit]:
         return
     try:
         # One request (the whole payload): one serialisation in C; a replay run needs every prefix's size.
-        size = len(orjson.dumps(view.payload)) if view.end == len(view.items) and "common.sizes" not in view.memo \
-            else _sizes(view)[view.end]
+        if view.size is not None and view.end == len(view.items):
+            size = view.size  # a compact view (parts.py): its strings are stand-ins, the JSON text's size is known
+        elif view.end == len(view.items) and "common.sizes" not in view.memo:
+            size = len(orjson.dumps(view.payload))
+        else:
+            size = _sizes(view)[view.end]
     except (TypeError, orjson.JSONEncodeError):
         return
     if size > limit:

@@ -119,3 +119,109 @@ def thought_signature(view: RequestView) -> Iterator[Hit]:
         message = (f"Function call is missing a thought_signature in functionCall parts. Additional data, function "
                    f"call `default_api:{name}`, position {first + 1}.")
     yield Hit("google-thought-signature", view.path(first, "parts", part), message)
+
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/heic", "image/heif")
+VERTEX_INLINE_BYTES = 7 * 1024 * 1024
+
+
+def _max_images(model: dict[str, Any]) -> int:
+    """Images per prompt as Vertex documents them: 900 for the Gemini 3 Pro previews, 3,000 for the others."""
+    model_id = str(model.get("id", ""))
+    return 900 if (gemini_major_version(model_id) or 0) >= 3 and "-pro" in model_id else 3000
+
+
+def _inline_images(view: RequestView) -> list[tuple[int, str, Any, int]]:
+    """Every inline image part (also inside function responses): (item, path, mimeType, decoded bytes)."""
+    def build() -> list[tuple[int, str, Any, int]]:
+        found: list[tuple[int, str, Any, int]] = []
+        for i, item in enumerate(view.items):
+            for j, part in enumerate(blocks(item, "parts")):
+                if not isinstance(part, dict):
+                    continue
+                places = [(view.path(i, "parts", j), part)]
+                response = part.get("functionResponse")
+                if isinstance(response, dict):
+                    places += [(view.path(i, "parts", j, "functionResponse", "parts", k), inner)
+                               for k, inner in enumerate(blocks(response, "parts")) if isinstance(inner, dict)]
+                for path, holder in places:
+                    inline = holder.get("inlineData")
+                    if isinstance(inline, dict):
+                        data = inline.get("data")
+                        size = len(data) * 3 // 4 if isinstance(data, str) else 0
+                        found.append((i, path, inline.get("mimeType"), size))
+        return found
+    return view.cached("google.images", build)
+
+
+@rule("google-image-media-type", "error", "An inline image of a type Gemini does not take", API, "items",
+      "Unsupported MIME type: image/svg+xml / GenerateContentRequest.contents[N].parts[M].inline_data.mime_type: MIME "
+      "type must be image/png, image/jpeg, image/webp, image/heic, or image/heif.",
+      "google-gemini/gemini-cli#3054, ogkalu2/comic-translate#399, Mai-with-u/MaiBot#1435 (image/gif on "
+      "gemini-2.5-flash; recorded 400 INVALID_ARGUMENT), EvanZhouDev/gemini-ai#3; "
+      "https://ai.google.dev/gemini-api/docs/image-understanding (supported formats; microsoft/vscode#286628 cites "
+      "it for GIF)",
+      "Convert the image to PNG or JPEG in the entry, or drop it.",
+      """Gemini takes PNG, JPEG, WebP, HEIC and HEIF images, not GIF. Pi sends an image with the media type it was
+      stored with, so a GIF, a BMP, a TIFF, an SVG or a non-standard name such as image/jpg is refused (BMP without a useful
+      message: "Request contains an invalid argument.", google-gemini/gemini-cli#14838).""")
+def image_media_type(view: RequestView) -> Iterator[Hit]:
+    for _, path, media, _ in _inline_images(view):
+        if isinstance(media, str) and media.startswith("image/") and media not in IMAGE_TYPES:
+            yield Hit("google-image-media-type", path, f"Unsupported MIME type: {media}")
+
+
+@rule("google-image-count", "error", "More images in one request than the model takes", API, "request",
+      "Unable to submit request because it has N image files but the model only supports up to M.",
+      "Vertex's wording for media counts, recorded for video files in google-gemini/gemini-cli#27724; limits from "
+      "https://docs.cloud.google.com/vertex-ai/generative-ai/docs/multimodal/image-understanding (maximum images "
+      "per prompt: 900 for Gemini 3 Pro Preview, 3,000 for Gemini 2.5)",
+      "Compact the session (older screenshots go into the summary) or drop images from old entries.",
+      """Every image still in the context counts, inline images inside function responses too. The limit is the
+      documented one per model: 900 images for the Gemini 3 Pro previews, 3,000 for the others.""")
+def image_count(view: RequestView) -> Iterator[Hit]:
+    images = [image for image in _inline_images(view) if image[0] < view.end]
+    limit = _max_images(view.model)
+    if len(images) > limit:
+        yield Hit("google-image-count", images[limit][1],
+                  f"Unable to submit request because it has {len(images)} image files but the model only supports "
+                  f"up to {limit}.")
+
+
+@rule("google-image-size", "error", "An inline image over Vertex's 7 MB per file", ("google-vertex",), "items",
+      "The file size of X is N, which exceeds max allowed file size of M for `image/png` files.",
+      "googleapis/js-genai#1391 (recorded Vertex 400 for a file over its limit); "
+      "https://docs.cloud.google.com/vertex-ai/generative-ai/docs/multimodal/image-understanding (\"maximum file "
+      "size per file for inline data: 7 MB\")",
+      "Shrink or drop the image in the entry.",
+      """Vertex takes inline images of at most 7 MB each (decoded bytes). On the Gemini API the limit is the
+      whole request's 20 MB (rule request-size).""")
+def image_size(view: RequestView) -> Iterator[Hit]:
+    for _, path, media, size in _inline_images(view):
+        if size > VERTEX_INLINE_BYTES:
+            yield Hit("google-image-size", path,
+                      f"The file size of the inline {media} image is about {size}, which exceeds max allowed file "
+                      f"size of {VERTEX_INLINE_BYTES}.")
+
+
+@rule("google-function-call-turn", "error", "A function call turn that does not follow a user or function response turn",
+      API, "items",
+      "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
+      "google-gemini/gemini-cli#11814 (a history that starts with a function call), continuedev/continue#11164 "
+      "(recorded 400 INVALID_ARGUMENT)",
+      "Branch from an entry before the stray message (--leaf), or drop the model message in front of the call "
+      "(`pi-tools repair`).",
+      """A model content with functionCall parts must come right after a user content (text or function
+      responses): not first in the contents, and not after another model content. Gemini otherwise accepts
+      consecutive contents of one role (the recorded Vertex requests of fixtures/realworld/marcpadz dexter-v3
+      hold user contents in a row and were answered), so no general alternation rule is checked.""")
+def function_call_turn(view: RequestView) -> Iterator[Hit]:
+    items = view.items
+    for i, item in enumerate(items):
+        if _is_model(item):
+            calls = _function_calls(item)
+            if calls and (i == 0 or _is_model(items[i - 1])):
+                yield Hit("google-function-call-turn", view.path(i, "parts", calls[0]),
+                          "Please ensure that function call turn comes immediately after a user turn or after a "
+                          f"function response turn (contents[{i}] follows "
+                          f"{'nothing' if i == 0 else f'the model content contents[{i - 1}]'}).")

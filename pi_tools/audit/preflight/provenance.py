@@ -106,7 +106,7 @@ def map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: di
     is not used). The prefix of messages is grown until it reaches past that item, so a finding early in a large
     session is traced without mapping the rest.
     """
-    from pi_tools.render.payload_map import ITEM_LISTS
+    from pi_tools.audit.preflight.view import ITEM_LISTS
 
     key = ITEM_LISTS.get(api, "messages")
     items = payload.get(key)
@@ -133,7 +133,8 @@ def _placed_items(origins: PayloadOrigins) -> set[str]:
 
 def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
                  has_system_prompt: bool) -> PayloadOrigins:
-    from pi_tools.render.payload_map import ITEM_LISTS, map_payload
+    from pi_tools.audit.preflight.view import ITEM_LISTS, mapping_api
+    from pi_tools.render.payload_map import map_payload
     from pi_tools.render.preview import _align_transformed, transformed_messages
 
     transformed = transformed_messages(api, model, llm)
@@ -151,7 +152,7 @@ def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: d
                 order.append(index)
             if isinstance(llm[index], dict) and llm[index].get("role") == "assistant":
                 answering = index
-    mapping = map_payload(api, payload, transformed, model, has_system_prompt)
+    mapping = map_payload(mapping_api(api), payload, transformed, model, has_system_prompt)
     by_label: dict[str, int] = {}
     items = payload.get(ITEM_LISTS.get(api, "messages"))
     count = len(items) if isinstance(items, list) else 0

@@ -31,7 +31,7 @@ ALL_APIS = frozenset({
     "google-generative-ai", "google-vertex", "mistral-conversations", "bedrock-converse-stream",
 })
 
-RULE_MODULES = ("anthropic", "completions", "responses", "google", "mistral", "bedrock", "common")
+RULE_MODULES = ("anthropic", "completions", "responses", "openai_images", "google", "mistral", "bedrock", "common")
 """The modules of this package that define rules, imported on first use of the registry."""
 
 _INDEX = re.compile(r"^[A-Za-z_.]+\[(\d+)\]")

@@ -35,28 +35,44 @@ def resolve_target(reference: str | None, session_model: Any) -> dict[str, Any]:
         raise PreflightError(f"{exc.args[0] if exc.args else exc}; pass --model PROVIDER/ID") from None
 
 
-def preflight_tree(tree: Any, source: str, request: PreflightRequest, release: bool = False) -> PreflightResult:
+def preflight_tree(tree: Any, source: str, request: PreflightRequest, release: bool = False,
+                   build_elsewhere: Any = None) -> PreflightResult:
     """Build the next request for `tree` (a SessionTree or BulkSession) and check it; with `release` (the caller
     owns the tree and needs it no more) the session's bytes and index are dropped once its messages are built,
-    as `payload` does, so the encoder works beside neither."""
-    from pi_tools.providers.options import estimate_context_tokens
-    from pi_tools.stages import PayloadRequest, payload_document
-
+    as `payload` does, so the encoder works beside neither. A large clean session is then checked through
+    payload's parts path (parts.py), never holding its payload whole; `build_elsewhere` (payload's helper, see
+    parts.preflight_in_parts) then builds some of the parts in another process."""
     if request.leaf is not None and request.leaf not in tree.by_id:
         raise ContextError(f"Entry {request.leaf} not found")
+    if release:
+        from pi_tools.audit.preflight.parts import preflight_in_parts
+
+        checked = preflight_in_parts(tree, source, request, build_elsewhere=build_elsewhere)
+        if checked is not None:
+            return checked
     traced = trace_context(tree, UNDEFINED if request.leaf is None else request.leaf)
     header = tree.header
     if release:
         tree.__dict__.clear()
         del tree
-    llm, llm_origins = convert_traced(traced.messages, traced.origins)
-    traced.messages = []
-    model = resolve_target(request.model, traced.plan.model)
+    return check_whole(source, request, header, traced.plan, traced.messages, traced.origins)
+
+
+def check_whole(source: str, request: PreflightRequest, header: Any, plan: Any, messages: list[Any],
+                origins: list[Any]) -> PreflightResult:
+    """The check of a request built whole from its context messages (AgentMessage[]) and their origins; the list
+    of messages is emptied once they are converted."""
+    from pi_tools.providers.options import estimate_context_tokens
+    from pi_tools.stages import PayloadRequest, payload_document
+
+    llm, llm_origins = convert_traced(messages, origins)
+    messages.clear()
+    model = resolve_target(request.model, plan.model)
     api = str(model.get("api"))
     reference = f"{model['provider']}/{model['id']}"
     result = PreflightResult(source, api, reference)
-    llm_doc = {"kind": "llm", "source": source, "header": header, "thinkingLevel": traced.plan.thinking_level,
-               "model": traced.plan.model, "messages": llm}
+    llm_doc = {"kind": "llm", "source": source, "header": header, "thinkingLevel": plan.thinking_level,
+               "model": plan.model, "messages": llm}
     document = payload_document(llm_doc, PayloadRequest(
         api=api, model=reference, system_prompt=request.system_prompt, tools=request.tools,
         reasoning=request.reasoning, session_id=request.session_id))
@@ -78,12 +94,14 @@ def preflight_tree(tree: Any, source: str, request: PreflightRequest, release: b
     return result
 
 
-def preflight_path(path: str, request: PreflightRequest) -> PreflightResult:
-    """Preflight of one session file; unreadable input or an impossible target becomes the result's error."""
+def preflight_path(path: str, request: PreflightRequest, build_elsewhere: Any = None) -> PreflightResult:
+    """Preflight of one session file; unreadable input or an impossible target becomes the result's error.
+    `build_elsewhere`: see preflight_tree."""
     from pi_tools.session.load import load_context_source
 
     try:
-        return preflight_tree(load_context_source(path, False), path, request, release=True)
+        return preflight_tree(load_context_source(path, False), path, request, release=True,
+                              build_elsewhere=build_elsewhere)
     except (SessionReadError, ContextError, PreflightError) as exc:
         message = str(exc)
         return PreflightResult(path, error=message if path in message else f"{path}: {message}")

@@ -11,9 +11,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pi_tools.render.payload_map import ITEM_LISTS
+from pi_tools.render.payload_map import ITEM_LISTS as _RENDER_ITEM_LISTS
 
 T = TypeVar("T")
+
+ITEM_LISTS = {**_RENDER_ITEM_LISTS, "azure-openai-responses": "input"}
+"""Where each API's payload keeps its items (render's table, plus Azure's Responses, which Pi builds as OpenAI's)."""
+
+
+def mapping_api(api: str) -> str:
+    """The API whose payload mapping (render.payload_map) maps this API's payloads: Azure's Responses payloads are
+    OpenAI's."""
+    return "openai-responses" if api == "azure-openai-responses" else api
 
 
 @dataclass
@@ -24,6 +33,7 @@ class RequestView:
     end: int = -1  # items in this request; -1: all of the payload's
     estimate: int | None = None  # Pi's own input-token estimate of this request (estimate_context_tokens)
     source: Callable[[int], Any] | None = None  # the llm Message a payload item came from (None: unknown)
+    size: int | None = None  # the request body's JSON size when known without serialising it (parts.py)
     memo: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

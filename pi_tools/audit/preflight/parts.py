@@ -1,0 +1,269 @@
+"""Preflight of a large session's next request through `payload`'s parts path, without holding the payload whole.
+
+`pi-tools payload` builds a large session's payload in parts (`stages.payload_document_in_parts`): only one
+part's messages exist as objects at a time, and each part's payload messages are kept as JSON text. Building it
+whole instead, as the check of a small session does, holds every context message, every llm message and the whole
+payload as objects at once (about twice payload's peak on the 100 MB benchmark session, and slower).
+
+So for a large session preflight builds the payload exactly as `payload` does, drops the file's text (the parts
+are detached from it and read their lines again from the file if a finding must be traced), and only then reads
+the payload's JSON text back into objects for the rules, one part at a time; the request size is the JSON text's
+own size. The payload's objects then take the place the file's text held: on the 100 MB benchmark session the
+peak is the build's (about 256 MiB, against 403 MiB when built whole). A view with long strings elided was tried
+and dropped: the objects' own overhead, not their strings, is most of their memory (239 MiB with it, 237 without),
+and eliding cost a second walk over every block. A finding is traced by building only its part again (its
+messages from the file text, its payload items from its JSON text) and mapping that part as the whole is mapped:
+the parts path joins only where each part converts exactly as it does within the whole conversation, so a part
+maps alone as it maps within the whole.
+
+Where the parts path does not apply (a session that is small or not a clean file's, an API not built in parts)
+`preflight_in_parts` answers None before touching the session. A model whose payloads are never built in parts,
+or a conversation that cannot be cut, is then built whole from the planned messages; where the parts do not join,
+so is it, after the parts (that rare case costs a second build).
+"""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from pi_tools.audit.preflight.check import PreflightRequest, PreflightResult, finding, locate
+from pi_tools.audit.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, convert_traced, map_origins
+from pi_tools.audit.preflight.rules import Hit, iter_hits, rules_for
+from pi_tools.audit.preflight.view import RequestView
+from pi_tools.docs import EncodedItems, LazyMessages
+from pi_tools.js.values import UNDEFINED
+
+PARTS_FROM = 8 << 20
+"""Sessions with at least this much message text are checked through the parts path (payload's own default
+threshold for building in parts, pi_tools.worker.DEFAULT_SPLIT_BYTES)."""
+
+@dataclass
+class _Chunk:
+    """One piece of the payload's item list as the parts path joined it: `start` is its first item's index;
+    `part` the planned part it was built from (None: items of no part, such as a system message)."""
+
+    start: int
+    encoded: EncodedItems
+    part: int | None
+
+
+@dataclass
+class _Parts:
+    """What tracing needs after the build: the planned parts, where each part's context messages start, the
+    context messages' origins, and the chunks of the item list."""
+
+    planned: list[Any]
+    offsets: list[int]
+    origins: list[Origin]
+    chunks: list[_Chunk]
+    traced: dict[int, tuple[list[Any], list[Origin], PayloadOrigins | None]] = field(default_factory=dict)
+    starts: list[int] = field(default_factory=list)
+
+
+def _decode(encoded: EncodedItems) -> list[Any]:
+    items: list[Any] = orjson.loads(b"[" + encoded.json + b"]") if encoded.count else []
+    return items
+
+
+def _message_count(part: Any) -> int:
+    """How many context messages a planned part produces (a message line one, a parsed entry what
+    entry_to_messages makes of it)."""
+    from pi_tools.session.context import entry_to_messages
+
+    return sum(len(entry_to_messages(step)) if type(step) is dict else 1 for step in part._steps)
+
+
+def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_text_bytes: int = PARTS_FROM,
+                       part_bytes: int | None = None, build_elsewhere: Any = None) -> PreflightResult | None:
+    """The check of `tree`'s next request through the parts path, or None where it does not apply (see the module
+    docstring). `tree` must be a BulkSession the caller no longer needs: its index is dropped once the context is
+    planned, as `payload` drops it.
+
+    `build_elsewhere` is payload's stages.PartsBuilder (the payload helper's `build_parts`): another process then
+    builds parts from the back while this one builds them from the front, exactly as for `payload`. Nothing
+    else is asked of it: the parts come back as JSON text either way, and tracing reads the file itself."""
+    from pi_tools.audit.preflight.session import resolve_target
+    from pi_tools.messages import default_registry
+    from pi_tools.messages.convert import iter_llm_messages
+    from pi_tools.providers import split
+    from pi_tools.providers.options import estimate_context_tokens
+    from pi_tools.session import ContextError
+    from pi_tools.session.bulk import BulkSession
+    from pi_tools.stages import PayloadRequest, llm_document, payload_document_in_parts
+
+    if not isinstance(tree, BulkSession):
+        return None
+    if request.leaf is not None and request.leaf not in tree.by_id:
+        raise ContextError(f"Entry {request.leaf} not found")
+    plan = tree.plan(UNDEFINED if request.leaf is None else request.leaf)
+    planned = tree.planned_messages(plan)
+    if planned.text_size() < min_text_bytes:
+        return None
+    model = resolve_target(request.model, plan.model)
+    api = str(model.get("api"))
+    if not split.can_split(api):
+        return None
+    origins = tree.origins(plan)
+    header = tree.header
+    context_doc = {"kind": "context", "source": source, "header": header, "thinkingLevel": plan.thinking_level,
+                   "model": plan.model, "messages": LazyMessages(planned.__iter__, planned.json_items, planned=planned)}
+    tree.__dict__.clear()  # the index goes; the planned messages keep the file's text
+    del tree
+    reference = f"{model['provider']}/{model['id']}"
+    payload_request = PayloadRequest(api=api, model=reference, system_prompt=request.system_prompt,
+                                     tools=request.tools, reasoning=request.reasoning, session_id=request.session_id)
+    llm_doc = llm_document(context_doc)
+    document = payload_document_in_parts(llm_doc, payload_request, build_elsewhere, min_text_bytes, part_bytes)
+    if document is None:  # not cut (one part only): built whole, from the plan, the tree being gone
+        from pi_tools.audit.preflight.session import check_whole
+
+        del llm_doc, context_doc
+        return check_whole(source, request, header, plan, list(planned), origins)
+    result = PreflightResult(source, api, reference)
+    if document.get("kind") != "payload":
+        result.error = f"{source}: Pi 0.85 cannot build this request: {document.get('error')}"
+        return result
+    payload = document["payload"]
+    key = split._MESSAGE_LISTS[api]
+    listed = payload.get(key)
+    planned_parts = planned.parts(part_bytes or split.PART_BYTES)
+    has_prefix = isinstance(listed, list) and len(listed) == len(planned_parts) + 1
+    if (not isinstance(listed, list) or not all(isinstance(c, EncodedItems) for c in listed)
+            or (not has_prefix and len(listed) != len(planned_parts))):
+        # The parts did not join (or not one piece per part, so that tracing could not find a part's items).
+        del document, payload, listed
+        from pi_tools.audit.preflight.session import check_whole
+
+        return check_whole(source, request, header, plan, list(planned), origins)
+    registry = default_registry()
+    tail = list(iter_llm_messages(planned_parts[-1], registry))
+    planned_parts = _detached(planned_parts, source)
+    del llm_doc, context_doc, planned  # with the parts detached, the file's text goes before the view is made
+    chunks: list[_Chunk] = []
+    items: list[Any] = []
+    size = 0
+    for position, encoded in enumerate(listed):
+        part = position - 1 if has_prefix else position
+        chunks.append(_Chunk(len(items), encoded, part if part >= 0 else None))
+        items.extend(_decode(encoded))
+        size += len(encoded.json) + (1 if encoded.count and size else 0)
+    rest = {name: value for name, value in payload.items() if name != key}
+    size += len(orjson.dumps({**rest, key: []}))
+    offsets = [0]
+    for planned_part in planned_parts[:-1]:
+        offsets.append(offsets[-1] + _message_count(planned_part))
+    positions: list[Origin] = list(origins)
+    parts = _Parts(planned_parts, offsets, positions, chunks)
+    # The join holds only where the newest usable usage is in the last part (split.join): Pi's estimate over the
+    # whole conversation is then the estimate over the last part.
+    estimate_context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": tail}
+    if request.tools:
+        estimate_context["tools"] = request.tools
+    try:
+        estimate: int | None = estimate_context_tokens(estimate_context)
+    except Exception:  # noqa: BLE001 - damaged content: the estimate is then unknown, the other rules still run
+        estimate = None
+    compact = {**rest, key: items}
+    has_system = bool(request.system_prompt)
+    view = RequestView(api, model, compact, estimate=estimate, size=size,
+                       source=lambda index: _source(parts, api, model, index, has_system))
+    hits = list(iter_hits(rules_for(api, model, enabled=request.enabled), view))
+    result.findings = [finding(source, hit, api, reference, _locate(parts, api, model, hit, has_system))
+                       for hit in hits]
+    return result
+
+
+def _detached(planned_parts: list[Any], path: str) -> list[Any]:
+    """The planned parts without the file's text, reading their lines again from the file when a finding is
+    traced (a session file is read, never written, and the trace reads only the lines of the hit's part); the
+    parts as they are when `path` is not a regular file."""
+    if not os.path.isfile(path):
+        return planned_parts
+
+    def read(start: int, end: int) -> bytes:
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            return handle.read(end - start)
+
+    detached = [part.without_text() for part in planned_parts]
+    for part in detached:
+        part.fetch_text_with(read)
+    return detached
+
+
+def _chunk_of(parts: _Parts, item: int) -> _Chunk:
+    if len(parts.starts) != len(parts.chunks):
+        parts.starts = [chunk.start for chunk in parts.chunks]
+    return parts.chunks[bisect_right(parts.starts, item) - 1]
+
+
+def _traced_part(parts: _Parts, api: str, model: dict[str, Any], index: int,
+                 has_system: bool) -> tuple[list[Any], list[Origin], PayloadOrigins | None]:
+    """A part's llm messages, their origins and its payload mapping, built again from the file text (cached)."""
+    if index not in parts.traced:
+        planned = parts.planned[index]
+        messages = list(planned)
+        first = parts.offsets[index]
+        llm, llm_origins = convert_traced(messages, parts.origins[first:first + len(messages)])
+        chunk = next(chunk for chunk in parts.chunks if chunk.part == index)
+        key = RequestView(api, model, {}).key
+        # The last part is the one built as a whole payload, with the system prompt: its items follow the items
+        # of no part (a system message), if the API has any.
+        last = index == len(parts.planned) - 1
+        prefix = _decode(parts.chunks[0].encoded) if last and parts.chunks[0].part is None else []
+        mapping = map_origins(api, model, llm, {key: [*prefix, *_decode(chunk.encoded)]}, has_system and last)
+        if prefix:
+            mapping = PayloadOrigins(_shift_labels(mapping.by_label, -len(prefix), key),
+                                     mapping.item_origin[len(prefix):])
+        parts.traced[index] = (llm, llm_origins, mapping)
+    return parts.traced[index]
+
+
+def _shift_labels(by_label: dict[str, int], shift: int, key: str) -> dict[str, int]:
+    shifted: dict[str, int] = {}
+    for label, value in by_label.items():
+        local = _shift_path(label, shift, key)
+        if local is not None:
+            shifted[local] = value
+    return shifted
+
+
+def _shift_path(path: str, shift: int, key: str) -> str | None:
+    """``messages[40].content[1]`` with its item index moved by `shift` (None below 0 or for other paths)."""
+    opening = f"{key}["
+    if not path.startswith(opening):
+        return None
+    close = path.find("]", len(opening))
+    index = int(path[len(opening):close]) + shift
+    return None if index < 0 else f"{opening}{index}{path[close:]}"
+
+
+def _locate(parts: _Parts, api: str, model: dict[str, Any], hit: Hit, has_system: bool) -> Origin:
+    if hit.item is None:
+        return NO_ORIGIN
+    chunk = _chunk_of(parts, hit.item)
+    if chunk.part is None:
+        return NO_ORIGIN
+    llm, llm_origins, mapping = _traced_part(parts, api, model, chunk.part, has_system)
+    key = RequestView(api, model, {}).key
+    local = _shift_path(hit.path, -chunk.start, key)
+    if local is None:
+        return NO_ORIGIN
+    return locate(Hit(hit.rule, local, hit.message), mapping, llm_origins)
+
+
+def _source(parts: _Parts, api: str, model: dict[str, Any], index: int, has_system: bool) -> Any:
+    """The llm message payload item `index` was built from (the rules' view.source_message)."""
+    chunk = _chunk_of(parts, index)
+    if chunk.part is None:
+        return None
+    llm, _, mapping = _traced_part(parts, api, model, chunk.part, has_system)
+    local = index - chunk.start
+    origin: Sequence[int] = mapping.item_origin if mapping is not None else []
+    return llm[origin[local]] if local < len(origin) and origin[local] < len(llm) else None

@@ -1,0 +1,188 @@
+"""preflight through payload's parts path (audit/preflight/parts.py) gives exactly the findings of the whole build:
+same rules, messages, payload paths, entries and lines, for every API that builds in parts, on real sessions and
+on sessions with findings in early parts, late parts and the last part. The parts here are tiny (a cut before
+every user message where possible), so each session is many parts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_tools.audit.preflight import parts as parts_module
+from pi_tools.audit.preflight import session as session_module
+from pi_tools.audit.preflight.check import PreflightRequest
+from pi_tools.audit.preflight.parts import preflight_in_parts
+from pi_tools.audit.preflight.session import preflight_tree
+from pi_tools.session.load import load_context_source
+
+REALWORLD = Path(__file__).resolve().parent.parent / "fixtures" / "realworld"
+TARGETS = ["anthropic/claude-sonnet-4-5", "openai/gpt-5.1", "groq/openai/gpt-oss-120b",
+           "google/gemini-3-flash-preview", "mistral/mistral-medium-latest",
+           "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0"]
+USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+
+
+def _session(tmp: Path, messages: list[dict[str, Any]], name: str) -> str:
+    lines: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": "s1",
+                                    "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}]
+    parent = None
+    for index, message in enumerate(messages, 1):
+        entry = {"type": "message", "id": f"e{index}", "parentId": parent,
+                 "timestamp": "2026-01-01T00:00:00.000Z", "message": {**message, "timestamp": index}}
+        parent = entry["id"]
+        lines.append(entry)
+    path = tmp / name
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return str(path)
+
+
+def _assistant(content: list[Any], stop: str = "stop", model: str = "claude-sonnet-4-5") -> dict[str, Any]:
+    return {"role": "assistant", "content": content, "provider": "anthropic", "model": model,
+            "api": "anthropic-messages", "stopReason": stop, "usage": USAGE}
+
+
+def _damaged(tmp: Path, mime: str = "image/bmp", rounds: int = 12) -> str:
+    """Findings in every part: a stray tool result, a BMP image (Bedrock: Pi cannot encode one, so PNG) and a
+    long text in each round; a foreign model's tool loop in the last part."""
+    messages: list[dict[str, Any]] = []
+    for round_ in range(rounds):
+        messages += [
+            {"role": "user", "content": [{"type": "text", "text": f"round {round_} " + "words " * 200},
+                                         {"type": "image", "data": "Qk0" + "A" * 900, "mimeType": mime}]},
+            _assistant([{"type": "text", "text": "ok " * 150}]),
+            {"role": "toolResult", "toolCallId": f"stray_{round_}", "toolName": "bash",
+             "content": [{"type": "text", "text": "out " * 100}], "isError": False},
+        ]
+    messages += [{"role": "user", "content": [{"type": "text", "text": "last"}]},
+                 {**_assistant([{"type": "thinking", "thinking": "plan",
+                                 "thinkingSignature": json.dumps({"type": "reasoning", "id": "rs_1", "summary": []})},
+                                {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"c": "ls"}}],
+                               "toolUse", "gpt-5.1"), "provider": "openai", "api": "openai-responses"},
+                 {"role": "toolResult", "toolCallId": "call_1", "toolName": "bash",
+                  "content": [{"type": "text", "text": "done"}], "isError": False}]
+    return _session(tmp, messages, "damaged.jsonl")
+
+
+def _whole(path: str, request: PreflightRequest) -> list[dict[str, Any]]:
+    result = preflight_tree(load_context_source(path, False), path, request)
+    assert result.error is None, result.error
+    return result.findings
+
+
+def _in_parts(path: str, request: PreflightRequest, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]] | None:
+    """The findings through the parts path, or None where the request was built whole after all (a model never
+    built in parts, parts that do not join)."""
+    whole_builds: list[bool] = []
+    check_whole = session_module.check_whole
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        whole_builds.append(True)
+        return check_whole(*args, **kwargs)
+
+    monkeypatch.setattr(session_module, "check_whole", counted)
+    result = preflight_in_parts(load_context_source(path, False), path, request, min_text_bytes=0, part_bytes=1)
+    monkeypatch.undo()
+    assert result is not None and result.error is None, result
+    return None if whole_builds else result.findings
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_parts_findings_equal_the_whole_build_with_findings_in_every_part(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str) -> None:
+    path = _damaged(tmp_path, "image/png" if target.startswith("amazon-bedrock") else "image/bmp")
+    for reasoning in (None, "high"):
+        request = PreflightRequest(model=target, reasoning=reasoning, system_prompt="be brief")
+        whole = _whole(path, request)
+        assert whole, target  # the session is one the provider refuses: there is something to trace
+        found = _in_parts(path, request, monkeypatch)
+        assert found is not None and found == whole, (target, reasoning)
+
+
+@pytest.mark.parametrize("name", ["marcpadz__dexter-v3__pi-session.jsonl", "lamurian__paradocs__session.jsonl",
+                                  "castai__kimchi-dev__session.jsonl"])
+def test_parts_findings_equal_the_whole_build_on_real_sessions(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    path = str(REALWORLD / name)
+    checked = 0
+    for target in [None, *TARGETS]:
+        request = PreflightRequest(model=target)
+        if target is None and not name.startswith("marcpadz"):
+            continue  # the others' own models are not in the catalog
+        found = _in_parts(path, request, monkeypatch)
+        if found is not None:
+            assert found == _whole(path, request), target
+            checked += 1
+    assert checked >= 5
+
+
+def test_parts_path_reads_a_finding_s_part_again_from_the_file(tmp_path: Path) -> None:
+    """The file's text is dropped once the payload is built (the compact view is made without it); tracing a
+    finding reads its part's lines again."""
+    path = _damaged(tmp_path)
+    result = preflight_in_parts(load_context_source(path, False), path,
+                                PreflightRequest(model="anthropic/claude-sonnet-4-5", reasoning="high"), min_text_bytes=0,
+                                part_bytes=1)
+    assert result is not None
+    lines = Path(path).read_text().splitlines()
+    for found in result.findings:
+        if found["entryId"] is not None:
+            assert f'"id": "{found["entryId"]}"' in lines[found["line"] - 1]
+    assert {f["rule"] for f in result.findings} == {"anthropic-tool-result-without-use",
+                                                    "anthropic-image-media-type", "anthropic-thinking-tool-loop"}
+
+
+def test_small_sessions_are_not_built_in_parts(tmp_path: Path) -> None:
+    path = _damaged(tmp_path)
+    assert preflight_in_parts(load_context_source(path, False), path, PreflightRequest(
+        model="anthropic/claude-sonnet-4-5")) is None  # under PARTS_FROM of message text
+    assert parts_module.PARTS_FROM == 8 << 20
+
+
+def _payload_helper() -> Any:
+    """The payload helper's class, where it lives now (pi_tools.worker; the engine branch moves it into
+    pi_tools.engine)."""
+    import importlib
+
+    for name in ("pi_tools.engine.worker", "pi_tools.worker"):
+        try:
+            return importlib.import_module(name).PayloadWorker
+        except (ImportError, AttributeError):
+            continue
+    pytest.skip("no payload helper in this tree")
+
+
+def test_parts_built_by_the_payload_helper_give_the_same_findings(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """preflight can use payload's helper process as payload does (stages.PartsBuilder): the helper builds parts
+    from the back, this process from the front, and the findings are exactly the whole build's."""
+    import os
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("the helper needs two usable cores")
+    monkeypatch.setenv("PI_TOOLS_SPLIT_BYTES", "0")  # the helper starts for any file; parts of one user turn
+    path = _damaged(tmp_path, rounds=400)  # enough parts for both processes to take some
+    request = PreflightRequest(model="anthropic/claude-sonnet-4-5", reasoning="high")
+    whole = _whole(path, request)
+    worker = _payload_helper().start([path])
+    assert worker is not None
+    try:
+        from pi_tools.session.bulk import index_elsewhere
+
+        index_elsewhere(worker)
+        from pi_tools.providers import split
+
+        built_here: list[int] = []  # parts this process built (the helper, forked before, is not counted)
+        build_part = split.build_part
+        monkeypatch.setattr(split, "build_part", lambda *args: built_here.append(1) or build_part(*args))
+        result = preflight_in_parts(load_context_source(path, False), path, request, min_text_bytes=0, part_bytes=1,
+                                    build_elsewhere=worker.build_parts)
+    finally:
+        worker.close()
+    assert result is not None and result.error is None
+    assert result.findings == whole and len(whole) == 2 * 400 + 2  # and the loop, and 400 images > 100
+    # 401 parts (one per user turn): the helper took some of them from the back (the first build_part call here
+    # is payload_document_in_parts' probe with no messages).
+    assert 1 < len(built_here) < 401
