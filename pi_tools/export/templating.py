@@ -54,11 +54,26 @@ def md_line(value: Any) -> Markup:
     text = "" if value is None else str(value)
     if "\n" in text or "\r" in text:
         text = _LINE_BREAKS.sub(" ", text)
-    return Markup(_mark_blocks(_inline(text)))
+    text = _inline(text)
+    if text and not _may_open_block(text[0]):
+        return Markup(text)  # one line whose first character is none of a block mark's: nothing to mark
+    return Markup(_mark_blocks(text))
+
+
+def _may_open_block(first: str) -> bool:
+    """Whether a line starting with `first` can match _BLOCK_MARK or _ORDERED_MARK (\\s and \\d of `re` are
+    str.isspace and str.isdecimal)."""
+    return first in "#+=-" or first.isspace() or first.isdecimal()
 
 
 def _longest_backticks(text: str) -> int:
-    return max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0) if "`" in text else 0
+    """The longest run of backticks in `text` (substring tests: a regex scan of long tool output costs more)."""
+    if "`" not in text:
+        return 0
+    longest = 1
+    while "`" * (longest + 1) in text:
+        longest += 1
+    return longest
 
 
 def md_block(value: Any, language: str = "") -> Markup:
