@@ -26,7 +26,7 @@ from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
 from pi_tools.providers.data_url import image_data_url
 from pi_tools.providers.errors import PayloadError, malformed_input_guard, require_api_key
-from pi_tools.providers.hashing import short_hash
+from pi_tools.providers.hashing import short_hash, short_hashes
 from pi_tools.providers.options import build_base_options, clamp_thinking_level
 from pi_tools.providers.sanitize import sanitize_surrogates
 from pi_tools.providers.transform_messages import transform_messages
@@ -45,19 +45,51 @@ _NON_ALPHANUMERIC = re.compile(r"[^a-zA-Z0-9]")
 # --- tool-call ids ---------------------------------------------------------------------------------------------
 
 
-def derive_tool_call_id(tool_call_id: str, attempt: int) -> str:
-    """Candidate ``attempt`` for an id: the id itself when it already is 9 alphanumerics, else a hash prefix."""
+def derive_tool_call_id(tool_call_id: str, attempt: int, hashes: Mapping[str, str] | None = None) -> str:
+    """Candidate ``attempt`` for an id: the id itself when it already is 9 alphanumerics, else a hash prefix.
+    `hashes` holds short_hash results computed ahead (see first_candidate_hashes)."""
     normalized = _NON_ALPHANUMERIC.sub("", tool_call_id)
     if attempt == 0 and len(normalized) == TOOL_CALL_ID_LENGTH:
         return normalized
     seed_base = normalized or tool_call_id
     seed = seed_base if attempt == 0 else f"{seed_base}:{attempt}"
-    return _NON_ALPHANUMERIC.sub("", short_hash(seed))[:TOOL_CALL_ID_LENGTH]
+    digest = hashes.get(seed) if hashes is not None else None
+    return _NON_ALPHANUMERIC.sub("", digest if digest is not None else short_hash(seed))[:TOOL_CALL_ID_LENGTH]
 
 
-def make_tool_call_id_normalizer(assigned: dict[str, str] | None = None) -> Callable[[str], str]:
+def first_candidate_hashes(messages: list[Any], model: Model) -> dict[str, str]:
+    """short_hash of the first candidate seed of every tool-call id the request will normalise, all at once.
+
+    transform_messages normalises the ids of tool calls from other models, one at a time; hashing each id
+    alone is a Python loop over its characters (most of a large Mistral payload's time), hashing them together
+    takes milliseconds (hashing.short_hashes). Ids that turn out to need no hash or a later attempt are simply
+    looked up or hashed as before, so the results are the same.
+    """
+    identity = (model.get("provider"), model.get("api"), model.get("id"))
+    seeds: list[str] = []
+    for message in messages:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        if not isinstance(content, list) or (
+                (message.get("provider"), message.get("api"), message.get("model")) == identity):
+            continue
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                tool_call_id = block.get("id")
+                if type(tool_call_id) is str:
+                    normalized = _NON_ALPHANUMERIC.sub("", tool_call_id)
+                    if len(normalized) != TOOL_CALL_ID_LENGTH:
+                        seeds.append(normalized or tool_call_id)
+    unique = list(dict.fromkeys(seeds))
+    return dict(zip(unique, short_hashes(unique), strict=True))
+
+
+def make_tool_call_id_normalizer(assigned: dict[str, str] | None = None,
+                                 hashes: Mapping[str, str] | None = None) -> Callable[[str], str]:
     """A fresh normaliser for one request: stable per original id, and never maps two ids to the same result.
-    `assigned`, when given (empty), receives every id it normalised (original -> result)."""
+    `assigned`, when given (empty), receives every id it normalised (original -> result); `hashes` are
+    short_hash results computed ahead."""
     if assigned is None:
         assigned = {}
     owners: dict[str, str] = {}
@@ -69,7 +101,7 @@ def make_tool_call_id_normalizer(assigned: dict[str, str] | None = None) -> Call
             return existing
         attempt = 0
         while True:
-            candidate = derive_tool_call_id(tool_call_id, attempt)
+            candidate = derive_tool_call_id(tool_call_id, attempt, hashes)
             owner = owners.get(candidate)
             if not owner or owner == tool_call_id:
                 assigned[tool_call_id] = candidate
@@ -269,18 +301,20 @@ def _build_payload(model: Model, context: dict[str, Any], options: dict[str, Any
     """build_payload, the normaliser's ids going to `assigned` and the renamed ones to `renamed`;
     `history_only` stops at the conversation's messages (no system prompt, no other fields)."""
     require_api_key(model, options)
-    normalizer = make_tool_call_id_normalizer(assigned)
+    source = context.get("messages") or []
+    if not isinstance(source, list):
+        source = list(source)
+    normalizer = make_tool_call_id_normalizer(assigned, first_candidate_hashes(source, model))
     if history_only:
         messages = transform_messages(
-            context.get("messages") or [], model, lambda tool_call_id, _m, _s: normalizer(tool_call_id),
-            id_map=renamed,
+            source, model, lambda tool_call_id, _m, _s: normalizer(tool_call_id), id_map=renamed,
         )
         return {"messages": convert_messages(messages, "image" in (model.get("input") or ()))}
     base = build_base_options(model, context, options)
     prompt_mode, reasoning_effort = reasoning_options(model, options)
 
     messages = transform_messages(
-        context.get("messages") or [], model, lambda tool_call_id, _m, _s: normalizer(tool_call_id), id_map=renamed
+        source, model, lambda tool_call_id, _m, _s: normalizer(tool_call_id), id_map=renamed
     )
     payload: dict[str, Any] = {
         "model": model.get("id"),
