@@ -102,7 +102,7 @@ def _same_length_hashes(texts: list[str], length: int) -> list[str]:
 def _base36_all(numbers: memoryview) -> list[str]:
     """_base36 of every 32-bit number, three digits per lookup (36**6 <= n < 2**32 has a seventh digit: 1)."""
     padded, unpadded = _base36_triples()
-    numerals = []
+    numerals: list[str] = []
     append = numerals.append
     for n in numbers:
         if n >= 2176782336:  # 36**6
