@@ -45,28 +45,27 @@ _NON_ALPHANUMERIC = re.compile(r"[^a-zA-Z0-9]")
 # --- tool-call ids ---------------------------------------------------------------------------------------------
 
 
-def derive_tool_call_id(tool_call_id: str, attempt: int, hashes: Mapping[str, str] | None = None) -> str:
-    """Candidate ``attempt`` for an id: the id itself when it already is 9 alphanumerics, else a hash prefix.
-    `hashes` holds short_hash results computed ahead (see first_candidate_hashes)."""
+def derive_tool_call_id(tool_call_id: str, attempt: int) -> str:
+    """Candidate ``attempt`` for an id: the id itself when it already is 9 alphanumerics, else a hash prefix."""
     normalized = _NON_ALPHANUMERIC.sub("", tool_call_id)
     if attempt == 0 and len(normalized) == TOOL_CALL_ID_LENGTH:
         return normalized
     seed_base = normalized or tool_call_id
     seed = seed_base if attempt == 0 else f"{seed_base}:{attempt}"
-    digest = hashes.get(seed) if hashes is not None else None
-    return _NON_ALPHANUMERIC.sub("", digest if digest is not None else short_hash(seed))[:TOOL_CALL_ID_LENGTH]
+    return _NON_ALPHANUMERIC.sub("", short_hash(seed))[:TOOL_CALL_ID_LENGTH]
 
 
-def first_candidate_hashes(messages: list[Any], model: Model) -> dict[str, str]:
-    """short_hash of the first candidate seed of every tool-call id the request will normalise, all at once.
+def first_candidates(messages: list[Any], model: Model) -> dict[str, str]:
+    """derive_tool_call_id(id, 0) of every tool-call id the request will normalise, the hashes made at once.
 
-    transform_messages normalises the ids of tool calls from other models, one at a time; hashing each id
-    alone is a Python loop over its characters (most of a large Mistral payload's time), hashing them together
-    takes milliseconds (hashing.short_hashes). Ids that turn out to need no hash or a later attempt are simply
-    looked up or hashed as before, so the results are the same.
+    transform_messages normalises the ids of tool calls from other models one at a time; hashing each id alone
+    is a Python loop over its characters (most of a large Mistral payload's time), hashing them together takes
+    milliseconds (hashing.short_hashes). The normaliser looks an id's first candidate up here and derives
+    anything else (a later attempt, an id not found ahead) as before, so the ids are the same.
     """
     identity = (model.get("provider"), model.get("api"), model.get("id"))
-    seeds: list[str] = []
+    candidates: dict[str, str] = {}
+    seeds: dict[str, str] = {}  # id -> the seed its first candidate is hashed from
     for message in messages:
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
@@ -77,21 +76,27 @@ def first_candidate_hashes(messages: list[Any], model: Model) -> dict[str, str]:
         for block in content:
             if isinstance(block, dict) and block.get("type") == "toolCall":
                 tool_call_id = block.get("id")
-                if type(tool_call_id) is str:
+                if type(tool_call_id) is str and tool_call_id not in candidates and tool_call_id not in seeds:
                     normalized = _NON_ALPHANUMERIC.sub("", tool_call_id)
-                    if len(normalized) != TOOL_CALL_ID_LENGTH:
-                        seeds.append(normalized or tool_call_id)
-    unique = list(dict.fromkeys(seeds))
-    return dict(zip(unique, short_hashes(unique), strict=True))
+                    if len(normalized) == TOOL_CALL_ID_LENGTH:
+                        candidates[tool_call_id] = normalized
+                    else:
+                        seeds[tool_call_id] = normalized or tool_call_id
+    # A base-36 hash is alphanumeric already: derive_tool_call_id's clean-up of it changes nothing.
+    for tool_call_id, digest in zip(seeds, short_hashes(list(seeds.values())), strict=True):
+        candidates[tool_call_id] = digest[:TOOL_CALL_ID_LENGTH]
+    return candidates
 
 
 def make_tool_call_id_normalizer(assigned: dict[str, str] | None = None,
-                                 hashes: Mapping[str, str] | None = None) -> Callable[[str], str]:
+                                 first: Mapping[str, str] | None = None) -> Callable[[str], str]:
     """A fresh normaliser for one request: stable per original id, and never maps two ids to the same result.
-    `assigned`, when given (empty), receives every id it normalised (original -> result); `hashes` are
-    short_hash results computed ahead."""
+    `assigned`, when given (empty), receives every id it normalised (original -> result); `first` holds ids'
+    first candidates derived ahead (first_candidates)."""
     if assigned is None:
         assigned = {}
+    if first is None:
+        first = {}
     owners: dict[str, str] = {}
 
     def normalize(tool_call_id: str) -> str:
@@ -101,7 +106,9 @@ def make_tool_call_id_normalizer(assigned: dict[str, str] | None = None,
             return existing
         attempt = 0
         while True:
-            candidate = derive_tool_call_id(tool_call_id, attempt, hashes)
+            candidate = first.get(tool_call_id) if attempt == 0 else None
+            if candidate is None:
+                candidate = derive_tool_call_id(tool_call_id, attempt)
             owner = owners.get(candidate)
             if not owner or owner == tool_call_id:
                 assigned[tool_call_id] = candidate
@@ -304,7 +311,7 @@ def _build_payload(model: Model, context: dict[str, Any], options: dict[str, Any
     source = context.get("messages") or []
     if not isinstance(source, list):
         source = list(source)
-    normalizer = make_tool_call_id_normalizer(assigned, first_candidate_hashes(source, model))
+    normalizer = make_tool_call_id_normalizer(assigned, first_candidates(source, model))
     if history_only:
         messages = transform_messages(
             source, model, lambda tool_call_id, _m, _s: normalizer(tool_call_id), id_map=renamed,
