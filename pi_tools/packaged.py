@@ -30,8 +30,30 @@ def _template_root() -> str:
         return TEMPLATE_PACKAGE
 
 
+def _template_file(name: str) -> str | None:
+    """The template's path when the package is a plain folder (wheel or editable install), else None.
+
+    importlib.resources and what it imports cost a few milliseconds of every render and export start-up; a
+    folder on disk needs only os.path. Zipped installs and other loaders go through importlib.resources.
+    """
+    import importlib
+    import os
+
+    try:
+        package = importlib.import_module(TEMPLATE_PACKAGE)
+    except ImportError:
+        return None
+    folder = os.path.dirname(getattr(package, "__file__", None) or "")
+    path = os.path.join(folder, name)
+    return path if folder and os.path.isfile(path) else None
+
+
 def template_source(name: str) -> tuple[str, str | None]:
     """(text, file name for tracebacks) of one packaged template; MissingTemplateError when absent."""
+    path = _template_file(name)
+    if path is not None:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read(), path
     from importlib.resources import files
 
     try:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import os
 import re
-import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -108,6 +109,31 @@ def _chat_lines(messages: list[ChatMessage]) -> Iterator[str]:
         yield dumps_document(message).decode("utf-8")
 
 
+def _nonce() -> str:
+    """secrets.token_urlsafe(18) without importing secrets (random, hmac, hashlib: a few ms of start-up)."""
+    return base64.urlsafe_b64encode(os.urandom(18)).rstrip(b"=").decode("ascii")
+
+
+_BATCH = 1 << 16
+
+
 def _page(template: Any, view: dict[str, Any]) -> Iterator[str]:
-    for piece in template.generate(view=view, nonce=secrets.token_urlsafe(18)):
-        yield _LONE_SURROGATE.sub("\ufffd", piece)
+    """The page in pieces of about 64k characters, lone surrogates made U+FFFD (the file is UTF-8).
+
+    jinja2 yields tens of thousands of small pieces; one search per batch instead of one per piece.
+    """
+    batch: list[str] = []
+    size = 0
+    for piece in template.generate(view=view, nonce=_nonce()):
+        batch.append(piece)
+        size += len(piece)
+        if size >= _BATCH:
+            yield _without_lone_surrogates("".join(batch))
+            batch.clear()
+            size = 0
+    if batch:
+        yield _without_lone_surrogates("".join(batch))
+
+
+def _without_lone_surrogates(text: str) -> str:
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text

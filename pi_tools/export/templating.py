@@ -11,9 +11,34 @@ import re
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
+
+try:
+    from markupsafe._speedups import _escape_inner
+except ImportError:  # markupsafe without its C extension
+    from markupsafe._native import _escape_inner
 
 from pi_tools.render.environment import render_environment
+
+# Markup(text) runs Markup.__new__ in Python (an __html__ test, then str.__new__); the filters' results and
+# the escapes are made by str.__new__ directly, tens of thousands of times per transcript.
+_new_str = str.__new__
+
+
+def _safe(text: str) -> Markup:
+    """Markup(text) for a str that is already safe."""
+    return _new_str(Markup, text)
+
+
+def fast_escape(value: Any) -> Markup:
+    """markupsafe.escape with its two common cases done without a Python-level Markup.__new__ (same results)."""
+    kind = type(value)
+    if kind is str:
+        return _new_str(Markup, _escape_inner(value))
+    if kind is Markup:
+        return value  # escape() would copy it: Markup(value.__html__()), an equal immutable string
+    return escape(value)
+
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 # The previews' Markdown escapes (render/environment.py: md_text, md_code, md_span), done with str.replace and
@@ -54,30 +79,45 @@ def md_line(value: Any) -> Markup:
     text = "" if value is None else str(value)
     if "\n" in text or "\r" in text:
         text = _LINE_BREAKS.sub(" ", text)
-    return Markup(_mark_blocks(_inline(text)))
+    text = _inline(text)
+    if text and not _may_open_block(text[0]):
+        return _safe(text)  # one line whose first character is none of a block mark's: nothing to mark
+    return _safe(_mark_blocks(text))
+
+
+def _may_open_block(first: str) -> bool:
+    """Whether a line starting with `first` can match _BLOCK_MARK or _ORDERED_MARK (\\s and \\d of `re` are
+    str.isspace and str.isdecimal)."""
+    return first in "#+=-" or first.isspace() or first.isdecimal()
 
 
 def _longest_backticks(text: str) -> int:
-    return max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0) if "`" in text else 0
+    """The longest run of backticks in `text` (substring tests: a regex scan of long tool output costs more)."""
+    if "`" not in text:
+        return 0
+    longest = 1
+    while "`" * (longest + 1) in text:
+        longest += 1
+    return longest
 
 
 def md_block(value: Any, language: str = "") -> Markup:
     """md_code: a fenced code block whose fence outlasts every backtick run inside (the text stays literal)."""
     text = "" if value is None else str(value)
     fence = "`" * max(3, _longest_backticks(text) + 1)
-    return Markup(f"{fence}{language}\n{text}\n{fence}")
+    return _safe(f"{fence}{language}\n{text}\n{fence}")
 
 
 def md_tick(value: Any) -> Markup:
     """md_span: an inline code span on one line, its delimiters longer than any backtick run inside."""
     text = "" if value is None else str(value)
     if "`" not in text and "\n" not in text and "\r" not in text and text.strip():
-        return Markup(f"`{text}`")  # an id or a name: the usual case
+        return _safe(f"`{text}`")  # an id or a name: the usual case
     if "\n" in text or "\r" in text:
         text = _LINE_BREAKS.sub(" ", text)
     ticks = "`" * (_longest_backticks(text) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    return Markup(f"{ticks}{pad}{text}{pad}{ticks}")
+    return _safe(f"{ticks}{pad}{text}{pad}{ticks}")
 
 
 # A code span within one line: a backtick run, then the shortest text up to a run of the same length.
@@ -118,7 +158,7 @@ def md_prose(value: Any) -> Markup:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "```" not in text and "~~~" not in text:
-        return Markup(_escape_lines(text).rstrip())
+        return _safe(_escape_lines(text).rstrip())
     out: list[str] = []
     prose: list[str] = []
     code: list[str] | None = None
@@ -142,7 +182,7 @@ def md_prose(value: Any) -> Markup:
         out.append(str(md_block("\n".join(code), language)))
     else:
         out.append(_escape_lines("\n".join(prose)))
-    return Markup("\n".join(out).rstrip())
+    return _safe("\n".join(out).rstrip())
 
 
 _FILTERS = {"md_prose": md_prose, "md_line": md_line, "md_block": md_block, "md_tick": md_tick}
@@ -163,4 +203,10 @@ def export_template(fmt: str) -> jinja2.Template:
             environment.bytecode_cache = jinja2.FileSystemBytecodeCache()
         except (OSError, RuntimeError):
             pass
-    return environment.get_template(f"export.{fmt}.j2")
+    template = environment.get_template(f"export.{fmt}.j2")
+    # The compiled template calls the name `escape` of its own namespace for every {{ }} (jinja2 binds it to
+    # markupsafe.escape there); the same escaping with less overhead per call, for this template only.
+    namespace = template.root_render_func.__globals__
+    if namespace.get("escape") is escape:
+        namespace["escape"] = fast_escape
+    return template

@@ -120,6 +120,11 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 def _number(value: Any) -> float:
+    kind = type(value)
+    if kind is int:  # what sessions hold: the plain types first (called for every token count and price)
+        return float(value)
+    if kind is float:
+        return value if value == value else 0.0
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value else 0.0
 
 

@@ -8,7 +8,6 @@ happens.
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +59,8 @@ def iter_page(view: dict[str, Any], fmt: str = "html") -> Iterator[str]:
 
 
 def _pieces(template: Any, view: dict[str, Any], fmt: str) -> Iterator[str]:
+    import secrets  # here, not at the top: the export imports this package for its environment only
+
     from pi_tools.render.environment import squeeze_blank_lines
 
     pieces = template.generate(view=view, nonce=secrets.token_urlsafe(18))

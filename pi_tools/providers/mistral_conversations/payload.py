@@ -26,7 +26,7 @@ from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
 from pi_tools.providers.data_url import image_data_url
 from pi_tools.providers.errors import PayloadError, malformed_input_guard, require_api_key
-from pi_tools.providers.hashing import short_hash
+from pi_tools.providers.hashing import short_hash, short_hashes
 from pi_tools.providers.options import build_base_options, clamp_thinking_level
 from pi_tools.providers.sanitize import sanitize_surrogates
 from pi_tools.providers.transform_messages import transform_messages
@@ -55,11 +55,48 @@ def derive_tool_call_id(tool_call_id: str, attempt: int) -> str:
     return _NON_ALPHANUMERIC.sub("", short_hash(seed))[:TOOL_CALL_ID_LENGTH]
 
 
-def make_tool_call_id_normalizer(assigned: dict[str, str] | None = None) -> Callable[[str], str]:
+def first_candidates(messages: list[Any], model: Model) -> dict[str, str]:
+    """derive_tool_call_id(id, 0) of every tool-call id the request will normalise, the hashes made at once.
+
+    transform_messages normalises the ids of tool calls from other models one at a time; hashing each id alone
+    is a Python loop over its characters (most of a large Mistral payload's time), hashing them together takes
+    milliseconds (hashing.short_hashes). The normaliser looks an id's first candidate up here and derives
+    anything else (a later attempt, an id not found ahead) as before, so the ids are the same.
+    """
+    identity = (model.get("provider"), model.get("api"), model.get("id"))
+    candidates: dict[str, str] = {}
+    seeds: dict[str, str] = {}  # id -> the seed its first candidate is hashed from
+    for message in messages:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        if not isinstance(content, list) or (
+                (message.get("provider"), message.get("api"), message.get("model")) == identity):
+            continue
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                tool_call_id = block.get("id")
+                if type(tool_call_id) is str and tool_call_id not in candidates and tool_call_id not in seeds:
+                    normalized = _NON_ALPHANUMERIC.sub("", tool_call_id)
+                    if len(normalized) == TOOL_CALL_ID_LENGTH:
+                        candidates[tool_call_id] = normalized
+                    else:
+                        seeds[tool_call_id] = normalized or tool_call_id
+    # A base-36 hash is alphanumeric already: derive_tool_call_id's clean-up of it changes nothing.
+    for tool_call_id, digest in zip(seeds, short_hashes(list(seeds.values())), strict=True):
+        candidates[tool_call_id] = digest[:TOOL_CALL_ID_LENGTH]
+    return candidates
+
+
+def make_tool_call_id_normalizer(assigned: dict[str, str] | None = None,
+                                 first: Mapping[str, str] | None = None) -> Callable[[str], str]:
     """A fresh normaliser for one request: stable per original id, and never maps two ids to the same result.
-    `assigned`, when given (empty), receives every id it normalised (original -> result)."""
+    `assigned`, when given (empty), receives every id it normalised (original -> result); `first` holds ids'
+    first candidates derived ahead (first_candidates)."""
     if assigned is None:
         assigned = {}
+    if first is None:
+        first = {}
     owners: dict[str, str] = {}
 
     def normalize(tool_call_id: str) -> str:
@@ -69,7 +106,9 @@ def make_tool_call_id_normalizer(assigned: dict[str, str] | None = None) -> Call
             return existing
         attempt = 0
         while True:
-            candidate = derive_tool_call_id(tool_call_id, attempt)
+            candidate = first.get(tool_call_id) if attempt == 0 else None
+            if candidate is None:
+                candidate = derive_tool_call_id(tool_call_id, attempt)
             owner = owners.get(candidate)
             if not owner or owner == tool_call_id:
                 assigned[tool_call_id] = candidate
@@ -269,18 +308,20 @@ def _build_payload(model: Model, context: dict[str, Any], options: dict[str, Any
     """build_payload, the normaliser's ids going to `assigned` and the renamed ones to `renamed`;
     `history_only` stops at the conversation's messages (no system prompt, no other fields)."""
     require_api_key(model, options)
-    normalizer = make_tool_call_id_normalizer(assigned)
+    source = context.get("messages") or []
+    if not isinstance(source, list):
+        source = list(source)
+    normalizer = make_tool_call_id_normalizer(assigned, first_candidates(source, model))
     if history_only:
         messages = transform_messages(
-            context.get("messages") or [], model, lambda tool_call_id, _m, _s: normalizer(tool_call_id),
-            id_map=renamed,
+            source, model, lambda tool_call_id, _m, _s: normalizer(tool_call_id), id_map=renamed,
         )
         return {"messages": convert_messages(messages, "image" in (model.get("input") or ()))}
     base = build_base_options(model, context, options)
     prompt_mode, reasoning_effort = reasoning_options(model, options)
 
     messages = transform_messages(
-        context.get("messages") or [], model, lambda tool_call_id, _m, _s: normalizer(tool_call_id), id_map=renamed
+        source, model, lambda tool_call_id, _m, _s: normalizer(tool_call_id), id_map=renamed
     )
     payload: dict[str, Any] = {
         "model": model.get("id"),
