@@ -1,0 +1,348 @@
+"""One session file as rows of the index's tables: what each entry, message, tool call and usage record is.
+
+The file is read by the session reader and indexed by the session tree exactly as every other stage reads it
+(migrations, Pi's leaf, its active path, the compaction-aware context plan); this module only describes the
+result. Everything is computed from the one file, so files can be indexed anywhere, in any order, and a
+changed file's rows replaced without touching the others.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+
+from pi_tools.audit.usage_scan import message_usages
+from pi_tools.corpus.schema import empty_columns
+from pi_tools.corpus.text import message_text, thinking_text
+from pi_tools.js.date import js_date_ms
+from pi_tools.session.context import ContextError, entry_to_messages, plan_session_context
+from pi_tools.session.load import tree_from_raw
+from pi_tools.session.reader import RawSession, SessionReadError, parse_session_bytes
+from pi_tools.session.tree import PathCycleError, SessionTree
+
+Columns = dict[str, list[Any]]
+FileRows = dict[str, Columns]
+"""Table name -> column name -> values (one file's rows)."""
+
+ROLE_COUNTS = {
+    "user": "userMessages", "assistant": "assistantMessages", "toolResult": "toolResultMessages",
+    "bashExecution": "bashExecutionMessages", "custom": "customMessages",
+    "branchSummary": "branchSummaryMessages", "compactionSummary": "compactionSummaryMessages",
+}
+SUMMARY_ENTRIES = frozenset(("custom_message", "branch_summary", "compaction"))
+"""Entry types that become context messages of their own (custom, branchSummary, compactionSummary)."""
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+_NEWLINE = re.compile(b"\n")
+
+
+class IndexInputError(Exception):
+    """The file cannot be indexed at all (not a session); the message names the file, the line and the problem."""
+
+
+def stamp_ms(value: Any) -> int | None:
+    """Epoch milliseconds of an entry timestamp as JavaScript's Date reads it (None where it reads NaN).
+
+    Pi writes `2026-06-28T02:49:38.179Z`; that form is read directly, anything else through the JS date parser.
+    """
+    if type(value) is str and len(value) == 24 and value[23] == "Z" and value[10] == "T":
+        try:
+            return (datetime.fromisoformat(value) - _EPOCH) // _MS
+        except ValueError:
+            pass
+    if value is None or type(value) is bool:
+        return None if value is None else js_ms(value)
+    return js_ms(value)
+
+
+def js_ms(value: Any) -> int | None:
+    time = js_date_ms(value)
+    return None if time is None or time != time else int(time)
+
+
+def read_session(name: str, data: bytes) -> SessionTree:
+    """The file's tree, as every stage reads it; IndexInputError when Pi would not open it as a session."""
+    raw = parse_session_bytes(data, name)
+    _check_header(raw, data)
+    try:
+        return tree_from_raw(raw)
+    except SessionReadError as exc:
+        line = raw.line_numbers[0] if raw.line_numbers else 1
+        raise IndexInputError(f"{name}:{line}: {_strip_source(str(exc), name)}") from None
+
+
+def _strip_source(text: str, name: str) -> str:
+    return text[len(name) + 2:] if text.startswith(name + ": ") else text
+
+
+def _check_header(raw: RawSession, data: bytes) -> None:
+    """Pi's header rule (the first value it keeps is a `session` header with a string id), said with its line."""
+    if not data:
+        raise IndexInputError(f"{raw.source}: empty file, not a session (Pi would start a new session in it)")
+    if not raw.file_entries:
+        raise IndexInputError(f"{raw.source}:1: not a pi session: no line holds a JSON value Pi keeps")
+    header = raw.file_entries[0]
+    line = raw.line_numbers[0]
+    if not isinstance(header, dict) or header.get("type") != "session":
+        raise IndexInputError(f"{raw.source}:{line}: not a pi session: the first JSON value is not a "
+                              "session header ({\"type\":\"session\",...})")
+    if not isinstance(header.get("id"), str):
+        raise IndexInputError(f"{raw.source}:{line}: not a pi session: the session header's id is not a string")
+
+
+def _text(value: Any) -> str | None:
+    return value if type(value) is str else None
+
+
+def _arguments_json(arguments: Any) -> str:
+    """A tool call's arguments as JSON text (numbers beyond 64 bits, or lone surrogates, through json)."""
+    try:
+        return orjson.dumps(arguments).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(arguments, ensure_ascii=False)
+
+
+def line_lengths(data: bytes) -> list[int]:
+    """Byte length of every line of the file (1-based line n at index n-1; the newline not counted)."""
+    lengths: list[int] = []
+    start = 0
+    for match in _NEWLINE.finditer(data):
+        end = match.start()
+        lengths.append(end - start)
+        start = end + 1
+    if start < len(data):
+        lengths.append(len(data) - start)
+    return lengths
+
+
+def file_rows(name: str, data: bytes) -> FileRows:
+    """Every table's rows for one session file (IndexInputError when it is not a session)."""
+    tree = read_session(name, data)
+    return tree_rows(name, tree, line_lengths(data), len(data))
+
+
+def tree_rows(name: str, tree: SessionTree, lengths: list[int], size: int) -> FileRows:
+    rows: FileRows = {table: empty_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
+    context_error: str | None = None
+    diagnostics = len(tree.diagnostics)
+    try:
+        path = tree.path(tree.leaf_id)
+    except PathCycleError as exc:
+        path, context_error = [], str(exc)
+    on_path = {id(entry) for entry in path}
+    in_context: set[int] = set()
+    if context_error is None:
+        try:
+            plan = plan_session_context(tree)
+            diagnostics += len(plan.diagnostics)
+            in_context = {id(entry) for entry in plan.entries if entry_to_messages(entry)}
+        except ContextError as exc:
+            context_error = str(exc)
+
+    entries_rows = rows["entries"]
+    e_line, e_id, e_parent, e_type, e_role = (entries_rows[k] for k in ("line", "id", "parentId", "type", "role"))
+    e_time, e_path, e_ctx, e_bytes = (entries_rows[k] for k in ("timestamp", "onActivePath", "inContext", "bytes"))
+    messages = rows["messages"]
+    calls = rows["tool_calls"]
+    calls["_stamp"] = []  # the assistant entry's time, for msToResult (dropped before returning)
+    role_counts = dict.fromkeys((*ROLE_COUNTS.values(), "otherMessages"), 0)
+    models: dict[str, None] = {}
+    calls_by_id: dict[str, list[int]] = {}  # toolCallId -> rows of `calls` with that id
+    call_entry: list[Any] = []  # per call row: its assistant entry (for pairing results along the tree)
+    results: list[tuple[Any, int, dict[str, Any], int | None]] = []
+    last_activity: int | None = None
+    context_messages = 0
+    stamps: list[int | None] = []
+
+    for entry, line in zip(tree.entries, tree.line_numbers, strict=True):
+        entry_key = id(entry)
+        active = entry_key in on_path
+        used = entry_key in in_context
+        is_dict = type(entry) is dict
+        stamp = stamp_ms(entry.get("timestamp")) if is_dict else None
+        stamps.append(stamp)
+        e_line.append(line)
+        e_bytes.append(lengths[line - 1] if line - 1 < len(lengths) else 0)
+        e_path.append(active)
+        e_ctx.append(used)
+        e_time.append(stamp)
+        if not is_dict:
+            e_id.append(None)
+            e_parent.append(None)
+            e_type.append(None)
+            e_role.append(None)
+            continue
+        entry_id = _text(entry.get("id"))
+        e_id.append(entry_id)
+        e_parent.append(_text(entry.get("parentId")))
+        entry_type = entry.get("type")
+        e_type.append(_text(entry_type))
+        message: Any = None
+        if entry_type == "message":
+            message = entry.get("message")
+            if type(message) is not dict:
+                e_role.append(None)
+                continue
+        elif entry_type in SUMMARY_ENTRIES:
+            projected = entry_to_messages(entry)
+            if not projected:
+                e_role.append(None)
+                continue
+            message = projected[0]
+        else:
+            e_role.append(None)
+            continue
+        role = _text(message.get("role"))
+        e_role.append(role)
+        role_counts[ROLE_COUNTS.get(role or "", "otherMessages")] += 1
+        context_messages += used
+        tool_names: list[str] = []
+        provider = model = None
+        if role == "assistant":
+            provider, model = _text(message.get("provider")), _text(message.get("model"))
+            if provider is not None or model is not None:
+                models[f"{provider or ''}/{model or ''}"] = None
+            content = message.get("content")
+            if isinstance(content, list):
+                for block in content:
+                    if type(block) is not dict or block.get("type") != "toolCall":
+                        continue
+                    call_name = _text(block.get("name"))
+                    if call_name is not None:
+                        tool_names.append(call_name)
+                    call_id = _text(block.get("id"))
+                    if call_id is not None:
+                        calls_by_id.setdefault(call_id, []).append(len(call_entry))
+                    call_entry.append(entry)
+                    calls["line"].append(line)
+                    calls["entryId"].append(entry_id)
+                    calls["toolCallId"].append(call_id)
+                    calls["name"].append(call_name)
+                    calls["arguments"].append(_arguments_json(block.get("arguments")))
+                    calls["onActivePath"].append(active)
+                    calls["_stamp"].append(stamp)
+        elif role == "toolResult":
+            tool_name = _text(message.get("toolName"))
+            if tool_name is not None:
+                tool_names.append(tool_name)
+            results.append((entry, line, message, stamp))
+        if role in ("user", "assistant"):
+            activity = message.get("timestamp")
+            if type(activity) not in (int, float):
+                activity = stamp
+            if activity is not None and (last_activity is None or activity > last_activity):
+                last_activity = int(activity)
+        messages["line"].append(line)
+        messages["entryId"].append(entry_id)
+        messages["role"].append(role)
+        messages["provider"].append(provider)
+        messages["model"].append(model)
+        messages["text"].append(message_text(message))
+        messages["thinking"].append(thinking_text(message) if role == "assistant" else None)
+        messages["toolNames"].append(tool_names)
+        messages["isError"].append(message.get("isError") is True if role == "toolResult" else None)
+        messages["onActivePath"].append(active)
+        messages["inContext"].append(used)
+        messages["timestamp"].append(stamp)
+
+    _pair_results(tree, calls, calls_by_id, call_entry, results)
+    usage = _usage_rows(tree, rows["usage"], stamps, on_path)
+    header = tree.header or {}
+    created = stamp_ms(header.get("timestamp"))
+    leaf = tree.leaf_id
+    session: Columns = empty_columns("sessions")
+    values: dict[str, Any] = {
+        "id": _text(header.get("id")), "cwd": _text(header.get("cwd")), "name": tree.name,
+        "parentSession": _text(header.get("parentSession")), "created": created,
+        "modified": last_activity if last_activity is not None else created, "bytes": size,
+        "entries": len(tree.entries), "messages": len(messages["line"]), **role_counts,
+        "contextMessages": context_messages, "toolCalls": len(calls["line"]), "models": list(models),
+        "leaf": leaf if type(leaf) is str else None, "branches": len(tree.leaves()),
+        "diagnostics": diagnostics, "contextError": context_error, **usage,
+    }
+    for column, value in values.items():
+        session[column].append(value)
+    rows["sessions"] = session
+    del calls["_stamp"]
+    for table, columns in rows.items():
+        columns["file"] = [name] * (1 if table == "sessions" else len(columns["line"]))
+    return rows
+
+
+def _pair_results(tree: SessionTree, calls: Columns, calls_by_id: dict[str, list[int]], call_entry: list[Any],
+                  results: list[tuple[Any, int, dict[str, Any], int | None]]) -> None:
+    """Give each tool call its result: the first toolResult (file order) answering its id.
+
+    When several calls share an id (a branch retried the turn), a result belongs to the call whose assistant
+    entry is its nearest ancestor; failing that, to the last such call above it in the file.
+    """
+    count = len(call_entry)
+    result_text: list[Any] = [None] * count
+    result_line: list[Any] = [None] * count
+    result_entry: list[Any] = [None] * count
+    is_error: list[Any] = [None] * count
+    ms_to_result: list[Any] = [None] * count
+    lines = calls["line"]
+    for entry, line, message, stamp in results:
+        call_id = message.get("toolCallId")
+        candidates = calls_by_id.get(call_id) if type(call_id) is str else None
+        if not candidates:
+            continue
+        chosen = _nearest_call(tree, entry, line, candidates, call_entry, lines)
+        if chosen is None or result_line[chosen] is not None:
+            continue
+        result_text[chosen] = message_text(message)
+        result_line[chosen] = line
+        result_entry[chosen] = _text(entry.get("id"))
+        is_error[chosen] = message.get("isError") is True
+        start = calls["_stamp"][chosen]
+        ms_to_result[chosen] = stamp - start if stamp is not None and start is not None else None
+    calls["result"], calls["resultLine"], calls["resultEntryId"] = result_text, result_line, result_entry
+    calls["isError"], calls["msToResult"] = is_error, ms_to_result
+
+
+def _nearest_call(tree: SessionTree, entry: Any, line: int, candidates: list[int], call_entry: list[Any],
+                  lines: list[int]) -> int | None:
+    if len(candidates) == 1:
+        return candidates[0] if lines[candidates[0]] < line else None
+    by_entry = {id(call_entry[index]): index for index in candidates}
+    current: Any = entry
+    for _ in range(len(tree.entries)):
+        parent = current.get("parentId") if type(current) is dict else None
+        current = tree.by_id.get(parent) if type(parent) is str else None
+        if current is None:
+            break
+        found = by_entry.get(id(current))
+        if found is not None:
+            return found
+    above = [index for index in candidates if lines[index] < line]
+    return above[-1] if above else None
+
+
+def _usage_rows(tree: SessionTree, usage: Columns, stamps: list[int | None], on_path: set[int]) -> dict[str, Any]:
+    """The usage table's rows for the file, and the session's sums of what `usage` counts."""
+    totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": 0.0}
+    for entry, line, stamp, found in zip(tree.entries, tree.line_numbers, stamps, message_usages(tree.entries),
+                                         strict=True):
+        if found is None:
+            continue
+        message = entry["message"]
+        usage["line"].append(line)
+        usage["entryId"].append(_text(entry.get("id")))
+        usage["provider"].append(_text(message.get("provider")))
+        usage["model"].append(_text(message.get("model")))
+        usage["api"].append(_text(message.get("api")))
+        usage["timestamp"].append(stamp)
+        for column in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"):
+            value = getattr(found, column)
+            usage[column].append(value)
+            if found.counted:
+                totals[column] += value
+        usage["costSource"].append(found.costSource)
+        usage["counted"].append(found.counted)
+        usage["onActivePath"].append(id(entry) in on_path)
+    return totals
