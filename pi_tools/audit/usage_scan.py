@@ -493,3 +493,19 @@ def message_usages(entries: Iterable[Any], cost: str = "auto") -> list[MessageUs
         out.append(MessageUsage(values[1], values[2], values[3], values[4], values[5], values[6] + values[7],
                                 COST_SOURCES[sources.index(1)], is_counted))
     return out
+
+
+def scan_reads_line(line: bytes) -> bool:
+    """Whether `scan_all` reads this line at all: Pi's usual assistant shape by its two expressions, any other
+    line when orjson parses it. (The session reader takes some lines orjson refuses, with JSON.parse's rules;
+    the index uses this to count exactly what the scan counts.)"""
+    head = _PI_HEAD.match(line)
+    if head is not None:
+        cut = line.rfind(b',"api":"', head.end())
+        if cut >= 0 and _PI_TAIL.fullmatch(line, cut) is not None:
+            return True
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True

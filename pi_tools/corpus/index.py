@@ -91,8 +91,8 @@ def index_corpus(paths: list[str], out: str, engine: Engine | None = None) -> In
     started_ns = time.time_ns()
     report = IndexReport(out)
     store = Store(out)
-    store.open()
     try:
+        store.open()
         return _run(paths, store, engine, report, started_ns)
     finally:
         store.close()

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
 
-from pi_tools.audit.usage_scan import message_usages
+from pi_tools.audit.usage_scan import message_usages, scan_reads_line
 from pi_tools.corpus.schema import empty_columns
 from pi_tools.corpus.text import message_text, thinking_text
 from pi_tools.js.date import js_date_ms
@@ -64,12 +65,20 @@ def js_ms(value: Any) -> int | None:
     return None if time is None or time != time else int(time)
 
 
-def read_session(name: str, data: bytes) -> SessionTree:
-    """The file's tree, as every stage reads it; IndexInputError when Pi would not open it as a session."""
+def read_session(name: str, data: bytes) -> tuple[SessionTree, set[int]]:
+    """The file's tree, as every stage reads it, and the lines orjson alone cannot read (which `usage`'s scan
+    therefore skips); IndexInputError when Pi would not open the file as a session."""
     raw = parse_session_bytes(data, name)
     _check_header(raw, data)
+    candidates = set(raw.refused_lines)
+    if data and not data.endswith(b"\n"):
+        candidates.add(data.count(b"\n") + 1)  # the reader reads a last line without newline its own way
+    unread: set[int] = set()
+    if candidates:
+        lines = data.split(b"\n")
+        unread = {number for number in candidates if not scan_reads_line(lines[number - 1])}
     try:
-        return tree_from_raw(raw)
+        return tree_from_raw(raw), unread
     except SessionReadError as exc:
         line = raw.line_numbers[0] if raw.line_numbers else 1
         raise IndexInputError(f"{name}:{line}: {_strip_source(str(exc), name)}") from None
@@ -121,11 +130,11 @@ def line_lengths(data: bytes) -> list[int]:
 
 def file_rows(name: str, data: bytes) -> FileRows:
     """Every table's rows for one session file (IndexInputError when it is not a session)."""
-    tree = read_session(name, data)
-    return tree_rows(name, tree, line_lengths(data), len(data))
+    tree, unread = read_session(name, data)
+    return tree_rows(name, tree, line_lengths(data), len(data), unread)
 
 
-def tree_rows(name: str, tree: SessionTree, lengths: list[int], size: int) -> FileRows:
+def tree_rows(name: str, tree: SessionTree, lengths: list[int], size: int, unread: set[int]) -> FileRows:
     rows: FileRows = {table: empty_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
     context_error: str | None = None
     diagnostics = len(tree.diagnostics)
@@ -250,7 +259,7 @@ def tree_rows(name: str, tree: SessionTree, lengths: list[int], size: int) -> Fi
         messages["timestamp"].append(stamp)
 
     _pair_results(tree, calls, calls_by_id, call_entry, results)
-    usage = _usage_rows(tree, rows["usage"], stamps, on_path)
+    usage = _usage_rows(tree, rows["usage"], stamps, on_path, unread)
     header = tree.header or {}
     created = stamp_ms(header.get("timestamp"))
     leaf = tree.leaf_id
@@ -323,11 +332,18 @@ def _nearest_call(tree: SessionTree, entry: Any, line: int, candidates: list[int
     return above[-1] if above else None
 
 
-def _usage_rows(tree: SessionTree, usage: Columns, stamps: list[int | None], on_path: set[int]) -> dict[str, Any]:
-    """The usage table's rows for the file, and the session's sums of what `usage` counts."""
+def _usage_rows(tree: SessionTree, usage: Columns, stamps: list[int | None], on_path: set[int],
+                unread: set[int]) -> dict[str, Any]:
+    """The usage table's rows for the file, and the session's sums of what `usage` counts (lines its scan cannot
+    read get a row, not counted, and take no part in its de-duplication)."""
     totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": 0.0}
-    for entry, line, stamp, found in zip(tree.entries, tree.line_numbers, stamps, message_usages(tree.entries),
-                                         strict=True):
+    entries = tree.entries
+    scanned = [None if line in unread else entry for entry, line in zip(entries, tree.line_numbers, strict=True)] \
+        if unread else entries
+    for entry, line, stamp, found in zip(entries, tree.line_numbers, stamps, message_usages(scanned), strict=True):
+        if line in unread:
+            [found] = message_usages([entry])
+            found = replace(found, counted=False) if found is not None else None
         if found is None:
             continue
         message = entry["message"]
