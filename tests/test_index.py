@@ -377,3 +377,19 @@ def test_missing_output_option_and_missing_input(tmp_path: Path) -> None:
     assert run.returncode == 2
     assert run.stderr.splitlines()[0] == f"pi-tools: {tmp_path / 'nope.jsonl'}: no such file"
     assert one(f"select count(*) from '{tmp_path}/idx/sessions/*.parquet'") == (1,)
+
+
+def test_bulk_and_line_by_line_readers_give_the_same_rows() -> None:
+    from pi_tools.corpus.rows import bulk_read, line_lengths, session_rows, tree_read
+
+    compared = 0
+    for path in sorted((ROOT / "fixtures").rglob("*.jsonl")):
+        data = path.read_bytes()
+        name = str(path.relative_to(ROOT))
+        bulk = bulk_read(name, data)
+        if bulk is None:
+            continue
+        compared += 1
+        assert session_rows(name, bulk, line_lengths(data), len(data)) == \
+            session_rows(name, tree_read(name, data), line_lengths(data), len(data)), name
+    assert compared > 50

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -20,9 +21,11 @@ from pi_tools.audit.usage_scan import message_usages, scan_reads_line
 from pi_tools.corpus.schema import empty_columns
 from pi_tools.corpus.text import message_text, thinking_text
 from pi_tools.js.date import js_date_ms
+from pi_tools.session.bulk import index_clean_session
 from pi_tools.session.context import ContextError, entry_to_messages, plan_session_context
+from pi_tools.session.jsonparse import loads_line_lenient
 from pi_tools.session.load import tree_from_raw
-from pi_tools.session.reader import RawSession, SessionReadError, parse_session_bytes
+from pi_tools.session.reader import RawSession, SessionReadError, parse_session_bytes, paused_gc
 from pi_tools.session.tree import PathCycleError, SessionTree
 
 Columns = dict[str, list[Any]]
@@ -128,14 +131,40 @@ def line_lengths(data: bytes) -> list[int]:
     return lengths
 
 
+@dataclass
+class ReadSession:
+    """What the rows are made from, whichever reader read the file: every entry (file order) with its line,
+    whether it is on the path to Pi's leaf and whether it gives the context a message, and the session's facts."""
+
+    header: dict[str, Any]
+    entries: list[Any]
+    lines: list[int]
+    active: list[bool]
+    used: list[bool]
+    name: str | None
+    leaf: Any
+    branches: int
+    diagnostics: int
+    context_error: str | None
+    unread: set[int]
+
+
 def file_rows(name: str, data: bytes) -> FileRows:
-    """Every table's rows for one session file (IndexInputError when it is not a session)."""
+    """Every table's rows for one session file (IndexInputError when it is not a session).
+
+    A clean file (nearly every file on disk) is indexed in bulk (session/bulk.py: its heads, tree checks,
+    diagnostics and context plan in a few C passes), the others by the line-by-line reader and the tree; both
+    give the same rows (tests/test_index.py compares them on every fixture).
+    """
+    read = bulk_read(name, data)
+    if read is None:
+        read = tree_read(name, data)
+    return session_rows(name, read, line_lengths(data), len(data))
+
+
+def tree_read(name: str, data: bytes) -> ReadSession:
+    """Through the line-by-line reader and the session tree (any file Pi opens)."""
     tree, unread = read_session(name, data)
-    return tree_rows(name, tree, line_lengths(data), len(data), unread)
-
-
-def tree_rows(name: str, tree: SessionTree, lengths: list[int], size: int, unread: set[int]) -> FileRows:
-    rows: FileRows = {table: empty_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
     context_error: str | None = None
     diagnostics = len(tree.diagnostics)
     try:
@@ -151,13 +180,74 @@ def tree_rows(name: str, tree: SessionTree, lengths: list[int], size: int, unrea
             in_context = {id(entry) for entry in plan.entries if entry_to_messages(entry)}
         except ContextError as exc:
             context_error = str(exc)
+    entries = tree.entries
+    return ReadSession(tree.header or {}, entries, tree.line_numbers, [id(entry) in on_path for entry in entries],
+                       [id(entry) in in_context for entry in entries], tree.name, tree.leaf_id,
+                       len(tree.leaves()), diagnostics, context_error, unread)
 
+
+def bulk_read(name: str, data: bytes) -> ReadSession | None:
+    """Through the bulk index, for a clean file (None for any other: the tree reads those)."""
+    with paused_gc():
+        bulk = index_clean_session(data, name, True)
+        if bulk is None:
+            return None
+        count = len(bulk.line_ids)
+        entries: list[Any] = []
+        refused: set[int] = set()
+        line_text = bulk.line_text
+        for index in range(1, count):
+            text = line_text(index)
+            try:
+                entries.append(orjson.loads(text))
+            except orjson.JSONDecodeError:
+                refused.add(index + 1)
+                entries.append(loads_line_lenient(text))
+    parents = bulk.parent_lines
+    active = [False] * count
+    index = count - 1
+    while index > 0:
+        active[index] = True
+        index = parents[index]
+    used = [False] * count
+    context_error: str | None = None
+    diagnostics = len(bulk.diagnostics)
+    try:
+        plan = bulk.plan()
+        diagnostics += len(plan.diagnostics)
+        for index in plan.entries:
+            entry = entries[index - 1]
+            used[index] = entry.get("type") == "message" or bool(entry_to_messages(entry))
+    except ContextError as exc:
+        context_error = str(exc)
+    session_name: str | None = None
+    for entry in entries:
+        if entry.get("type") == "session_info":
+            raw = entry.get("name")
+            session_name = raw.strip() or None if isinstance(raw, str) else None
+    unread = {line for line in refused if not scan_reads_line(bytes(line_text(line - 1)))}
+    if data and not data.endswith(b"\n") and not scan_reads_line(bytes(line_text(count - 1))):
+        unread.add(count)
+    branches = count - 1 - len({parent for parent in islice(parents, 1, None) if parent > 0})
+    return ReadSession(bulk.header, entries, list(range(2, count + 1)), active[1:], used[1:], session_name,
+                       bulk.leaf_id, branches, diagnostics, context_error, unread)
+
+
+def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) -> FileRows:
+    rows: FileRows = {table: empty_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
     entries_rows = rows["entries"]
-    e_line, e_id, e_parent, e_type, e_role = (entries_rows[k] for k in ("line", "id", "parentId", "type", "role"))
-    e_time, e_path, e_ctx, e_bytes = (entries_rows[k] for k in ("timestamp", "onActivePath", "inContext", "bytes"))
+    e_line, e_id, e_parent, e_type, e_role = (entries_rows[k].append for k in ("line", "id", "parentId", "type", "role"))
+    e_time, e_bytes = entries_rows["timestamp"].append, entries_rows["bytes"].append
+    entries_rows["onActivePath"] = read.active
+    entries_rows["inContext"] = read.used
     messages = rows["messages"]
+    m_line, m_entry, m_role, m_provider, m_model, m_text, m_thinking, m_tools, m_error, m_path, m_ctx, m_time = (
+        messages[k].append for k in ("line", "entryId", "role", "provider", "model", "text", "thinking",
+                                     "toolNames", "isError", "onActivePath", "inContext", "timestamp"))
     calls = rows["tool_calls"]
     calls["_stamp"] = []  # the assistant entry's time, for msToResult (dropped before returning)
+    c_line, c_entry, c_id, c_name, c_args, c_path, c_stamp = (
+        calls[k].append for k in ("line", "entryId", "toolCallId", "name", "arguments", "onActivePath", "_stamp"))
     role_counts = dict.fromkeys((*ROLE_COUNTS.values(), "otherMessages"), 0)
     models: dict[str, None] = {}
     calls_by_id: dict[str, list[int]] = {}  # toolCallId -> rows of `calls` with that id
@@ -166,55 +256,53 @@ def tree_rows(name: str, tree: SessionTree, lengths: list[int], size: int, unrea
     last_activity: int | None = None
     context_messages = 0
     stamps: list[int | None] = []
+    count_lines = len(lengths)
 
-    for entry, line in zip(tree.entries, tree.line_numbers, strict=True):
-        entry_key = id(entry)
-        active = entry_key in on_path
-        used = entry_key in in_context
+    for entry, line, active, used in zip(read.entries, read.lines, read.active, read.used, strict=True):
         is_dict = type(entry) is dict
         stamp = stamp_ms(entry.get("timestamp")) if is_dict else None
         stamps.append(stamp)
-        e_line.append(line)
-        e_bytes.append(lengths[line - 1] if line - 1 < len(lengths) else 0)
-        e_path.append(active)
-        e_ctx.append(used)
-        e_time.append(stamp)
+        e_line(line)
+        e_bytes(lengths[line - 1] if line <= count_lines else 0)
+        e_time(stamp)
         if not is_dict:
-            e_id.append(None)
-            e_parent.append(None)
-            e_type.append(None)
-            e_role.append(None)
+            e_id(None)
+            e_parent(None)
+            e_type(None)
+            e_role(None)
             continue
         entry_id = _text(entry.get("id"))
-        e_id.append(entry_id)
-        e_parent.append(_text(entry.get("parentId")))
+        e_id(entry_id)
+        e_parent(_text(entry.get("parentId")))
         entry_type = entry.get("type")
-        e_type.append(_text(entry_type))
+        e_type(_text(entry_type))
         message: Any = None
         if entry_type == "message":
             message = entry.get("message")
             if type(message) is not dict:
-                e_role.append(None)
+                e_role(None)
                 continue
         elif entry_type in SUMMARY_ENTRIES:
             projected = entry_to_messages(entry)
             if not projected:
-                e_role.append(None)
+                e_role(None)
                 continue
             message = projected[0]
         else:
-            e_role.append(None)
+            e_role(None)
             continue
         role = _text(message.get("role"))
-        e_role.append(role)
+        e_role(role)
         role_counts[ROLE_COUNTS.get(role or "", "otherMessages")] += 1
         context_messages += used
         tool_names: list[str] = []
         provider = model = None
+        thinking = None
         if role == "assistant":
             provider, model = _text(message.get("provider")), _text(message.get("model"))
             if provider is not None or model is not None:
                 models[f"{provider or ''}/{model or ''}"] = None
+            thinking = thinking_text(message)
             content = message.get("content")
             if isinstance(content, list):
                 for block in content:
@@ -227,51 +315,51 @@ def tree_rows(name: str, tree: SessionTree, lengths: list[int], size: int, unrea
                     if call_id is not None:
                         calls_by_id.setdefault(call_id, []).append(len(call_entry))
                     call_entry.append(entry)
-                    calls["line"].append(line)
-                    calls["entryId"].append(entry_id)
-                    calls["toolCallId"].append(call_id)
-                    calls["name"].append(call_name)
-                    calls["arguments"].append(_arguments_json(block.get("arguments")))
-                    calls["onActivePath"].append(active)
-                    calls["_stamp"].append(stamp)
+                    c_line(line)
+                    c_entry(entry_id)
+                    c_id(call_id)
+                    c_name(call_name)
+                    c_args(_arguments_json(block.get("arguments")))
+                    c_path(active)
+                    c_stamp(stamp)
         elif role == "toolResult":
             tool_name = _text(message.get("toolName"))
             if tool_name is not None:
                 tool_names.append(tool_name)
             results.append((entry, line, message, stamp))
-        if role in ("user", "assistant"):
+        if role == "user" or role == "assistant":
             activity = message.get("timestamp")
             if type(activity) not in (int, float):
                 activity = stamp
             if activity is not None and (last_activity is None or activity > last_activity):
                 last_activity = int(activity)
-        messages["line"].append(line)
-        messages["entryId"].append(entry_id)
-        messages["role"].append(role)
-        messages["provider"].append(provider)
-        messages["model"].append(model)
-        messages["text"].append(message_text(message))
-        messages["thinking"].append(thinking_text(message) if role == "assistant" else None)
-        messages["toolNames"].append(tool_names)
-        messages["isError"].append(message.get("isError") is True if role == "toolResult" else None)
-        messages["onActivePath"].append(active)
-        messages["inContext"].append(used)
-        messages["timestamp"].append(stamp)
+        m_line(line)
+        m_entry(entry_id)
+        m_role(role)
+        m_provider(provider)
+        m_model(model)
+        m_text(message_text(message))
+        m_thinking(thinking)
+        m_tools(tool_names)
+        m_error(message.get("isError") is True if role == "toolResult" else None)
+        m_path(active)
+        m_ctx(used)
+        m_time(stamp)
 
-    _pair_results(tree, calls, calls_by_id, call_entry, results)
-    usage = _usage_rows(tree, rows["usage"], stamps, on_path, unread)
-    header = tree.header or {}
+    _pair_results(read.entries, calls, calls_by_id, call_entry, results)
+    usage = _usage_rows(read, rows["usage"], stamps)
+    header = read.header
     created = stamp_ms(header.get("timestamp"))
-    leaf = tree.leaf_id
+    leaf = read.leaf
     session: Columns = empty_columns("sessions")
     values: dict[str, Any] = {
-        "id": _text(header.get("id")), "cwd": _text(header.get("cwd")), "name": tree.name,
+        "id": _text(header.get("id")), "cwd": _text(header.get("cwd")), "name": read.name,
         "parentSession": _text(header.get("parentSession")), "created": created,
         "modified": last_activity if last_activity is not None else created, "bytes": size,
-        "entries": len(tree.entries), "messages": len(messages["line"]), **role_counts,
+        "entries": len(read.entries), "messages": len(messages["line"]), **role_counts,
         "contextMessages": context_messages, "toolCalls": len(calls["line"]), "models": list(models),
-        "leaf": leaf if type(leaf) is str else None, "branches": len(tree.leaves()),
-        "diagnostics": diagnostics, "contextError": context_error, **usage,
+        "leaf": leaf if type(leaf) is str else None, "branches": read.branches,
+        "diagnostics": read.diagnostics, "contextError": read.context_error, **usage,
     }
     for column, value in values.items():
         session[column].append(value)
@@ -282,7 +370,7 @@ def tree_rows(name: str, tree: SessionTree, lengths: list[int], size: int, unrea
     return rows
 
 
-def _pair_results(tree: SessionTree, calls: Columns, calls_by_id: dict[str, list[int]], call_entry: list[Any],
+def _pair_results(entries: list[Any], calls: Columns, calls_by_id: dict[str, list[int]], call_entry: list[Any],
                   results: list[tuple[Any, int, dict[str, Any], int | None]]) -> None:
     """Give each tool call its result: the first toolResult (file order) answering its id.
 
@@ -296,12 +384,13 @@ def _pair_results(tree: SessionTree, calls: Columns, calls_by_id: dict[str, list
     is_error: list[Any] = [None] * count
     ms_to_result: list[Any] = [None] * count
     lines = calls["line"]
+    by_id: dict[str, Any] = {}  # entry id -> entry (the later wins, as in Pi's index), made when first needed
     for entry, line, message, stamp in results:
         call_id = message.get("toolCallId")
         candidates = calls_by_id.get(call_id) if type(call_id) is str else None
         if not candidates:
             continue
-        chosen = _nearest_call(tree, entry, line, candidates, call_entry, lines)
+        chosen = _nearest_call(entries, entry, line, candidates, call_entry, lines, by_id)
         if chosen is None or result_line[chosen] is not None:
             continue
         result_text[chosen] = message_text(message)
@@ -314,15 +403,17 @@ def _pair_results(tree: SessionTree, calls: Columns, calls_by_id: dict[str, list
     calls["isError"], calls["msToResult"] = is_error, ms_to_result
 
 
-def _nearest_call(tree: SessionTree, entry: Any, line: int, candidates: list[int], call_entry: list[Any],
-                  lines: list[int]) -> int | None:
+def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[int], call_entry: list[Any],
+                  lines: list[int], by_id: dict[str, Any]) -> int | None:
     if len(candidates) == 1:
         return candidates[0] if lines[candidates[0]] < line else None
+    if not by_id:
+        by_id.update((item["id"], item) for item in entries if type(item) is dict and type(item.get("id")) is str)
     by_entry = {id(call_entry[index]): index for index in candidates}
     current: Any = entry
-    for _ in range(len(tree.entries)):
+    for _ in range(len(entries)):
         parent = current.get("parentId") if type(current) is dict else None
-        current = tree.by_id.get(parent) if type(parent) is str else None
+        current = by_id.get(parent) if type(parent) is str else None
         if current is None:
             break
         found = by_entry.get(id(current))
@@ -332,15 +423,15 @@ def _nearest_call(tree: SessionTree, entry: Any, line: int, candidates: list[int
     return above[-1] if above else None
 
 
-def _usage_rows(tree: SessionTree, usage: Columns, stamps: list[int | None], on_path: set[int],
-                unread: set[int]) -> dict[str, Any]:
+def _usage_rows(read: ReadSession, usage: Columns, stamps: list[int | None]) -> dict[str, Any]:
     """The usage table's rows for the file, and the session's sums of what `usage` counts (lines its scan cannot
     read get a row, not counted, and take no part in its de-duplication)."""
     totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": 0.0}
-    entries = tree.entries
-    scanned = [None if line in unread else entry for entry, line in zip(entries, tree.line_numbers, strict=True)] \
+    entries, unread = read.entries, read.unread
+    scanned = [None if line in unread else entry for entry, line in zip(entries, read.lines, strict=True)] \
         if unread else entries
-    for entry, line, stamp, found in zip(entries, tree.line_numbers, stamps, message_usages(scanned), strict=True):
+    for entry, line, stamp, active, found in zip(entries, read.lines, stamps, read.active, message_usages(scanned),
+                                                 strict=True):
         if line in unread:
             [found] = message_usages([entry])
             found = replace(found, counted=False) if found is not None else None
@@ -360,5 +451,5 @@ def _usage_rows(tree: SessionTree, usage: Columns, stamps: list[int | None], on_
                 totals[column] += value
         usage["costSource"].append(found.costSource)
         usage["counted"].append(found.counted)
-        usage["onActivePath"].append(id(entry) in on_path)
+        usage["onActivePath"].append(active)
     return totals

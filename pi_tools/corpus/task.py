@@ -104,12 +104,30 @@ def frame(table: str, columns: Columns) -> pl.DataFrame:
 def _series(name: str, values: list[Any], kind: Any) -> pl.Series:
     import polars as pl
 
+    if kind == pl.List(pl.String):
+        return _string_lists(name, values)
     try:
         return pl.Series(name, values, dtype=kind)
     except UnicodeEncodeError:
         # Session text may hold lone UTF-16 surrogates (a JSON "\ud83d" escape); Parquet strings are UTF-8,
         # so they are written as the escape's text, as the CLI prints them.
         return pl.Series(name, [_clean(value) for value in values], dtype=kind)
+
+
+_SEPARATOR = "\x1f"
+
+
+def _string_lists(name: str, values: list[list[str]]) -> pl.Series:
+    """A List(String) column, built from one joined string per row: polars builds a list column from Python
+    lists an object at a time (10 ms for a 1 MB session's messages), a string column in one copy."""
+    import polars as pl
+
+    joined = [_SEPARATOR.join(items) for items in values]
+    if any(_SEPARATOR in item for items in values for item in items):
+        return pl.Series(name, [_clean(items) for items in values], dtype=pl.List(pl.String))
+    column = _series(name, joined, pl.String)
+    return pl.select(pl.when(column == "").then(pl.lit([], dtype=pl.List(pl.String)))
+                     .otherwise(column.str.split(_SEPARATOR)).alias(name)).to_series()
 
 
 def _clean(value: Any) -> Any:
