@@ -7,12 +7,15 @@ from typing import Annotated
 import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, default_session_folder, fail, report
+from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine, engine_failed
 
 
 def index_command(
     paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
     out: Annotated[str | None, typer.Option("-o", "--output", metavar="OUT", help="The index folder (created, or brought up to date).")] = None,
-    jobs: Annotated[int | None, typer.Option("--jobs", metavar="N", help="Worker processes (default: one per core when it helps).")] = None,
+    engine: EngineKind = "local",
+    scheduler: Scheduler = None,
+    jobs: Jobs = None,
 ) -> None:
     """Write the sessions as Parquet tables a database reads: OUT/<table>/*.parquet for sessions, entries,
     messages, tool_calls and usage (columns in docs/index.md).
@@ -24,18 +27,20 @@ def index_command(
 
     Example: pi-tools index ~/.pi/agent/sessions -o idx && duckdb -c "select name, count(*) from 'idx/tool_calls/*.parquet' group by 1"
     """
-    from pi_tools.corpus.index import StoreError, index_corpus
-    from pi_tools.engine import Engine, EngineError
-
     if out is None:
         fail("-o OUT: name the index folder")
+    chosen = chosen_engine(engine, scheduler, jobs, progress="index")
+    from pi_tools.corpus.index import StoreError, index_corpus
+    from pi_tools.engine import EngineError
+
     if not paths:
         paths = [default_session_folder()]
     try:
-        engine = Engine(jobs=jobs, progress="index")
-        result = index_corpus(paths, out, engine)
-    except (StoreError, EngineError) as exc:
+        result = index_corpus(paths, out, chosen)
+    except StoreError as exc:
         fail(str(exc))
+    except EngineError as exc:
+        engine_failed(exc)
     except OSError as exc:
         fail(f"{exc.filename or out}: {exc.strerror or exc}")
     for message in result.errors:
