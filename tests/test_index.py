@@ -381,6 +381,7 @@ def test_missing_output_option_and_missing_input(tmp_path: Path) -> None:
 
 def test_bulk_and_line_by_line_readers_give_the_same_rows() -> None:
     from pi_tools.corpus.rows import bulk_read, line_lengths, session_rows, tree_read
+    from pi_tools.corpus.text import message_text, thinking_text
 
     compared = 0
     for path in sorted((ROOT / "fixtures").rglob("*.jsonl")):
@@ -390,6 +391,21 @@ def test_bulk_and_line_by_line_readers_give_the_same_rows() -> None:
         if bulk is None:
             continue
         compared += 1
-        assert session_rows(name, bulk, line_lengths(data), len(data)) == \
-            session_rows(name, tree_read(name, data), line_lengths(data), len(data)), name
+        rows = session_rows(name, bulk, line_lengths(data), len(data))
+        assert rows == session_rows(name, tree_read(name, data), line_lengths(data), len(data)), name
+        # The text column is text.message_text's (what search matches when it reads files without the index).
+        messages = rows["messages"]
+        projected = [messages_of(entry) for entry in bulk.entries]
+        expected = [(message_text(m), thinking_text(m) if m.get("role") == "assistant" else None)
+                    for found in projected for m in found]
+        assert list(zip(messages["text"], messages["thinking"], strict=True)) == expected, name
     assert compared > 50
+
+
+def messages_of(entry: Any) -> list[dict[str, Any]]:
+    from pi_tools.session.context import entry_to_messages
+
+    if not isinstance(entry, dict) or entry.get("type") not in ("message", "custom_message", "branch_summary",
+                                                                  "compaction"):
+        return []
+    return [message for message in entry_to_messages(entry) if isinstance(message, dict)]

@@ -252,7 +252,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) ->
     models: dict[str, None] = {}
     calls_by_id: dict[str, list[int]] = {}  # toolCallId -> rows of `calls` with that id
     call_entry: list[Any] = []  # per call row: its assistant entry (for pairing results along the tree)
-    results: list[tuple[Any, int, dict[str, Any], int | None]] = []
+    results: list[tuple[Any, int, dict[str, Any], int | None, str | None]] = []
     last_activity: int | None = None
     context_messages = 0
     stamps: list[int | None] = []
@@ -297,16 +297,32 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) ->
         context_messages += used
         tool_names: list[str] = []
         provider = model = None
-        thinking = None
+        text = thinking = None
         if role == "assistant":
             provider, model = _text(message.get("provider")), _text(message.get("model"))
             if provider is not None or model is not None:
                 models[f"{provider or ''}/{model or ''}"] = None
-            thinking = thinking_text(message)
             content = message.get("content")
-            if isinstance(content, list):
+            if type(content) is list:
+                # One pass for the text, the thinking and the tool calls (text.message_text and thinking_text
+                # give the same strings; tests/test_index.py checks it on every fixture).
+                texts: list[str] = []
+                thoughts: list[str] = []
                 for block in content:
-                    if type(block) is not dict or block.get("type") != "toolCall":
+                    if type(block) is not dict:
+                        continue
+                    kind = block.get("type")
+                    if kind == "text":
+                        value = block.get("text")
+                        if type(value) is str:
+                            texts.append(value)
+                        continue
+                    if kind == "thinking":
+                        value = block.get("thinking")
+                        if type(value) is str:
+                            thoughts.append(value)
+                        continue
+                    if kind != "toolCall":
                         continue
                     call_name = _text(block.get("name"))
                     if call_name is not None:
@@ -322,11 +338,17 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) ->
                     c_args(_arguments_json(block.get("arguments")))
                     c_path(active)
                     c_stamp(stamp)
-        elif role == "toolResult":
-            tool_name = _text(message.get("toolName"))
-            if tool_name is not None:
-                tool_names.append(tool_name)
-            results.append((entry, line, message, stamp))
+                text = "\n".join(texts) if texts else None
+                thinking = "\n".join(thoughts) if thoughts else None
+            else:
+                text, thinking = message_text(message), thinking_text(message)
+        else:
+            text = message_text(message)
+            if role == "toolResult":
+                tool_name = _text(message.get("toolName"))
+                if tool_name is not None:
+                    tool_names.append(tool_name)
+                results.append((entry, line, message, stamp, text))
         if role == "user" or role == "assistant":
             activity = message.get("timestamp")
             if type(activity) not in (int, float):
@@ -338,7 +360,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) ->
         m_role(role)
         m_provider(provider)
         m_model(model)
-        m_text(message_text(message))
+        m_text(text)
         m_thinking(thinking)
         m_tools(tool_names)
         m_error(message.get("isError") is True if role == "toolResult" else None)
@@ -371,7 +393,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) ->
 
 
 def _pair_results(entries: list[Any], calls: Columns, calls_by_id: dict[str, list[int]], call_entry: list[Any],
-                  results: list[tuple[Any, int, dict[str, Any], int | None]]) -> None:
+                  results: list[tuple[Any, int, dict[str, Any], int | None, str | None]]) -> None:
     """Give each tool call its result: the first toolResult (file order) answering its id.
 
     When several calls share an id (a branch retried the turn), a result belongs to the call whose assistant
@@ -385,7 +407,7 @@ def _pair_results(entries: list[Any], calls: Columns, calls_by_id: dict[str, lis
     ms_to_result: list[Any] = [None] * count
     lines = calls["line"]
     by_id: dict[str, Any] = {}  # entry id -> entry (the later wins, as in Pi's index), made when first needed
-    for entry, line, message, stamp in results:
+    for entry, line, message, stamp, text in results:
         call_id = message.get("toolCallId")
         candidates = calls_by_id.get(call_id) if type(call_id) is str else None
         if not candidates:
@@ -393,7 +415,7 @@ def _pair_results(entries: list[Any], calls: Columns, calls_by_id: dict[str, lis
         chosen = _nearest_call(entries, entry, line, candidates, call_entry, lines, by_id)
         if chosen is None or result_line[chosen] is not None:
             continue
-        result_text[chosen] = message_text(message)
+        result_text[chosen] = text
         result_line[chosen] = line
         result_entry[chosen] = _text(entry.get("id"))
         is_error[chosen] = message.get("isError") is True
@@ -428,6 +450,7 @@ def _usage_rows(read: ReadSession, usage: Columns, stamps: list[int | None]) -> 
     read get a row, not counted, and take no part in its de-duplication)."""
     totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": 0.0}
     entries, unread = read.entries, read.unread
+    rows: list[tuple[Any, ...]] = []
     scanned = [None if line in unread else entry for entry, line in zip(entries, read.lines, strict=True)] \
         if unread else entries
     for entry, line, stamp, active, found in zip(entries, read.lines, stamps, read.active, message_usages(scanned),
@@ -438,18 +461,17 @@ def _usage_rows(read: ReadSession, usage: Columns, stamps: list[int | None]) -> 
         if found is None:
             continue
         message = entry["message"]
-        usage["line"].append(line)
-        usage["entryId"].append(_text(entry.get("id")))
-        usage["provider"].append(_text(message.get("provider")))
-        usage["model"].append(_text(message.get("model")))
-        usage["api"].append(_text(message.get("api")))
-        usage["timestamp"].append(stamp)
-        for column in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"):
-            value = getattr(found, column)
-            usage[column].append(value)
-            if found.counted:
-                totals[column] += value
-        usage["costSource"].append(found.costSource)
-        usage["counted"].append(found.counted)
-        usage["onActivePath"].append(active)
+        provider, model, api, entry_id = message.get("provider"), message.get("model"), message.get("api"), \
+            entry.get("id")
+        rows.append((line, entry_id if type(entry_id) is str else None,
+                     provider if type(provider) is str else None, model if type(model) is str else None,
+                     api if type(api) is str else None, stamp, found.input, found.output, found.cacheRead,
+                     found.cacheWrite, found.totalTokens, found.cost, found.costSource, found.counted, active))
+    names = ("line", "entryId", "provider", "model", "api", "timestamp", "input", "output", "cacheRead",
+             "cacheWrite", "totalTokens", "cost", "costSource", "counted", "onActivePath")
+    if rows:
+        for name, values in zip(names, zip(*rows, strict=True), strict=True):
+            usage[name] = list(values)
+    for name in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"):
+        totals[name] += sum(value for value, counted in zip(usage[name], usage["counted"], strict=True) if counted)
     return totals
