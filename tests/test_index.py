@@ -409,3 +409,9 @@ def messages_of(entry: Any) -> list[dict[str, Any]]:
                                                                   "compaction"):
         return []
     return [message for message in entry_to_messages(entry) if isinstance(message, dict)]
+
+
+def test_the_command_loads_nothing_heavy_until_it_runs() -> None:
+    code = "import sys, pi_tools.cli.app; print(sorted(m for m in ('polars', 'duckdb', 'msgspec') if m in sys.modules))"
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.stdout == "[]\n", run.stderr

@@ -1,8 +1,8 @@
 """One session file as rows of the index's tables: what each entry, message, tool call and usage record is.
 
-The file is read by the session reader and indexed by the session tree exactly as every other stage reads it
-(migrations, Pi's leaf, its active path, the compaction-aware context plan); this module only describes the
-result. Everything is computed from the one file, so files can be indexed anywhere, in any order, and a
+The file is read exactly as every other stage reads it (the bulk index for a clean file, else the line-by-line
+reader, migrations and the tree; Pi's leaf, its active path, the compaction-aware context plan); this module
+only describes the result. Everything is computed from the one file, so files can be indexed anywhere, in any order, and a
 changed file's rows replaced without touching the others.
 """
 
@@ -52,15 +52,14 @@ def stamp_ms(value: Any) -> int | None:
     """Epoch milliseconds of an entry timestamp as JavaScript's Date reads it (None where it reads NaN).
 
     Pi writes `2026-06-28T02:49:38.179Z`; that form is read directly, anything else through the JS date parser.
+    A missing or null timestamp is None (JavaScript would make null the epoch).
     """
     if type(value) is str and len(value) == 24 and value[23] == "Z" and value[10] == "T":
         try:
             return (datetime.fromisoformat(value) - _EPOCH) // _MS
         except ValueError:
             pass
-    if value is None or type(value) is bool:
-        return None if value is None else js_ms(value)
-    return js_ms(value)
+    return None if value is None else js_ms(value)
 
 
 def js_ms(value: Any) -> int | None:

@@ -123,7 +123,7 @@ class Store:
     def commit(self, generation: Generation, manifest: dict[str, Any]) -> None:
         """Make `generation` the index: manifest first (atomically), then each table's link."""
         manifest = {**manifest, "generation": generation.number}
-        write_atomic(os.path.join(self.out, MANIFEST), orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+        write_atomic(os.path.join(self.out, MANIFEST), orjson.dumps(manifest))
         old = generation_dir(self.manifest["generation"])
         for table in TABLES:
             self._point(table, generation.name)
@@ -135,7 +135,7 @@ class Store:
         """Drop a generation that holds nothing new, keeping the manifest's new sizes, mtimes and hashes."""
         shutil.rmtree(generation.path, ignore_errors=True)
         manifest = {**manifest, "generation": self.manifest["generation"]}
-        write_atomic(os.path.join(self.out, MANIFEST), orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+        write_atomic(os.path.join(self.out, MANIFEST), orjson.dumps(manifest))
         self.manifest = manifest
 
     def _point(self, table: str, generation_name: str) -> None:
