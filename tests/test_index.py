@@ -415,3 +415,15 @@ def test_the_command_loads_nothing_heavy_until_it_runs() -> None:
     code = "import sys, pi_tools.cli.app; print(sorted(m for m in ('polars', 'duckdb', 'msgspec') if m in sys.modules))"
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert run.stdout == "[]\n", run.stderr
+
+
+def test_tables_removed_by_hand_are_written_again(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    _corpus(corpus)
+    out = tmp_path / "idx"
+    index_corpus([str(corpus)], str(out), Engine(jobs=1))
+    before = _tables(out)
+    shutil.rmtree(out / ".gen-000001")
+    again = index_corpus([str(corpus)], str(out), Engine(jobs=1))
+    assert (again.parsed, again.errors) == (7, [])
+    assert _tables(out) == before

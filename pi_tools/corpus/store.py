@@ -65,6 +65,10 @@ class Store:
         self._take_lock()
         if os.path.exists(manifest_path):
             self.manifest = self._read_manifest(manifest_path)
+            generation = self.manifest["generation"]
+            if generation and not os.path.isdir(os.path.join(out, generation_dir(generation))):
+                # The tables' files are gone (removed by hand): index every file again.
+                self.manifest = {**empty_manifest(), "generation": generation}
         self._settle()
 
     def _take_lock(self) -> None:
