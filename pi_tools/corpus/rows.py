@@ -192,13 +192,14 @@ def bulk_read(name: str, data: bytes) -> ReadSession | None:
         if bulk is None:
             return None
         count = len(bulk.line_ids)
+        lines = data.split(b"\n", count)  # a clean file: line n of the file is line index n - 1 of the index
         entries: list[Any] = []
         refused: set[int] = set()
-        line_text = bulk.line_text
+        loads = orjson.loads
         for index in range(1, count):
-            text = line_text(index)
+            text = lines[index]
             try:
-                entries.append(orjson.loads(text))
+                entries.append(loads(text))
             except orjson.JSONDecodeError:
                 refused.add(index + 1)
                 entries.append(loads_line_lenient(text))
@@ -224,8 +225,8 @@ def bulk_read(name: str, data: bytes) -> ReadSession | None:
         if entry.get("type") == "session_info":
             raw = entry.get("name")
             session_name = raw.strip() or None if isinstance(raw, str) else None
-    unread = {line for line in refused if not scan_reads_line(bytes(line_text(line - 1)))}
-    if data and not data.endswith(b"\n") and not scan_reads_line(bytes(line_text(count - 1))):
+    unread = {line for line in refused if not scan_reads_line(lines[line - 1])}
+    if data and not data.endswith(b"\n") and not scan_reads_line(lines[count - 1]):
         unread.add(count)
     branches = count - 1 - len({parent for parent in islice(parents, 1, None) if parent > 0})
     return ReadSession(bulk.header, entries, list(range(2, count + 1)), active[1:], used[1:], session_name,
