@@ -12,13 +12,18 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pi_tools.corpus.schema import TABLES, empty_frame
+from pi_tools.corpus.schema import TABLES
 from pi_tools.corpus.store import Generation, Store, StoreError
-from pi_tools.corpus.task import BatchJob, BatchResult, index_batch, parquet_bytes
-from pi_tools.engine import Engine, map_ordered
 from pi_tools.engine.inputs import expand, is_url, size_of
+
+if TYPE_CHECKING:
+    from pi_tools.corpus.task import BatchJob, BatchResult
+    from pi_tools.engine import Engine
+
+# The reading and writing machinery (session readers, polars) is imported only when some file must be read:
+# a run that finds nothing changed costs little more than the interpreter's start and a stat per file.
 
 BATCH_MIN_BYTES = 4 << 20
 BATCH_MAX_BYTES = 64 << 20
@@ -70,6 +75,8 @@ def _stat(name: str) -> _Input | str:
 def _batches(todo: list[tuple[_Input, str | None]], generation: int) -> list[BatchJob]:
     """Consecutive files in batches of a few tens of MB: enough work per task that scheduling and the Parquet
     footers are noise, and enough tasks (about 16) that the engine's workers stay busy to the end."""
+    from pi_tools.corpus.task import BatchJob
+
     total = sum(item.size for item, _ in todo)
     target = min(BATCH_MAX_BYTES, max(BATCH_MIN_BYTES, total // 16))
     jobs: list[BatchJob] = []
@@ -130,6 +137,9 @@ def _run(paths: list[str], store: Store, engine: Engine | None, report: IndexRep
     if not todo and not stale and store.manifest["generation"]:
         return _finish(report, keep, store.manifest)  # nothing to do: the tables stay as they are
 
+    from pi_tools.corpus.task import index_batch
+    from pi_tools.engine import map_ordered
+
     generation = store.begin()
     jobs = _batches(todo, generation.number)
     by_name = {item.name: item for item, _ in todo}
@@ -185,6 +195,8 @@ def _carry_over(generation: Generation, store: Store, old: dict[str, dict[str, A
             continue
         import polars as pl
 
+        from pi_tools.corpus.task import parquet_bytes
+
         for table in TABLES:
             frame = pl.read_parquet(store.current_part(table, part))
             frame = frame.filter(pl.col("file").is_in(survivors))
@@ -193,6 +205,9 @@ def _carry_over(generation: Generation, store: Store, old: dict[str, dict[str, A
 
 def _ensure_tables(generation: Generation) -> None:
     """A table with no partition at all still gets one (empty, with the schema), so that readers find it."""
+    from pi_tools.corpus.schema import empty_frame
+    from pi_tools.corpus.task import parquet_bytes
+
     for table in TABLES:
         if next(generation.parts(table), None) is None:
             generation.write(table, "empty", parquet_bytes(empty_frame(table)))
