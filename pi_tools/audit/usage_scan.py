@@ -444,3 +444,68 @@ def scan(jobs: list[ScanJob], engine: Engine | None = None) -> Iterator[ScanResu
     from pi_tools.engine.inputs import size_of
 
     return map_ordered(run_job, jobs, engine, weights=[sum(size_of(path) for path in job.paths) for job in jobs])
+
+
+@dataclass(frozen=True)
+class MessageUsage:
+    """One assistant message as `usage --scope all` reads it: its tokens, its cost (per the cost mode) and
+    where that came from, and whether the scan counts it in this file (not when an earlier message of the file
+    has the same timestamp and total: ccusage's de-duplication)."""
+
+    input: int
+    output: int
+    cacheRead: int
+    cacheWrite: int
+    totalTokens: int
+    cost: float
+    costSource: str
+    counted: bool
+
+
+def message_usages(entries: Iterable[Any], cost: str = "auto") -> list[MessageUsage | None]:
+    """Per entry of a file (in file order), what the scan makes of it: None for entries it does not read
+    (not an assistant message with usage, or no ISO entry timestamp), else its MessageUsage.
+
+    The same accumulator as the scan does the counting and pricing, so per-message rows (the index's usage
+    table) add up to exactly what `usage` reports for the file.
+    """
+    counted = _Accumulator("UTC", True, cost)
+    alone = _Accumulator("UTC", True, cost)
+    out: list[MessageUsage | None] = []
+    for entry in entries:
+        found = usage_of(entry)
+        if found is None:
+            out.append(None)
+            continue
+        before = len(counted.groups)
+        counted.add(entry, found[0], found[1])
+        is_counted = len(counted.groups) > before
+        into = counted
+        if not is_counted:
+            alone.groups, alone.seen = {}, set()
+            alone.add(entry, found[0], found[1])
+            into = alone
+        if not into.groups:
+            out.append(None)  # a timestamp with no calendar day (minute 61): the scan drops the message
+            continue
+        values = into.groups[next(reversed(into.groups))]
+        sources = values[8:12]
+        out.append(MessageUsage(values[1], values[2], values[3], values[4], values[5], values[6] + values[7],
+                                COST_SOURCES[sources.index(1)], is_counted))
+    return out
+
+
+def scan_reads_line(line: bytes) -> bool:
+    """Whether `scan_all` reads this line at all: Pi's usual assistant shape by its two expressions, any other
+    line when orjson parses it. (The session reader takes some lines orjson refuses, with JSON.parse's rules;
+    the index uses this to count exactly what the scan counts.)"""
+    head = _PI_HEAD.match(line)
+    if head is not None:
+        cut = line.rfind(b',"api":"', head.end())
+        if cut >= 0 and _PI_TAIL.fullmatch(line, cut) is not None:
+            return True
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True

@@ -15,6 +15,7 @@ from pi_tools.cli.context import context_command
 from pi_tools.cli.convert import convert_command
 from pi_tools.cli.decode import decode_command
 from pi_tools.cli.export import export_command
+from pi_tools.cli.index import index_command
 from pi_tools.cli.ls import ls_command
 from pi_tools.cli.models import models_command
 from pi_tools.cli.payload import payload_command
@@ -77,6 +78,7 @@ app.command("audit")(audit_command)
 app.command("preflight")(preflight_command)
 app.command("visibility")(visibility_command)
 app.command("usage")(usage_command)
+app.command("index")(index_command)
 app.command("repair")(repair_command)
 app.command("scrub")(scrub_command)
 app.command("slim")(slim_command)

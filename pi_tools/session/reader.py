@@ -43,6 +43,9 @@ class RawSession:
     line_numbers: list[int]
     diagnostics: list[Diagnostic] = field(default_factory=list)
     data: bytes | None = None  # kept by lazy parsing, for heads parsed on demand
+    refused_lines: list[int] = field(default_factory=list)
+    """Lines orjson refused (read with JSON.parse's rules instead; the last line always is): the line-level
+    scans that parse with orjson alone (usage's) skip them, and the index marks their usage uncounted."""
 
 
 @contextmanager
@@ -95,6 +98,7 @@ def parse_session_bytes(data: bytes, source: str, lazy: bool = False) -> RawSess
     entries: list[Any] = []
     line_numbers: list[int] = []
     diagnostics: list[Diagnostic] = []
+    refused: list[int] = []
     loads = orjson.loads
     append_entry = entries.append
     append_line = line_numbers.append
@@ -127,6 +131,7 @@ def parse_session_bytes(data: bytes, source: str, lazy: bool = False) -> RawSess
                 try:
                     value = loads(line)
                 except orjson.JSONDecodeError:
+                    refused.append(number)
                     value = _slow_parse(bytes(line), number, False, diagnostics)
             start = end + 1
             if value is _SKIP:
@@ -146,7 +151,8 @@ def parse_session_bytes(data: bytes, source: str, lazy: bool = False) -> RawSess
             append_line(number)
     if size > 0 and not data.endswith(b"\n"):
         diagnostics.append(missing_final_newline(number))
-    return RawSession(source, entries, line_numbers, diagnostics, data=data if lazy else None)
+    return RawSession(source, entries, line_numbers, diagnostics, data=data if lazy else None,
+                      refused_lines=refused)
 
 
 def missing_final_newline(line: int) -> Diagnostic:

@@ -1,0 +1,79 @@
+"""Issue 14's index targets, on the generated corpus (`processes.session_corpus`: 2,000 sessions of 1 MB;
+PI_TOOLS_BENCH_CORPUS_COUNT=200 for a smaller one):
+
+- `pi-tools index CORPUS -o OUT` (a fresh index) at most 1.5x the time of `pi-tools audit --format json CORPUS`;
+- a second `index` over the same corpus with nothing changed under 5% of the first.
+
+Whole processes, interleaved round by round so that load from other work hits all alike; the ratio is taken per
+round and the median held to the target (the range is printed). Runnable on its own:
+`.venv/bin/python -m pytest benchmarks/test_index_speed.py -s`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from processes import PI_TOOLS, ROOT, session_corpus
+
+TARGET_VS_AUDIT = 1.5
+TARGET_INCREMENTAL = 0.05
+ROUNDS = int(os.environ.get("PI_TOOLS_BENCH_ROUNDS", 3))
+
+
+def timed(argv: list[str]) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the process and the workers it waited for, exit status) of one run: on a
+    shared machine the CPU ratio says more than the wall-clock one."""
+    with open(os.devnull, "wb") as sink:
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.DEVNULL, cwd=ROOT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+    return wall, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Path:
+    cache = Path(os.environ.get("PI_TOOLS_BENCH_CACHE", Path(tempfile.gettempdir()) / "pi-tools-bench"))
+    cache.mkdir(parents=True, exist_ok=True)
+    try:
+        return session_corpus(cache)
+    except FileNotFoundError as missing:
+        pytest.skip(f"benchmark session generator not found: {missing}")
+
+
+def test_index_against_audit_and_incremental(benchmark: Any, corpus: Path, tmp_path: Path) -> None:
+    audit = [*PI_TOOLS, "audit", "--format", "json", str(corpus)]
+    ratios: list[float] = []
+    cpu_ratios: list[float] = []
+    incremental: list[float] = []
+    for round_number in range(ROUNDS):
+        out = tmp_path / f"idx{round_number}"
+        audited = timed(audit)
+        first = timed([*PI_TOOLS, "index", str(corpus), "-o", str(out)])
+        second = timed([*PI_TOOLS, "index", str(corpus), "-o", str(out)])
+        assert audited[2] in (0, 1)  # 1: findings
+        assert first[2] == 0 and second[2] == 0
+        ratios.append(first[0] / audited[0])
+        cpu_ratios.append(first[1] / audited[1])
+        incremental.append(second[0] / first[0])
+        print(f"\nround {round_number}: audit {audited[0]:.2f} s ({audited[1]:.2f} s CPU), index {first[0]:.2f} s "
+              f"({first[1]:.2f} s CPU), again {second[0]:.3f} s")
+        shutil.rmtree(out)
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    benchmark.extra_info.update(index_vs_audit=ratios, index_vs_audit_cpu=cpu_ratios,
+                                incremental_vs_first=incremental)
+    print(f"index / audit: median {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}; "
+          f"CPU {min(cpu_ratios):.2f}-{max(cpu_ratios):.2f}); "
+          f"second run / first: median {statistics.median(incremental):.3f} "
+          f"(range {min(incremental):.3f}-{max(incremental):.3f})")
+    assert statistics.median(ratios) <= TARGET_VS_AUDIT
+    assert statistics.median(incremental) < TARGET_INCREMENTAL

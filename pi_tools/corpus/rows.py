@@ -1,0 +1,477 @@
+"""One session file as rows of the index's tables: what each entry, message, tool call and usage record is.
+
+The file is read exactly as every other stage reads it (the bulk index for a clean file, else the line-by-line
+reader, migrations and the tree; Pi's leaf, its active path, the compaction-aware context plan); this module
+only describes the result. Everything is computed from the one file, so files can be indexed anywhere, in any order, and a
+changed file's rows replaced without touching the others.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from itertools import islice
+from typing import Any
+
+import orjson
+
+from pi_tools.audit.usage_scan import message_usages, scan_reads_line
+from pi_tools.corpus.schema import empty_columns
+from pi_tools.corpus.text import message_text, thinking_text
+from pi_tools.js.date import js_date_ms
+from pi_tools.session.bulk import index_clean_session
+from pi_tools.session.context import ContextError, entry_to_messages, plan_session_context
+from pi_tools.session.jsonparse import loads_line_lenient
+from pi_tools.session.load import tree_from_raw
+from pi_tools.session.reader import RawSession, SessionReadError, parse_session_bytes, paused_gc
+from pi_tools.session.tree import PathCycleError, SessionTree
+
+Columns = dict[str, list[Any]]
+FileRows = dict[str, Columns]
+"""Table name -> column name -> values (one file's rows)."""
+
+ROLE_COUNTS = {
+    "user": "userMessages", "assistant": "assistantMessages", "toolResult": "toolResultMessages",
+    "bashExecution": "bashExecutionMessages", "custom": "customMessages",
+    "branchSummary": "branchSummaryMessages", "compactionSummary": "compactionSummaryMessages",
+}
+SUMMARY_ENTRIES = frozenset(("custom_message", "branch_summary", "compaction"))
+"""Entry types that become context messages of their own (custom, branchSummary, compactionSummary)."""
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+_NEWLINE = re.compile(b"\n")
+
+
+class IndexInputError(Exception):
+    """The file cannot be indexed at all (not a session); the message names the file, the line and the problem."""
+
+
+def stamp_ms(value: Any) -> int | None:
+    """Epoch milliseconds of an entry timestamp as JavaScript's Date reads it (None where it reads NaN).
+
+    Pi writes `2026-06-28T02:49:38.179Z`; that form is read directly, anything else through the JS date parser.
+    A missing or null timestamp is None (JavaScript would make null the epoch).
+    """
+    if type(value) is str and len(value) == 24 and value[23] == "Z" and value[10] == "T":
+        try:
+            return (datetime.fromisoformat(value) - _EPOCH) // _MS
+        except ValueError:
+            pass
+    return None if value is None else js_ms(value)
+
+
+def js_ms(value: Any) -> int | None:
+    time = js_date_ms(value)
+    return None if time is None or time != time else int(time)
+
+
+def read_session(name: str, data: bytes) -> tuple[SessionTree, set[int]]:
+    """The file's tree, as every stage reads it, and the lines orjson alone cannot read (which `usage`'s scan
+    therefore skips); IndexInputError when Pi would not open the file as a session."""
+    raw = parse_session_bytes(data, name)
+    _check_header(raw, data)
+    candidates = set(raw.refused_lines)
+    if data and not data.endswith(b"\n"):
+        candidates.add(data.count(b"\n") + 1)  # the reader reads a last line without newline its own way
+    unread: set[int] = set()
+    if candidates:
+        lines = data.split(b"\n")
+        unread = {number for number in candidates if not scan_reads_line(lines[number - 1])}
+    try:
+        return tree_from_raw(raw), unread
+    except SessionReadError as exc:
+        line = raw.line_numbers[0] if raw.line_numbers else 1
+        raise IndexInputError(f"{name}:{line}: {_strip_source(str(exc), name)}") from None
+
+
+def _strip_source(text: str, name: str) -> str:
+    return text[len(name) + 2:] if text.startswith(name + ": ") else text
+
+
+def _check_header(raw: RawSession, data: bytes) -> None:
+    """Pi's header rule (the first value it keeps is a `session` header with a string id), said with its line."""
+    if not data:
+        raise IndexInputError(f"{raw.source}: empty file, not a session (Pi would start a new session in it)")
+    if not raw.file_entries:
+        raise IndexInputError(f"{raw.source}:1: not a pi session: no line holds a JSON value Pi keeps")
+    header = raw.file_entries[0]
+    line = raw.line_numbers[0]
+    if not isinstance(header, dict) or header.get("type") != "session":
+        raise IndexInputError(f"{raw.source}:{line}: not a pi session: the first JSON value is not a "
+                              "session header ({\"type\":\"session\",...})")
+    if not isinstance(header.get("id"), str):
+        raise IndexInputError(f"{raw.source}:{line}: not a pi session: the session header's id is not a string")
+
+
+def _text(value: Any) -> str | None:
+    return value if type(value) is str else None
+
+
+def _arguments_json(arguments: Any) -> str:
+    """A tool call's arguments as JSON text (numbers beyond 64 bits, or lone surrogates, through json)."""
+    try:
+        return orjson.dumps(arguments).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(arguments, ensure_ascii=False)
+
+
+def line_lengths(data: bytes) -> list[int]:
+    """Byte length of every line of the file (1-based line n at index n-1; the newline not counted)."""
+    lengths: list[int] = []
+    start = 0
+    for match in _NEWLINE.finditer(data):
+        end = match.start()
+        lengths.append(end - start)
+        start = end + 1
+    if start < len(data):
+        lengths.append(len(data) - start)
+    return lengths
+
+
+@dataclass
+class ReadSession:
+    """What the rows are made from, whichever reader read the file: every entry (file order) with its line,
+    whether it is on the path to Pi's leaf and whether it gives the context a message, and the session's facts."""
+
+    header: dict[str, Any]
+    entries: list[Any]
+    lines: list[int]
+    active: list[bool]
+    used: list[bool]
+    name: str | None
+    leaf: Any
+    branches: int
+    diagnostics: int
+    context_error: str | None
+    unread: set[int]
+
+
+def file_rows(name: str, data: bytes) -> FileRows:
+    """Every table's rows for one session file (IndexInputError when it is not a session).
+
+    A clean file (nearly every file on disk) is indexed in bulk (session/bulk.py: its heads, tree checks,
+    diagnostics and context plan in a few C passes), the others by the line-by-line reader and the tree; both
+    give the same rows (tests/test_index.py compares them on every fixture).
+    """
+    read = bulk_read(name, data)
+    if read is None:
+        read = tree_read(name, data)
+    return session_rows(name, read, line_lengths(data), len(data))
+
+
+def tree_read(name: str, data: bytes) -> ReadSession:
+    """Through the line-by-line reader and the session tree (any file Pi opens)."""
+    tree, unread = read_session(name, data)
+    context_error: str | None = None
+    diagnostics = len(tree.diagnostics)
+    try:
+        path = tree.path(tree.leaf_id)
+    except PathCycleError as exc:
+        path, context_error = [], str(exc)
+    on_path = {id(entry) for entry in path}
+    in_context: set[int] = set()
+    if context_error is None:
+        try:
+            plan = plan_session_context(tree)
+            diagnostics += len(plan.diagnostics)
+            in_context = {id(entry) for entry in plan.entries if entry_to_messages(entry)}
+        except ContextError as exc:
+            context_error = str(exc)
+    entries = tree.entries
+    return ReadSession(tree.header or {}, entries, tree.line_numbers, [id(entry) in on_path for entry in entries],
+                       [id(entry) in in_context for entry in entries], tree.name, tree.leaf_id,
+                       len(tree.leaves()), diagnostics, context_error, unread)
+
+
+def bulk_read(name: str, data: bytes) -> ReadSession | None:
+    """Through the bulk index, for a clean file (None for any other: the tree reads those)."""
+    with paused_gc():
+        bulk = index_clean_session(data, name, True)
+        if bulk is None:
+            return None
+        count = len(bulk.line_ids)
+        lines = data.split(b"\n", count)  # a clean file: line n of the file is line index n - 1 of the index
+        entries: list[Any] = []
+        refused: set[int] = set()
+        loads = orjson.loads
+        for index in range(1, count):
+            text = lines[index]
+            try:
+                entries.append(loads(text))
+            except orjson.JSONDecodeError:
+                refused.add(index + 1)
+                entries.append(loads_line_lenient(text))
+    parents = bulk.parent_lines
+    active = [False] * count
+    index = count - 1
+    while index > 0:
+        active[index] = True
+        index = parents[index]
+    used = [False] * count
+    context_error: str | None = None
+    diagnostics = len(bulk.diagnostics)
+    try:
+        plan = bulk.plan()
+        diagnostics += len(plan.diagnostics)
+        for index in plan.entries:
+            entry = entries[index - 1]
+            used[index] = entry.get("type") == "message" or bool(entry_to_messages(entry))
+    except ContextError as exc:
+        context_error = str(exc)
+    session_name: str | None = None
+    for entry in entries:
+        if entry.get("type") == "session_info":
+            raw = entry.get("name")
+            session_name = raw.strip() or None if isinstance(raw, str) else None
+    unread = {line for line in refused if not scan_reads_line(lines[line - 1])}
+    if data and not data.endswith(b"\n") and not scan_reads_line(lines[count - 1]):
+        unread.add(count)
+    branches = count - 1 - len({parent for parent in islice(parents, 1, None) if parent > 0})
+    return ReadSession(bulk.header, entries, list(range(2, count + 1)), active[1:], used[1:], session_name,
+                       bulk.leaf_id, branches, diagnostics, context_error, unread)
+
+
+def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) -> FileRows:
+    rows: FileRows = {table: empty_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
+    entries_rows = rows["entries"]
+    e_line, e_id, e_parent, e_type, e_role = (entries_rows[k].append for k in ("line", "id", "parentId", "type", "role"))
+    e_time, e_bytes = entries_rows["timestamp"].append, entries_rows["bytes"].append
+    entries_rows["onActivePath"] = read.active
+    entries_rows["inContext"] = read.used
+    messages = rows["messages"]
+    m_line, m_entry, m_role, m_provider, m_model, m_text, m_thinking, m_tools, m_error, m_path, m_ctx, m_time = (
+        messages[k].append for k in ("line", "entryId", "role", "provider", "model", "text", "thinking",
+                                     "toolNames", "isError", "onActivePath", "inContext", "timestamp"))
+    calls = rows["tool_calls"]
+    calls["_stamp"] = []  # the assistant entry's time, for msToResult (dropped before returning)
+    c_line, c_entry, c_id, c_name, c_args, c_path, c_stamp = (
+        calls[k].append for k in ("line", "entryId", "toolCallId", "name", "arguments", "onActivePath", "_stamp"))
+    role_counts = dict.fromkeys((*ROLE_COUNTS.values(), "otherMessages"), 0)
+    models: dict[str, None] = {}
+    calls_by_id: dict[str, list[int]] = {}  # toolCallId -> rows of `calls` with that id
+    call_entry: list[Any] = []  # per call row: its assistant entry (for pairing results along the tree)
+    results: list[tuple[Any, int, dict[str, Any], int | None, str | None]] = []
+    last_activity: int | None = None
+    context_messages = 0
+    stamps: list[int | None] = []
+    count_lines = len(lengths)
+
+    for entry, line, active, used in zip(read.entries, read.lines, read.active, read.used, strict=True):
+        is_dict = type(entry) is dict
+        stamp = stamp_ms(entry.get("timestamp")) if is_dict else None
+        stamps.append(stamp)
+        e_line(line)
+        e_bytes(lengths[line - 1] if line <= count_lines else 0)
+        e_time(stamp)
+        if not is_dict:
+            e_id(None)
+            e_parent(None)
+            e_type(None)
+            e_role(None)
+            continue
+        entry_id = _text(entry.get("id"))
+        e_id(entry_id)
+        e_parent(_text(entry.get("parentId")))
+        entry_type = entry.get("type")
+        e_type(_text(entry_type))
+        message: Any = None
+        if entry_type == "message":
+            message = entry.get("message")
+            if type(message) is not dict:
+                e_role(None)
+                continue
+        elif entry_type in SUMMARY_ENTRIES:
+            projected = entry_to_messages(entry)
+            if not projected:
+                e_role(None)
+                continue
+            message = projected[0]
+        else:
+            e_role(None)
+            continue
+        role = _text(message.get("role"))
+        e_role(role)
+        role_counts[ROLE_COUNTS.get(role or "", "otherMessages")] += 1
+        context_messages += used
+        tool_names: list[str] = []
+        provider = model = None
+        text = thinking = None
+        if role == "assistant":
+            provider, model = _text(message.get("provider")), _text(message.get("model"))
+            if provider is not None or model is not None:
+                models[f"{provider or ''}/{model or ''}"] = None
+            content = message.get("content")
+            if type(content) is list:
+                # One pass for the text, the thinking and the tool calls (text.message_text and thinking_text
+                # give the same strings; tests/test_index.py checks it on every fixture).
+                texts: list[str] = []
+                thoughts: list[str] = []
+                for block in content:
+                    if type(block) is not dict:
+                        continue
+                    kind = block.get("type")
+                    if kind == "text":
+                        value = block.get("text")
+                        if type(value) is str:
+                            texts.append(value)
+                        continue
+                    if kind == "thinking":
+                        value = block.get("thinking")
+                        if type(value) is str:
+                            thoughts.append(value)
+                        continue
+                    if kind != "toolCall":
+                        continue
+                    call_name = _text(block.get("name"))
+                    if call_name is not None:
+                        tool_names.append(call_name)
+                    call_id = _text(block.get("id"))
+                    if call_id is not None:
+                        calls_by_id.setdefault(call_id, []).append(len(call_entry))
+                    call_entry.append(entry)
+                    c_line(line)
+                    c_entry(entry_id)
+                    c_id(call_id)
+                    c_name(call_name)
+                    c_args(_arguments_json(block.get("arguments")))
+                    c_path(active)
+                    c_stamp(stamp)
+                text = "\n".join(texts) if texts else None
+                thinking = "\n".join(thoughts) if thoughts else None
+            else:
+                text, thinking = message_text(message), thinking_text(message)
+        else:
+            text = message_text(message)
+            if role == "toolResult":
+                tool_name = _text(message.get("toolName"))
+                if tool_name is not None:
+                    tool_names.append(tool_name)
+                results.append((entry, line, message, stamp, text))
+        if role == "user" or role == "assistant":
+            activity = message.get("timestamp")
+            if type(activity) not in (int, float):
+                activity = stamp
+            if activity is not None and (last_activity is None or activity > last_activity):
+                last_activity = int(activity)
+        m_line(line)
+        m_entry(entry_id)
+        m_role(role)
+        m_provider(provider)
+        m_model(model)
+        m_text(text)
+        m_thinking(thinking)
+        m_tools(tool_names)
+        m_error(message.get("isError") is True if role == "toolResult" else None)
+        m_path(active)
+        m_ctx(used)
+        m_time(stamp)
+
+    _pair_results(read.entries, calls, calls_by_id, call_entry, results)
+    usage = _usage_rows(read, rows["usage"], stamps)
+    header = read.header
+    created = stamp_ms(header.get("timestamp"))
+    leaf = read.leaf
+    session: Columns = empty_columns("sessions")
+    values: dict[str, Any] = {
+        "id": _text(header.get("id")), "cwd": _text(header.get("cwd")), "name": read.name,
+        "parentSession": _text(header.get("parentSession")), "created": created,
+        "modified": last_activity if last_activity is not None else created, "bytes": size,
+        "entries": len(read.entries), "messages": len(messages["line"]), **role_counts,
+        "contextMessages": context_messages, "toolCalls": len(calls["line"]), "models": list(models),
+        "leaf": leaf if type(leaf) is str else None, "branches": read.branches,
+        "diagnostics": read.diagnostics, "contextError": read.context_error, **usage,
+    }
+    for column, value in values.items():
+        session[column].append(value)
+    rows["sessions"] = session
+    del calls["_stamp"]
+    for table, columns in rows.items():
+        columns["file"] = [name] * (1 if table == "sessions" else len(columns["line"]))
+    return rows
+
+
+def _pair_results(entries: list[Any], calls: Columns, calls_by_id: dict[str, list[int]], call_entry: list[Any],
+                  results: list[tuple[Any, int, dict[str, Any], int | None, str | None]]) -> None:
+    """Give each tool call its result: the first toolResult (file order) answering its id.
+
+    When several calls share an id (a branch retried the turn), a result belongs to the call whose assistant
+    entry is its nearest ancestor; failing that, to the last such call above it in the file.
+    """
+    count = len(call_entry)
+    result_text: list[Any] = [None] * count
+    result_line: list[Any] = [None] * count
+    result_entry: list[Any] = [None] * count
+    is_error: list[Any] = [None] * count
+    ms_to_result: list[Any] = [None] * count
+    lines = calls["line"]
+    by_id: dict[str, Any] = {}  # entry id -> entry (the later wins, as in Pi's index), made when first needed
+    for entry, line, message, stamp, text in results:
+        call_id = message.get("toolCallId")
+        candidates = calls_by_id.get(call_id) if type(call_id) is str else None
+        if not candidates:
+            continue
+        chosen = _nearest_call(entries, entry, line, candidates, call_entry, lines, by_id)
+        if chosen is None or result_line[chosen] is not None:
+            continue
+        result_text[chosen] = text
+        result_line[chosen] = line
+        result_entry[chosen] = _text(entry.get("id"))
+        is_error[chosen] = message.get("isError") is True
+        start = calls["_stamp"][chosen]
+        ms_to_result[chosen] = stamp - start if stamp is not None and start is not None else None
+    calls["result"], calls["resultLine"], calls["resultEntryId"] = result_text, result_line, result_entry
+    calls["isError"], calls["msToResult"] = is_error, ms_to_result
+
+
+def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[int], call_entry: list[Any],
+                  lines: list[int], by_id: dict[str, Any]) -> int | None:
+    if len(candidates) == 1:
+        return candidates[0] if lines[candidates[0]] < line else None
+    if not by_id:
+        by_id.update((item["id"], item) for item in entries if type(item) is dict and type(item.get("id")) is str)
+    by_entry = {id(call_entry[index]): index for index in candidates}
+    current: Any = entry
+    for _ in range(len(entries)):
+        parent = current.get("parentId") if type(current) is dict else None
+        current = by_id.get(parent) if type(parent) is str else None
+        if current is None:
+            break
+        found = by_entry.get(id(current))
+        if found is not None:
+            return found
+    above = [index for index in candidates if lines[index] < line]
+    return above[-1] if above else None
+
+
+def _usage_rows(read: ReadSession, usage: Columns, stamps: list[int | None]) -> dict[str, Any]:
+    """The usage table's rows for the file, and the session's sums of what `usage` counts (lines its scan cannot
+    read get a row, not counted, and take no part in its de-duplication)."""
+    totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": 0.0}
+    entries, unread = read.entries, read.unread
+    rows: list[tuple[Any, ...]] = []
+    scanned = [None if line in unread else entry for entry, line in zip(entries, read.lines, strict=True)] \
+        if unread else entries
+    for entry, line, stamp, active, found in zip(entries, read.lines, stamps, read.active, message_usages(scanned),
+                                                 strict=True):
+        if line in unread:
+            [found] = message_usages([entry])
+            found = replace(found, counted=False) if found is not None else None
+        if found is None:
+            continue
+        message = entry["message"]
+        provider, model, api, entry_id = message.get("provider"), message.get("model"), message.get("api"), \
+            entry.get("id")
+        rows.append((line, entry_id if type(entry_id) is str else None,
+                     provider if type(provider) is str else None, model if type(model) is str else None,
+                     api if type(api) is str else None, stamp, found.input, found.output, found.cacheRead,
+                     found.cacheWrite, found.totalTokens, found.cost, found.costSource, found.counted, active))
+    names = ("line", "entryId", "provider", "model", "api", "timestamp", "input", "output", "cacheRead",
+             "cacheWrite", "totalTokens", "cost", "costSource", "counted", "onActivePath")
+    if rows:
+        for name, values in zip(names, zip(*rows, strict=True), strict=True):
+            usage[name] = list(values)
+    for name in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"):
+        totals[name] += sum(value for value, counted in zip(usage[name], usage["counted"], strict=True) if counted)
+    return totals
