@@ -27,7 +27,7 @@ from pi_tools.audit.check_blocks import NEVER_REPLAYED
 from pi_tools.rewrite.repair import RepairError, RepairResult, load_lines, with_parent
 from pi_tools.rewrite.writer import Change, entry_line
 from pi_tools.session.jsonparse import loads_line
-from pi_tools.session.tree import SessionTree
+from pi_tools.session.tree import PathCycleError, SessionTree
 
 INTERLEAVED, ORDER, ERRORED, REQUIRED = "tool-result-interleaved", "tool-result-order", "errored-turn", "required-fields"
 # Entries that may stand between a batch's calls and its results and move behind them: the messages Pi defers until
@@ -232,7 +232,10 @@ def _left_over(result: RepairResult, source: str, rules: frozenset[str], option:
 def trim_failed(result: RepairResult, source: str) -> None:
     """The failed assistant turns at the end of the active path go to the .rejected file."""
     tree = v3_tree(result, source, "--trim-failed")
-    path = tree.path()
+    try:
+        path = tree.path()
+    except PathCycleError as exc:
+        raise RepairError(f"{source}: --trim-failed cannot find the active path: {exc}") from None
     children = tree.children()
     trail: list[Any] = []
     for entry in reversed(path):

@@ -54,14 +54,19 @@ def _preflight(result: RepairResult, source: str, model: str, reasoning: str | N
     from pi_tools.audit.preflight.check import PreflightRequest
     from pi_tools.audit.preflight.session import PreflightError, preflight_tree
     from pi_tools.session import ContextError
+    from pi_tools.session.tree import PathCycleError
 
     try:
         outcome = preflight_tree(load_lines(result.lines, source), source,
                                  PreflightRequest(model=model, reasoning=reasoning))
-    except (ContextError, PreflightError) as exc:
+    except (ContextError, PathCycleError) as exc:
+        raise RepairError(f"{source}: --for-model {model}: nothing to check: Pi 0.85 cannot build the context: "
+                          f"{exc}") from None
+    except PreflightError as exc:
         raise RepairError(f"{source}: --for-model {model}: {exc}") from None
     if outcome.error is not None:
-        raise RepairError(f"{source}: --for-model {model}: {outcome.error}")
+        error = outcome.error.removeprefix(f"{source}: ")
+        raise RepairError(f"{source}: --for-model {model}: nothing to check: {error}")
     return outcome.findings
 
 
