@@ -4,6 +4,7 @@ the way Pi writes entries, with explicit ids and parents so that branches and fi
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
@@ -128,3 +129,31 @@ GEMINI_LOOP = [
 
 MADE = {"interleaved": INTERLEAVED, "out_of_order": OUT_OF_ORDER, "failed_trail": FAILED_TRAIL,
         "malformed_calls": MALFORMED, "foreign_loop": FOREIGN_LOOP, "gemini_loop": GEMINI_LOOP}
+
+
+def renamed(entries: list[dict[str, Any]], prefix: str, root: str) -> list[dict[str, Any]]:
+    """The entries with ids prefixed (unique in a bigger file), hung below `root`."""
+    ids = {e["id"] for e in entries}
+    return [{**e, "id": prefix + e["id"], "parentId": prefix + e["parentId"] if e["parentId"] in ids else root}
+            for e in entries]
+
+
+def big_session(path: Path, damage: list[str], entries: int = 30000, with_trail: bool = True) -> None:
+    """~30 MB of plain turns, then the made sessions named in `damage` one below the other (and failed retries
+    at the leaf): long enough to be killed in the middle of a rewrite."""
+    lines = [json.dumps({"type": "session", "version": 3, "id": "kill", "timestamp": "2025-01-01T00:00:00.000Z",
+                         "cwd": "/"})]
+    parent = ""
+    for number in range(entries):
+        entry_id = f"{number:08x}"
+        lines.append(json.dumps({"type": "message", "id": entry_id, "parentId": parent or None,
+                                 "timestamp": "2025-01-01T00:00:00.000Z",
+                                 "message": {"role": "user", "content": "x" * 1000, "timestamp": number}}))
+        parent = entry_id
+    tail: list[dict[str, Any]] = []
+    for index, name in enumerate(damage):
+        tail += renamed(MADE[name], f"{name[0]}{index}", tail[-1]["id"] if tail else parent)
+    if with_trail:
+        tail += renamed([FAILED_TRAIL[3], FAILED_TRAIL[6]], "t", tail[-1]["id"])
+    lines.extend(json.dumps(e) for e in tail)
+    path.write_text("\n".join(lines) + "\n")

@@ -10,8 +10,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +26,9 @@ from pi_tools.session import build_session_context, load_session
 from pi_tools.transforms import available_transforms, checked
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from rewrite_sessions import MADE, dump  # noqa: E402
+from rewrite_sessions import MADE, big_session, dump  # noqa: E402
 
-from golden import CASES, REALWORLD, canonical_sha  # noqa: E402
+from golden import CASES, REALWORLD, ROOT, canonical_sha  # noqa: E402
 
 ORACLE = Path("/tmp/oracle/oracle")
 SPECS: dict[str, list[tuple[str, str, Any]]] = {
@@ -198,3 +200,32 @@ def test_cli_report_refusals_and_targets(tmp_path: Path, cli: Any) -> None:
     leafed = cli("transform", str(source), "--keep-last", "1", "--leaf", "e6", "--to-session", str(tmp_path / "o4.jsonl"))
     assert leafed.code == 0, leafed.stderr
     assert [e["id"] for e in load_session(str(tmp_path / "o4.jsonl")).path()] == ["e6"]
+
+
+@pytest.mark.parametrize("args", [["--redact", "x{10}"], ["--drop-role", "bashExecution"]], ids=["redact", "drop-role"])
+def test_sigkill_at_any_moment_leaves_file_intact_and_no_partial_out(tmp_path: Path, args: list[str]) -> None:
+    source = tmp_path / "big.jsonl"
+    big_session(source, ["interleaved"], with_trail=False)
+    original = source.read_bytes()
+    out = tmp_path / "out.jsonl"
+    command = [sys.executable, "-m", "pi_tools", "transform", str(source), *args, "--to-session", str(out)]
+    finished = subprocess.run(command, capture_output=True, cwd=ROOT, timeout=600)
+    assert finished.returncode == 0, finished.stderr
+    complete = out.read_bytes()
+    assert complete != original
+    out.unlink()
+    Path(f"{out}.rejected").unlink(missing_ok=True)
+    outcomes = set()
+    for delay in (0.05, 0.3, 0.6, 1.0, 1.5, 2.0, 3.0, 4.5):
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait(30)
+        assert source.read_bytes() == original
+        outcomes.add(out.exists())
+        if out.exists():
+            assert out.read_bytes() == complete
+            out.unlink()
+        Path(f"{out}.rejected").unlink(missing_ok=True)
+        assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["big.jsonl"]
+    assert False in outcomes
