@@ -229,3 +229,24 @@ def test_sigkill_at_any_moment_leaves_file_intact_and_no_partial_out(tmp_path: P
         Path(f"{out}.rejected").unlink(missing_ok=True)
         assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["big.jsonl"]
     assert False in outcomes
+
+
+def test_dry_run_and_json_report(tmp_path: Path, cli: Any) -> None:
+    source = tmp_path / "s.jsonl"
+    source.write_bytes(dump(MADE["interleaved"]))
+    before = (source.read_bytes(), os.stat(source).st_mtime_ns)
+    out = tmp_path / "out.jsonl"
+    dry = cli("transform", str(source), "--keep-last", "1", "--to-session", str(out), "--dry-run", "--format", "json")
+    assert dry.code == 0, dry.stderr
+    documents = dry.documents()
+    assert documents[0] == {"kind": "change", "source": str(source), "line": 2, "entryId": None, "rule": None,
+                            "change": "entry e1 is not kept by keep-last=1; moved to the .rejected file"}
+    assert documents[-1] == {"kind": "rewrite", "source": str(source), "output": str(out),
+                             "rejected": f"{out}.rejected", "rejectedLines": 8, "backup": None, "changes": 9,
+                             "dryRun": True}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]
+    assert (source.read_bytes(), os.stat(source).st_mtime_ns) == before
+    text = cli("transform", str(source), "--keep-last", "1", "--to-session", str(out), "--dry-run")
+    assert text.stdout.splitlines()[-2:] == [f"{source}: 8 line(s) would be set aside in {out}.rejected",
+                                             f"{source}: would write {out}"]
+    assert cli("transform", str(source), "--dry-run").stderr == "pi-tools: --dry-run only goes with --to-session\n"

@@ -20,6 +20,8 @@ def transform_command(
     leaf: Annotated[str | None, typer.Option("--leaf", help="For session files: the entry id to build the context from.")] = None,
     to_session: Annotated[str | None, typer.Option("--to-session", metavar="OUT", help="Write a session file (one FILE; --redact, --block-images, --drop-role, --keep-last) instead of context documents.")] = None,
     force: Annotated[bool, typer.Option("--force", help="With --to-session: overwrite OUT (and OUT.rejected).")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="With --to-session: print the changes; write nothing.")] = False,
+    output_format: Annotated[str | None, typer.Option("--format", help="With --to-session: the report as text (one line per change) or json (one document per change, then a summary).")] = None,
 ) -> None:
     """Transform contexts (AgentMessage[] -> AgentMessage[]) and emit `context` documents.
 
@@ -34,10 +36,11 @@ def transform_command(
     """
     if to_session is not None:
         _to_session(files or [], to_session, force, leaf, drop_role or [], keep_last, block_images, redact or [],
-                    plugin or [], use or [])
+                    plugin or [], use or [], dry_run, output_format or "text")
         return
-    if force:
-        fail("--force only goes with --to-session")
+    for given, name in ((force, "--force"), (dry_run, "--dry-run"), (output_format is not None, "--format")):
+        if given:
+            fail(f"{name} only goes with --to-session")
     read_ahead(files)
     from pi_tools.stages import as_context
     from pi_tools.transforms import TransformError, available_transforms, checked, load_plugin
@@ -83,9 +86,11 @@ def transform_command(
 
 def _to_session(files: list[str], out: str, force: bool, leaf: str | None, drop_role: list[str],
                 keep_last: int | None, block_images: bool, redact: list[str], plugin: list[str],
-                use: list[str]) -> None:
+                use: list[str], dry_run: bool, output_format: str) -> None:
     """`transform FILE ... --to-session OUT`: the library does the work (pi_tools.rewrite.transformed)."""
-    from pi_tools.cli.rewriting import print_changes
+    from pi_tools.cli.rewriting import check_format, print_changes
+
+    check_format(output_format)
     from pi_tools.rewrite.transformed import Step, TransformSessionError, transform_session
     from pi_tools.transforms import TransformError, available_transforms, checked
 
@@ -111,9 +116,13 @@ def _to_session(files: list[str], out: str, force: bool, leaf: str | None, drop_
         fail("--to-session: nothing to do: give --redact, --block-images, --drop-role or --keep-last")
     steps = [Step(step.name, step.label, checked(step.label, step.apply)) for step in steps]
     try:
-        result = transform_session(files[0], out, steps, leaf=leaf, force=force)
+        result = transform_session(files[0], out, steps, leaf=leaf, force=force, dry_run=dry_run)
     except (TransformSessionError, TransformError) as exc:
         fail(str(exc))
-    summary = [f"{files[0]}: {len(result.rejected)} line(s) set aside in {out}.rejected"] if result.rejected else []
-    summary.append(f"{files[0]}: wrote {out}")
-    print_changes(files[0], result.changes, "text", summary, {})
+    aside = "would be set aside" if dry_run else "set aside"
+    summary = [f"{files[0]}: {len(result.rejected)} line(s) {aside} in {out}.rejected"] if result.rejected else []
+    summary.append(f"{files[0]}: {'would write' if dry_run else 'wrote'} {out}")
+    rejected = f"{out}.rejected" if result.rejected else None
+    print_changes(files[0], result.changes, output_format, summary, {
+        "output": out, "rejected": rejected, "rejectedLines": len(result.rejected), "backup": None,
+        "changes": len(result.changes), "dryRun": dry_run})
