@@ -39,14 +39,23 @@ _NOT_FIXED: dict[str, str] = {
     "anthropic-thinking-budget": "a request option (--reasoning), not something stored in the session",
 }
 _PAIRING = ("tool calls and results that do not pair up; `repair --relink --drop-malformed-calls --close-orphans` "
-            "fixes the stored order, a result without its call stays")
+            "fixes the stored order and missing results, a result without its call stays")
+_PAIRING_RULES = frozenset({
+    "anthropic-tool-use-without-result", "anthropic-tool-result-without-use", "completions-tool-calls-without-results",
+    "completions-tool-message-without-call", "responses-output-without-call", "responses-call-without-output",
+    "google-function-response-count", "mistral-tool-results", "bedrock-tool-results"})
+_ID_RULES = frozenset({"anthropic-tool-id", "completions-tool-call-id-length", "responses-call-id-length",
+                       "mistral-tool-call-id"})
 
 
 def _reason(rule: str) -> str:
     if rule in _NOT_FIXED:
         return _NOT_FIXED[rule]
-    if "tool" in rule or "call" in rule or "function-response" in rule or "output" in rule:
+    if rule in _PAIRING_RULES:
         return _PAIRING
+    if rule in _ID_RULES:
+        return ("tool call ids are the producing provider's; they are not rewritten in storage (an empty id: "
+                "`repair --drop-malformed-calls`)")
     return "no rewrite of the stored history clears it"
 
 
