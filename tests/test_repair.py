@@ -83,7 +83,7 @@ def test_repaired_file_passes_the_rules_repair_fixes(tmp_path: Path, name: str) 
     # (real results, then the synthetic ones), so a missing call that precedes an answered one now shows up as
     # tool-result-order, exactly as Pi sends it; and entries recovered from a concatenated line are audited for
     # the first time (see docs/repair.md).
-    split_lines = {line for line, change in repair.changes if "concatenated" in change or "complete object" in change}
+    split_lines = {c.line for c in repair.changes if "concatenated" in c.message or "complete object" in c.message}
     recovered = {index + 1 for index, origin in enumerate(repair.origins) if origin in split_lines}
     new = [f for f in result.findings if f["rule"] not in original_rules | {"tool-result-order"}]
     assert all(f["line"] in recovered for f in new), new
@@ -124,7 +124,7 @@ def test_two_objects_on_one_line_are_split(tmp_path: Path, cli: Any) -> None:
     out = tmp_path / "fixed.jsonl"
     run = cli("repair", str(source), "-o", str(out))
     assert run.code == 0, run.stderr
-    assert run.stdout == f"{source}:3: split 2 concatenated objects onto their own lines\n"
+    assert run.stdout == f"{source}:3: split 2 concatenated objects onto their own lines [concatenated-objects]\n"
     original = source.read_bytes().split(b"\n")
     lines = out.read_bytes().split(b"\n")
     assert lines[:2] == original[:2] and lines[4:] == original[3:]
@@ -142,9 +142,9 @@ def test_torn_tail_and_unparseable_lines_go_to_rejected(tmp_path: Path, cli: Any
     run = cli("repair", str(source), "-o", str(out))
     assert run.code == 0, run.stderr
     assert run.stdout.splitlines() == [
-        f"{source}:3: moved an unparseable line to the .rejected file",
-        f"{source}:4: moved a JSON value that is not an entry to the .rejected file",
-        f"{source}:8: dropped the torn final line ({len(lines[-1])} bytes) to the .rejected file",
+        f"{source}:3: moved an unparseable line to the .rejected file [malformed-line]",
+        f"{source}:4: moved a JSON value that is not an entry to the .rejected file [junk-value]",
+        f"{source}:8: dropped the torn final line ({len(lines[-1])} bytes) to the .rejected file [torn-line]",
         f"{source}: 3 line(s) set aside in {out}.rejected",
     ]
     assert (tmp_path / "out.jsonl.rejected").read_bytes() == b"3\t{not json\x00\n4\t[]\n8\t" + lines[-1] + b"\n"
@@ -153,10 +153,12 @@ def test_torn_tail_and_unparseable_lines_go_to_rejected(tmp_path: Path, cli: Any
 
 def test_bom_and_invalid_utf8_are_repaired() -> None:
     bom = repair_bytes((BAD / "bom.jsonl").read_bytes(), "bom.jsonl")
-    assert bom.changes == [(1, "removed a byte-order mark that JSON.parse rejects")]
+    assert [(c.line, c.message, c.rule) for c in bom.changes] == [
+        (1, "removed a byte-order mark that JSON.parse rejects", "malformed-line")]
     assert bom.lines[0].startswith(b'{"type":"session"')
     utf8 = repair_bytes((BAD / "invalid_utf8.jsonl").read_bytes(), "u.jsonl")
-    assert utf8.changes == [(3, "replaced invalid UTF-8 bytes with U+FFFD, as Pi reads them")]
+    assert [(c.line, c.message, c.rule) for c in utf8.changes] == [
+        (3, "replaced invalid UTF-8 bytes with U+FFFD, as Pi reads them", "invalid-utf8")]
     assert "\ufffd".encode() in utf8.lines[2]
 
 
@@ -174,8 +176,8 @@ def test_close_orphans_adds_chained_results_and_reparents(tmp_path: Path, cli: A
     assert added["timestamp"] == "2025-09-01T10:00:03.000Z"
     assert tree.entries[4]["id"] == "e4" and tree.entries[4]["parentId"] == added["id"]
     assert run.stdout.splitlines() == [
-        f"{source}:4: added a `No result provided` tool result for call c2 after entry e3",
-        f"{source}:5: entry e4 now follows the added results (parentId e3 -> {added['id']})",
+        f"{source}:4: added a `No result provided` tool result for call c2 after entry e3 [orphaned-tool-call]",
+        f"{source}:5: entry e4 now follows the added results (parentId e3 -> {added['id']}) [orphaned-tool-call]",
     ]
     # Only the parentId of e4 changed; every other byte of the original lines is kept.
     original = source.read_bytes().split(b"\n")
@@ -218,7 +220,7 @@ def test_v1_compaction_index_follows_inserted_results(tmp_path: Path) -> None:
     source.write_bytes(v1_session_with_orphan_before_compaction())
     out = tmp_path / "out.jsonl"
     result = repair_file(str(source), str(out), close_orphaned_calls=True)
-    assert result.changes == [
+    assert [(c.line, c.message) for c in result.changes] == [
         (3, "added a `No result provided` tool result for call c1 after entry 00000002"),
         (6, "compaction firstKeptEntryIndex 4 -> 5 (it still names the same entry)"),
     ]

@@ -43,7 +43,7 @@ def test_a_header_is_built_from_the_file_name_and_directory(tmp_path: Path, cli:
     assert run.code == 0, run.stderr
     assert (source.read_bytes(), os.stat(source).st_mtime_ns) == before
     added = (f"{source}: added a session header (id {SESSION_ID} from the file name, timestamp "
-             "2025-08-01T10:00:00.000Z, cwd /home/dev/proj, version 3)")
+             "2025-08-01T10:00:00.000Z, cwd /home/dev/proj, version 3) [invalid-header]")
     original = source.read_bytes().splitlines()
     lines = out.read_bytes().splitlines()
     assert lines[0] == ('{"type":"session","version":3,"id":"' + SESSION_ID + '","timestamp":'
@@ -53,7 +53,7 @@ def test_a_header_is_built_from_the_file_name_and_directory(tmp_path: Path, cli:
         assert lines[1:] == original
     else:
         assert run.stdout.splitlines() == [
-            added, f"{source}:1: moved the broken session header to the .rejected file",
+            added, f"{source}:1: moved the broken session header to the .rejected file [invalid-header]",
             f"{source}: 1 line(s) set aside in {out}.rejected"]
         assert (tmp_path / "out.jsonl.rejected").read_bytes() == b"1\t" + original[0] + b"\n"
         assert lines[1:] == original[1:]  # nothing lost: OUT.rejected holds the old header

@@ -72,7 +72,7 @@ def test_in_place_keeps_fresh_backups_and_never_overwrites_one(tmp_path: Path, c
     assert first.code == 0, first.stderr
     torn = original.split(b"\n")[-1]
     assert first.stdout.splitlines() == [
-        f"{source}:6: dropped the torn final line ({len(torn)} bytes) to the .rejected file",
+        f"{source}:6: dropped the torn final line ({len(torn)} bytes) to the .rejected file [torn-line]",
         f"{source}: 1 line(s) set aside in {source}.bak.1.rejected",
         f"{source}: the original is kept as {source}.bak.1",
     ]
@@ -120,10 +120,10 @@ def test_dry_run_writes_nothing_and_json_documents_each_change(tmp_path: Path, c
     documents = [json.loads(line) for line in run.stdout.splitlines()]
     torn = len(TORN.read_bytes().split(b"\n")[-1])
     assert documents == [
-        {"kind": "change", "source": str(source), "line": 6, "entryId": None, "rule": None,
+        {"kind": "change", "source": str(source), "line": 6, "entryId": None, "rule": "torn-line",
          "change": f"dropped the torn final line ({torn} bytes) to the .rejected file"},
         {"kind": "rewrite", "source": str(source), "output": None, "rejected": None, "rejectedLines": 1,
-         "backup": None, "changes": 1, "dryRun": True},
+         "backup": None, "changes": 1, "dryRun": True, "notes": 0},
     ]
     assert stamp(source) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]

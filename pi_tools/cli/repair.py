@@ -17,33 +17,52 @@ def repair_command(
     close_orphans: Annotated[bool, typer.Option("--close-orphans", help="Store the `No result provided` results Pi would synthesise for unanswered tool calls.")] = False,
     header: Annotated[bool, typer.Option("--header", help="Give a file without a valid header one: id from Pi's file name <timestamp>_<uuid>.jsonl, the first entry's timestamp, cwd from --cwd or the session directory's name, version 3.")] = False,
     cwd: Annotated[str | None, typer.Option("--cwd", metavar="DIR", help="The cwd for --header.")] = None,
+    relink: Annotated[bool, typer.Option("--relink", help="Move messages stored between tool calls and their results behind the last result, and put results in call order (re-parenting; ids never change).")] = False,
+    trim_failed: Annotated[bool, typer.Option("--trim-failed", help="Move the errored or aborted assistant turns at the leaf to OUT.rejected, so the last good entry is the leaf.")] = False,
+    drop_malformed_calls: Annotated[bool, typer.Option("--drop-malformed-calls", help="Remove tool calls with an empty or non-string id or name, or non-object arguments, with their results.")] = False,
+    for_model: Annotated[str | None, typer.Option("--for-model", metavar="PROVIDER/ID", help="Fix what preflight says this model would refuse, where a rewrite can; say what cannot be fixed.")] = None,
+    reasoning: Annotated[str | None, typer.Option("--reasoning", metavar="LEVEL", help="With --for-model: the thinking level of the request to check (default: the session's).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the changes; write nothing.")] = False,
     output_format: Annotated[str, typer.Option("--format", help="text (one line per change) or json (one document per change, then a summary).")] = "text",
 ) -> None:
     """Repair a session into a new file that Pi loads: split concatenated objects, drop a torn tail, set aside
-    unparseable lines in OUT.rejected (LINE<TAB>bytes), and optionally close orphaned tool calls.
+    unparseable lines in OUT.rejected (LINE<TAB>bytes), and optionally fix the conversation (--relink,
+    --trim-failed, --drop-malformed-calls, --close-orphans) and what a model would refuse (--for-model).
 
-    Each change is printed on stdout as FILE:LINE: what changed (LINE is the input line). Errors go to stderr
-    with exit status 2. The output is written atomically (temporary file, fsync, rename).
+    Each change is printed on stdout as FILE:LINE: what changed [rule] (LINE is the input line, rule the audit or
+    preflight rule it clears); what was asked for but not done follows as FILE:LINE: note: .... Errors go to
+    stderr with exit status 2. The output is written atomically (temporary file, fsync, rename).
 
-    Example: pi-tools repair broken.jsonl -o fixed.jsonl --close-orphans && pi-tools audit fixed.jsonl
+    Example: pi-tools repair broken.jsonl -o fixed.jsonl --relink --close-orphans && pi-tools audit fixed.jsonl
     """
     from pi_tools.cli.rewriting import check_format, check_target_options, print_changes
-    from pi_tools.rewrite.repair import RepairError, repair_file
-    from pi_tools.rewrite.writer import Change, free_backup_name
+    from pi_tools.rewrite.repair import ConversationFixes, RepairError, repair_file
+    from pi_tools.rewrite.writer import free_backup_name
 
     check_format(output_format)
     check_target_options(out, in_place, dry_run)
+    if reasoning is not None and for_model is None:
+        fail("--reasoning only goes with --for-model")
+    if for_model is not None:
+        from pi_tools.providers.catalog import find_model
+        from pi_tools.providers.errors import UnknownModelError
+
+        try:
+            find_model(for_model)
+        except UnknownModelError as exc:
+            fail(f"--for-model {for_model}: {exc.args[0] if exc.args else exc}")
     backup = free_backup_name(file) if in_place else None
+    fixes = ConversationFixes(relink=relink, trim_failed=trim_failed, drop_malformed_calls=drop_malformed_calls,
+                              for_model=for_model, reasoning=reasoning)
     try:
         result = repair_file(file, out, force=force, close_orphaned_calls=close_orphans, in_place=in_place,
-                             dry_run=dry_run, header=header, cwd=cwd)
+                             dry_run=dry_run, header=header, cwd=cwd, fixes=fixes)
     except RepairError as exc:
         fail(str(exc))
     target = file if in_place else out
     rejected_target = f"{backup}.rejected" if in_place else (f"{out}.rejected" if out is not None else None)
     rejected = rejected_target if result.rejected else None
-    changes = [Change(line, message) for line, message in sorted(result.changes, key=lambda c: c[0])]
+    changes = sorted(result.changes, key=lambda c: c.line)
     summary: list[str] = []
     verb = "would write" if dry_run else "wrote"
     if not changes:
@@ -57,5 +76,5 @@ def repair_command(
         summary.append(f"{file}: the original is kept as {backup}")
     print_changes(file, changes, output_format, summary, {
         "output": target, "rejected": rejected, "rejectedLines": len(result.rejected), "backup": backup,
-        "changes": len(changes), "dryRun": dry_run,
-    })
+        "changes": len(changes), "dryRun": dry_run, "notes": len(result.notes),
+    }, notes=sorted(result.notes, key=lambda c: c.line), rules=True)

@@ -1,8 +1,9 @@
 """What every rewriting command (repair, scrub, slim) prints: one line per change, or one JSON document each.
 
-Text: `FILE:LINE: what changed` (`FILE: ...` for changes without a line), then the summary lines the
-command gives. JSON (`--format json`): one `change` document per change, then one `rewrite` document that
-says where the output went (see docs/rewrite.md).
+Text: `FILE:LINE: what changed` (`FILE: ...` for changes without a line; repair adds ` [RULE]`, the rule the
+change clears), then `FILE:LINE: note: ...` for what was asked for but not done, then the summary lines the
+command gives. JSON (`--format json`): one `change` document per change, one `note` document per note, then one
+`rewrite` document that says where the output went (see docs/rewrite.md).
 """
 
 from __future__ import annotations
@@ -28,16 +29,26 @@ def check_target_options(out: str | None, in_place: bool, dry_run: bool) -> None
         fail("no output: give -o OUT or --in-place (or --dry-run to only see the changes)")
 
 
-def print_changes(source: str, changes: list[Any], fmt: str, summary: list[str], document: dict[str, Any]) -> None:
-    """Print the changes (pi_tools.rewrite.writer.Change) and the closing summary lines or document."""
+def _text(source: str, change: Any, rules: bool, prefix: str = "") -> str:
+    where = f"{source}:{change.line}" if change.line else source
+    rule = f" [{change.rule}]" if rules and change.rule else ""
+    return f"{where}: {prefix}{change.message}{rule}"
+
+
+def print_changes(source: str, changes: list[Any], fmt: str, summary: list[str], document: dict[str, Any],
+                  notes: list[Any] | None = None, rules: bool = False) -> None:
+    """Print the changes (pi_tools.rewrite.writer.Change), the notes, and the closing summary lines or document;
+    `rules` puts each change's rule in the text lines too."""
     from pi_tools.docs import dumps_document
 
+    notes = notes or []
     if fmt == "json":
         lines = [dumps_document(change.document(source)).decode().rstrip("\n") for change in changes]
+        lines.extend(dumps_document(note.note_document(source)).decode().rstrip("\n") for note in notes)
         lines.append(dumps_document({"kind": "rewrite", "source": source, **document}).decode().rstrip("\n"))
     else:
-        lines = [f"{source}:{change.line}: {change.message}" if change.line else f"{source}: {change.message}"
-                 for change in changes]
+        lines = [_text(source, change, rules) for change in changes]
+        lines.extend(_text(source, note, rules, "note: ") for note in notes)
         lines.extend(summary)
     try:
         sys.stdout.write("\n".join(lines) + "\n")

@@ -23,6 +23,7 @@ from pi_tools.audit.check_tools import OrphanGroup, check_tool_results
 from pi_tools.audit.findings import FindingSink
 from pi_tools.js.errors import JsonSyntaxError
 from pi_tools.rewrite.writer import (
+    Change,
     WriteError,
     commit,
     entry_line,
@@ -57,7 +58,8 @@ class RepairResult:
     lines: list[bytes]
     origins: list[int]  # original line number of each output line (0 for added lines)
     rejected: list[tuple[int, bytes]] = field(default_factory=list)
-    changes: list[tuple[int, str]] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    notes: list[Change] = field(default_factory=list)  # what was asked for but not done, and why
 
     def data(self) -> bytes:
         return b"".join(line + b"\n" for line in self.lines)
@@ -104,7 +106,7 @@ def repair_lines(data: bytes) -> RepairResult:
         torn_candidate = bool(trailing) and number == last
         if not original.strip(_BLANK):
             if original:
-                result.changes.append((number, "dropped a blank line"))
+                result.changes.append(Change(number, "dropped a blank line"))
             continue
         line = original
         try:
@@ -112,11 +114,13 @@ def repair_lines(data: bytes) -> RepairResult:
         except UnicodeDecodeError:
             text = line.decode("utf-8", "replace")
             line = text.encode("utf-8")
-            result.changes.append((number, "replaced invalid UTF-8 bytes with U+FFFD, as Pi reads them"))
+            result.changes.append(Change(number, "replaced invalid UTF-8 bytes with U+FFFD, as Pi reads them",
+                                         rule="invalid-utf8"))
         if text.startswith("\ufeff"):
             text = text[1:]
             line = text.encode("utf-8", "surrogatepass")
-            result.changes.append((number, "removed a byte-order mark that JSON.parse rejects"))
+            result.changes.append(Change(number, "removed a byte-order mark that JSON.parse rejects",
+                                         rule="malformed-line"))
         try:
             value = loads_line(line)
         except (JsonSyntaxError, UnicodeDecodeError, RecursionError):
@@ -124,7 +128,8 @@ def repair_lines(data: bytes) -> RepairResult:
             continue
         if not isinstance(value, dict):
             result.rejected.append((number, original))
-            result.changes.append((number, "moved a JSON value that is not an entry to the .rejected file"))
+            result.changes.append(Change(number, "moved a JSON value that is not an entry to the .rejected file",
+                                         rule="junk-value"))
             continue
         result.lines.append(line)
         result.origins.append(number)
@@ -141,26 +146,29 @@ def _salvage(result: RepairResult, number: int, original: bytes, text: str, torn
             result.origins.append(number)
         if rest:
             result.rejected.append((number, rest.encode("utf-8", "surrogatepass")))
-            result.changes.append((number, f"kept {len(encoded)} complete object(s) of a damaged line on their own "
-                                           "lines; moved the unparseable rest to the .rejected file"))
+            result.changes.append(Change(number, f"kept {len(encoded)} complete object(s) of a damaged line on their own "
+                                                 "lines; moved the unparseable rest to the .rejected file",
+                                         rule="concatenated-objects"))
         else:
-            result.changes.append((number, f"split {len(encoded)} concatenated objects onto their own lines"))
+            result.changes.append(Change(number, f"split {len(encoded)} concatenated objects onto their own lines",
+                                         rule="concatenated-objects"))
         return
     result.rejected.append((number, original))
     if torn_candidate:
-        result.changes.append((number, f"dropped the torn final line ({len(original)} bytes) to the .rejected file"))
+        result.changes.append(Change(number, f"dropped the torn final line ({len(original)} bytes) to the .rejected "
+                                             "file", rule="torn-line"))
     else:
-        result.changes.append((number, "moved an unparseable line to the .rejected file"))
+        result.changes.append(Change(number, "moved an unparseable line to the .rejected file", rule="malformed-line"))
 
 
-def _load(lines: list[bytes], source: str) -> SessionTree:
+def load_lines(lines: list[bytes], source: str) -> SessionTree:
     data = b"".join(line + b"\n" for line in lines)
     raw = parse_session_bytes(data, source)
     validate_header(raw, len(data))
     return tree_from_raw(raw)
 
 
-def _with_parent(line: bytes, old: str, new: str) -> bytes:
+def with_parent(line: bytes, old: str, new: str) -> bytes:
     """The entry line with parentId `old` replaced by `new`, keeping every other byte when possible."""
     pattern = re.compile(rb'("parentId"\s*:\s*)' + re.escape(orjson.dumps(old)))
     candidate, count = pattern.subn(lambda m: m.group(1) + orjson.dumps(new), line, count=1)
@@ -180,7 +188,7 @@ def _with_parent(line: bytes, old: str, new: str) -> bytes:
 
 def close_orphans(result: RepairResult, source: str) -> None:
     """Store a `No result provided` result for every tool call that never gets one, right after its batch."""
-    tree = _load(result.lines, source)
+    tree = load_lines(result.lines, source)
     groups = check_tool_results(FindingSink(source, frozenset({ORPHAN_RULE})), tree)
     if not groups:
         return
@@ -198,8 +206,8 @@ def close_orphans(result: RepairResult, source: str) -> None:
         inserts.setdefault(output_index, []).extend(new_lines)
         origin = result.origins[output_index]
         for call_id, _ in group.calls:
-            result.changes.append((origin, f"added a `{NO_RESULT_TEXT}` tool result for call {call_id} after entry "
-                                           f"{group.after.get('id')}"))
+            result.changes.append(Change(origin, f"added a `{NO_RESULT_TEXT}` tool result for call {call_id} after "
+                                                 f"entry {group.after.get('id')}", group.after.get("id"), ORPHAN_RULE))
         if legacy_v1 or last_id is None:
             continue
         after_id = group.after.get("id")
@@ -215,9 +223,10 @@ def close_orphans(result: RepairResult, source: str) -> None:
             if child_line is None or child_line - 1 not in range(len(result.lines)):
                 continue
             index = child_line - 1
-            replaced[index] = _with_parent(replaced.get(index, result.lines[index]), after_id, last_id)
-            result.changes.append((result.origins[index], f"entry {child.get('id')} now follows the added results "
-                                                          f"(parentId {after_id} -> {last_id})"))
+            replaced[index] = with_parent(replaced.get(index, result.lines[index]), after_id, last_id)
+            result.changes.append(Change(result.origins[index], f"entry {child.get('id')} now follows the added "
+                                                                f"results (parentId {after_id} -> {last_id})",
+                                         child.get("id"), ORPHAN_RULE))
     if legacy_v1:
         _shift_first_kept_indexes(result, inserts, replaced)
     lines: list[bytes] = []
@@ -253,8 +262,9 @@ def _shift_first_kept_indexes(result: RepairResult, inserts: dict[int, list[byte
         if not shift or entry.get("firstKeptEntryIndex") != position:
             continue
         replaced[index] = line[:match.start(2)] + str(position + shift).encode() + line[match.end(2):]
-        result.changes.append((result.origins[index], f"compaction firstKeptEntryIndex {position} -> "
-                                                      f"{position + shift} (it still names the same entry)"))
+        result.changes.append(Change(result.origins[index], f"compaction firstKeptEntryIndex {position} -> "
+                                                            f"{position + shift} (it still names the same entry)",
+                                     rule=ORPHAN_RULE))
 
 
 def _call_pairs(group: OrphanGroup) -> list[tuple[str, Any]]:
@@ -309,7 +319,8 @@ def _header_line(result: RepairResult, source: str, cwd: str | None) -> None:
     first = loads_line(result.lines[0]) if result.lines else None
     if isinstance(first, dict) and first.get("type") == "session":
         result.rejected.append((result.origins[0], result.lines[0]))
-        result.changes.append((result.origins[0], "moved the broken session header to the .rejected file"))
+        result.changes.append(Change(result.origins[0], "moved the broken session header to the .rejected file",
+                                     rule="invalid-header"))
         del result.lines[0], result.origins[0]
     if cwd is None:
         directory = _SESSION_DIR.fullmatch(os.path.basename(os.path.dirname(os.path.abspath(source))))
@@ -329,16 +340,30 @@ def _header_line(result: RepairResult, source: str, cwd: str | None) -> None:
     header = new_entry("session", {"version": 3, "id": name.group("id"), "timestamp": stamp, "cwd": cwd})
     result.lines.insert(0, entry_line(header))
     result.origins.insert(0, 0)
-    result.changes.append((0, f"added a session header (id {name.group('id')} from the file name, timestamp "
-                              f"{stamp}, cwd {cwd}, version 3)"))
+    result.changes.append(Change(0, f"added a session header (id {name.group('id')} from the file name, timestamp "
+                                    f"{stamp}, cwd {cwd}, version 3)", rule="invalid-header"))
+
+
+@dataclass(frozen=True)
+class ConversationFixes:
+    """The conversation-level repairs asked for (pi_tools.rewrite.conversation and .for_model)."""
+
+    relink: bool = False
+    trim_failed: bool = False
+    drop_malformed_calls: bool = False
+    for_model: str | None = None
+    reasoning: str | None = None
 
 
 def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False, header: bool = False,
-                 cwd: str | None = None) -> RepairResult:
-    """The whole repair in memory; raises RepairError when the result would not be a session."""
+                 cwd: str | None = None, fixes: ConversationFixes | None = None) -> RepairResult:
+    """The whole repair in memory; raises RepairError when the result would not be a session.
+
+    Order: lines, header, malformed calls (their results go too), relink, failed turns, orphans (closed where
+    the batch now ends), then what the target model still refuses."""
     result = repair_lines(data)
     try:
-        _load(result.lines, source)
+        load_lines(result.lines, source)
     except SessionReadError:
         if not header:
             raise RepairError(f"{source}: no line holds a valid session header; nothing to repair into a session "
@@ -347,17 +372,32 @@ def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False
             raise RepairError(f"{source}: no line holds an entry; nothing to repair into a session") from None
         _header_line(result, source, cwd)
         try:
-            _load(result.lines, source)
+            load_lines(result.lines, source)
         except SessionReadError as exc:
             raise RepairError(f"{source}: still not a session with the header added: {exc}") from None
+    fixes = fixes or ConversationFixes()
+    if fixes.drop_malformed_calls or fixes.relink or fixes.trim_failed:
+        from pi_tools.rewrite import conversation
+
+        if fixes.drop_malformed_calls:
+            conversation.drop_malformed_calls(result, source)
+        if fixes.relink:
+            conversation.relink(result, source)
+        if fixes.trim_failed:
+            conversation.trim_failed(result, source)
     if close_orphaned_calls:
         close_orphans(result, source)
+    if fixes.for_model is not None:
+        from pi_tools.rewrite.for_model import for_model
+
+        for_model(result, source, fixes.for_model, fixes.reasoning)
+    result.rejected.sort(key=lambda item: item[0])
     return result
 
 
 def repair_file(source: str, out: str | None, *, force: bool = False, close_orphaned_calls: bool = False,
                 in_place: bool = False, dry_run: bool = False, header: bool = False,
-                cwd: str | None = None) -> RepairResult:
+                cwd: str | None = None, fixes: ConversationFixes | None = None) -> RepairResult:
     """Repair `source` into `out` (and `out.rejected` when lines were set aside) through the session writer.
 
     `source` is only replaced with `in_place` (keeping a backup, see pi_tools.rewrite.writer); `dry_run`
@@ -369,7 +409,8 @@ def repair_file(source: str, out: str | None, *, force: bool = False, close_orph
         snapshot = read_snapshot(source)
     except WriteError as exc:
         raise RepairError(str(exc)) from None
-    result = repair_bytes(snapshot.data, source, close_orphaned_calls=close_orphaned_calls, header=header, cwd=cwd)
+    result = repair_bytes(snapshot.data, source, close_orphaned_calls=close_orphaned_calls, header=header, cwd=cwd,
+                          fixes=fixes)
     if dry_run or targets is None:
         return result
     try:

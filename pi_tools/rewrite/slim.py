@@ -190,7 +190,7 @@ def _branch_plan(data: bytes, source: str) -> tuple[set[int], dict[int, tuple[st
 
 def slim_bytes(data: bytes, source: str, options: SlimOptions) -> SlimResult:
     """Slim a session file's bytes (line structure kept; a missing final newline is added)."""
-    from pi_tools.rewrite.repair import _with_parent
+    from pi_tools.rewrite.repair import with_parent
 
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
@@ -207,7 +207,7 @@ def slim_bytes(data: bytes, source: str, options: SlimOptions) -> SlimResult:
             result.rejected.append((number, line))
             continue
         if number in reparent:
-            line = _with_parent(line, *reparent[number])
+            line = with_parent(line, *reparent[number])
         result.lines.append(slimmer.line(line, number, result.changes))
     result.changes.sort(key=lambda change: change.line)
     return result

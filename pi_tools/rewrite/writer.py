@@ -65,6 +65,11 @@ class Change:
         return {"kind": "change", "source": source, "line": self.line or None, "entryId": self.entry_id,
                 "rule": self.rule, "change": self.message}
 
+    def note_document(self, source: str) -> dict[str, Any]:
+        """The `note` document for something asked for but not done (the rule it concerns, and why)."""
+        return {"kind": "note", "source": source, "line": self.line or None, "entryId": self.entry_id,
+                "rule": self.rule, "note": self.message}
+
 
 @dataclass
 class Rewrite:

@@ -1,0 +1,416 @@
+"""Conversation-level repairs: where tool calls, their results and failed turns sit in the entry tree.
+
+Line-level repair (pi_tools.rewrite.repair) makes a file Pi can read; these fixes make the conversation in it one
+that Pi replays as the agent loop would have written it. They work on the repaired lines of a version 3 file
+(v1/v2 entries get their ids from Pi's migration, so there is nothing stable to re-parent) and keep every id:
+
+- `relink`: a batch of tool calls must be followed by all its results before any other message (Pi defers bash,
+  custom and steering messages until the batch is done). Messages stored between the calls and the last result
+  are moved behind the last result, and results stored in another order than the calls are put in call order,
+  by changing `parentId`s only (the lines of the batch are also put in chain order in the file, so Pi's leaf, the
+  last line, stays the end of the same path).
+- `trim_failed`: the errored or aborted assistant turns at the end of the active path (failed retries) leave the
+  file for `OUT.rejected`, so that the last good entry is Pi's leaf again.
+- `drop_malformed_calls`: tool-call blocks with an empty or non-string id or name, or arguments that are not an
+  object, are removed from their message (the whole original line goes to `OUT.rejected`), with the results that
+  answer them (children move up to the removed result's parent).
+
+Every change names the audit rule it clears; what a fix was asked to do but could not is kept as a note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pi_tools.audit.check_blocks import NEVER_REPLAYED
+from pi_tools.rewrite.repair import RepairError, RepairResult, load_lines, with_parent
+from pi_tools.rewrite.writer import Change, entry_line
+from pi_tools.session.jsonparse import loads_line
+from pi_tools.session.tree import PathCycleError, SessionTree
+
+INTERLEAVED, ORDER, ERRORED, REQUIRED = "tool-result-interleaved", "tool-result-order", "errored-turn", "required-fields"
+# Entries that may stand between a batch's calls and its results and move behind them: the messages Pi defers until
+# a batch is done (bash executions, custom and extension messages, steering user messages) and entries that carry
+# no message (labels, settings).
+_MOVABLE_ROLES = frozenset({"user", "bashExecution", "custom"})
+_MOVABLE_TYPES = frozenset({"custom_message", "label", "model_change", "thinking_level_change", "custom",
+                            "session_info"})
+_SILENT_TYPES = frozenset({"label", "model_change", "thinking_level_change", "custom", "session_info"})
+
+
+def message_of(entry: Any) -> dict[str, Any] | None:
+    if not isinstance(entry, dict) or entry.get("type") != "message":
+        return None
+    message = entry.get("message")
+    return message if isinstance(message, dict) else None
+
+
+def role_of(entry: Any) -> Any:
+    message = message_of(entry)
+    return message.get("role") if message is not None else None
+
+
+def _failed(entry: Any) -> bool:
+    message = message_of(entry)
+    return message is not None and message.get("role") == "assistant" and message.get("stopReason") in NEVER_REPLAYED
+
+
+def v3_tree(result: RepairResult, source: str, option: str) -> SessionTree:
+    """The tree of the repaired lines; these fixes need stable string ids, so only version 3 files."""
+    tree = load_lines(result.lines, source)
+    if tree.migrated_from is not None:
+        raise RepairError(f"{source}: {option} needs a version 3 session file (this one is version "
+                          f"{tree.migrated_from}; Pi migrates it when it next opens it)")
+    return tree
+
+
+def _index(tree: SessionTree, entry: Any) -> int:
+    line = tree.line_of(entry)
+    assert line is not None
+    return line - 1
+
+
+def _kids(children: dict[Any, list[Any]], entry: dict[str, Any]) -> list[Any]:
+    entry_id = entry.get("id")
+    return children.get(entry_id, []) if isinstance(entry_id, str) else []
+
+
+# --- relink ---------------------------------------------------------------------------------------------------
+
+
+def _batch_calls(entry: Any) -> list[str]:
+    """The call ids of a replayed assistant message's tool calls (empty when malformed or not unique)."""
+    message = message_of(entry)
+    if message is None or message.get("role") != "assistant" or message.get("stopReason") in NEVER_REPLAYED:
+        return []
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    ids = [block.get("id") for block in content if isinstance(block, dict) and block.get("type") == "toolCall"]
+    if not ids or not all(isinstance(i, str) and i for i in ids) or len(set(ids)) != len(ids):
+        return []
+    return [str(i) for i in ids]
+
+
+def _movable(entry: Any) -> bool:
+    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+        return False
+    if entry.get("type") == "message":
+        return role_of(entry) in _MOVABLE_ROLES
+    return entry.get("type") in _MOVABLE_TYPES
+
+
+def _segment(assistant: dict[str, Any], calls: list[str], children: dict[Any, list[Any]]) -> list[Any]:
+    """The linear run of entries below `assistant` up to the last result of its batch (results and movable
+    entries only; it ends at a branch point, another message or when every call is answered)."""
+    chain: list[Any] = []
+    answered: set[str] = set()
+    current = assistant
+    while len(answered) < len(calls):
+        kids = _kids(children, current)
+        if len(kids) != 1:
+            break
+        kid = kids[0]
+        message = message_of(kid)
+        if message is not None and message.get("role") == "toolResult":
+            call_id = message.get("toolCallId")
+            if call_id not in calls or call_id in answered or not isinstance(kid.get("id"), str):
+                break
+            answered.add(call_id)
+        elif not _movable(kid):
+            break
+        chain.append(kid)
+        current = kid
+    while chain and role_of(chain[-1]) != "toolResult":
+        chain.pop()
+    return chain
+
+
+def _describe(entry: dict[str, Any]) -> str:
+    if entry.get("type") == "message":
+        role = role_of(entry)
+        what = {"user": "user message", "bashExecution": "bash execution", "custom": "custom message"}.get(role, role)
+        return f"{what} {entry.get('id')}"
+    return f"{entry.get('type')} entry {entry.get('id')}"
+
+
+def relink(result: RepairResult, source: str) -> None:
+    """Move what stands between a batch's calls and its results behind the last result; results in call order."""
+    tree = v3_tree(result, source, "--relink")
+    children = tree.children()
+    lines = list(result.lines)
+    placement: dict[int, int] = {}  # output position -> index of the line (in result.lines) that goes there
+    for assistant in tree.entries:
+        calls = _batch_calls(assistant)
+        if not calls:
+            continue
+        segment = _segment(assistant, calls, children)
+        results = [e for e in segment if role_of(e) == "toolResult"]
+        others = [e for e in segment if role_of(e) != "toolResult"]
+        ordered = sorted(results, key=lambda e: calls.index(message_of(e)["toolCallId"]))  # type: ignore[index]
+        interrupted = any(not _silent(e) for e in others)  # the segment ends at a result: each stands before one
+        if not interrupted and ordered == results:
+            continue
+        new_order = [*ordered, *others] if interrupted else _in_place_order(segment, ordered)
+        rule = INTERLEAVED if interrupted else ORDER
+        assistant_id = assistant["id"]
+        origin = result.origins[_index(tree, assistant)]
+        if interrupted:
+            moved = [e for e in others if not _silent(e)]
+            result.changes.append(Change(result.origins[_index(tree, moved[0])],
+                                         f"moved {', '.join(_describe(e) for e in others)} behind the last result of "
+                                         f"assistant {assistant_id}'s tool calls (Pi defers them until a batch is done)",
+                                         moved[0].get("id"), rule))
+        if ordered != results:
+            result.changes.append(Change(origin, f"put the results of assistant {assistant_id}'s tool calls in call "
+                                                 f"order ({', '.join(calls[:len(ordered)])})", assistant_id, ORDER))
+        parent = assistant_id
+        for entry in new_order:
+            _reparent(result, tree, lines, entry, parent, rule)
+            parent = entry["id"]
+        for kid in _kids(children, segment[-1]):
+            if kid is not new_order[-1]:
+                _reparent(result, tree, lines, kid, parent, rule)
+        positions = sorted(_index(tree, e) for e in segment)
+        sources = [_index(tree, e) for e in new_order]
+        if positions != sources:
+            placement.update(zip(positions, sources, strict=True))
+            result.changes.append(Change(origin, f"put the lines of assistant {assistant_id}'s batch in their new "
+                                                 "order in the file (the last line stays the end of the same path)",
+                                         assistant_id, rule))
+    if placement:
+        result.lines = [lines[placement.get(i, i)] for i in range(len(lines))]
+        result.origins = [result.origins[placement.get(i, i)] for i in range(len(lines))]
+    else:
+        result.lines = lines
+    _left_over(result, source, frozenset({INTERLEAVED, ORDER}), "--relink")
+
+
+def _silent(entry: dict[str, Any]) -> bool:
+    """Entries that put no message into the context (they close no batch)."""
+    return entry.get("type") in _SILENT_TYPES
+
+
+def _in_place_order(segment: list[Any], ordered: list[Any]) -> list[Any]:
+    """Results in call order in the places results had; silent entries stay where they were."""
+    queue = iter(ordered)
+    return [next(queue) if role_of(e) == "toolResult" else e for e in segment]
+
+
+def _reparent(result: RepairResult, tree: SessionTree, lines: list[bytes], entry: dict[str, Any], parent: str,
+              rule: str) -> None:
+    old = entry.get("parentId")
+    if old == parent:
+        return
+    index = _index(tree, entry)
+    lines[index] = with_parent(lines[index], old, parent) if isinstance(old, str) else _set_parent(lines[index], parent)
+    result.changes.append(Change(result.origins[index], f"entry {entry.get('id')}: parentId {old} -> {parent}",
+                                 entry.get("id"), rule))
+
+
+def _set_parent(line: bytes, parent: str) -> bytes:
+    entry = loads_line(line)
+    entry["parentId"] = parent
+    return entry_line(entry)
+
+
+def _left_over(result: RepairResult, source: str, rules: frozenset[str], option: str) -> None:
+    """What the fix was meant to clear but audit still finds: said, as notes (lines are input lines)."""
+    from pi_tools.audit.checks import audit_bytes
+
+    for finding in audit_bytes(result.data(), source, rules):
+        line = finding.get("line")
+        origin = result.origins[line - 1] if isinstance(line, int) and 0 < line <= len(result.origins) else 0
+        result.notes.append(Change(origin, f"{option} left this as it is: {finding['message']}", finding.get("entryId"),
+                                   finding["rule"]))
+
+
+# --- trim-failed --------------------------------------------------------------------------------------------
+
+
+def trim_failed(result: RepairResult, source: str) -> None:
+    """The failed assistant turns at the end of the active path go to the .rejected file."""
+    tree = v3_tree(result, source, "--trim-failed")
+    try:
+        path = tree.path()
+    except PathCycleError as exc:
+        raise RepairError(f"{source}: --trim-failed cannot find the active path: {exc}") from None
+    children = tree.children()
+    trail: list[Any] = []
+    for entry in reversed(path):
+        if not _failed(entry) and not _answers_failed(entry, path):
+            break
+        inside = {id(e) for e in trail}
+        if any(id(kid) not in inside for kid in _kids(children, entry)):
+            break  # another branch goes on from here: removing it would cut that branch off
+        trail.append(entry)
+    while trail and not _failed(trail[-1]):
+        trail.pop()  # the trail starts at a failed assistant turn
+    if not trail:
+        return
+    good = path[len(path) - len(trail) - 1] if len(path) > len(trail) else None
+    if good is None or not isinstance(good.get("id"), str):
+        result.notes.append(Change(result.origins[_index(tree, trail[-1])],
+                                   "--trim-failed left the failed turns: no good entry comes before them",
+                                   trail[-1].get("id"), ERRORED))
+        return
+    removed = {_index(tree, e) for e in trail}
+    for entry in reversed(trail):
+        index = _index(tree, entry)
+        what = "failed assistant turn" if _failed(entry) else "tool result of a failed turn"
+        stop = (message_of(entry) or {}).get("stopReason")
+        result.changes.append(Change(result.origins[index], f"moved the {what} {entry.get('id')}"
+                                     + (f" (stopReason {stop})" if _failed(entry) else "")
+                                     + " at the end of the active path to the .rejected file",
+                                     entry.get("id"), ERRORED))
+    good_index = _index(tree, good)
+    keep = [i for i in range(len(result.lines)) if i not in removed]
+    result.rejected.extend((result.origins[i], result.lines[i]) for i in sorted(removed))
+    if keep and keep[-1] != good_index:
+        keep.remove(good_index)
+        keep.append(good_index)
+        result.changes.append(Change(result.origins[good_index], f"moved the line of entry {good['id']} to the end of "
+                                     "the file, so that it is Pi's leaf (the last line)", good["id"], ERRORED))
+    result.changes.append(Change(result.origins[good_index], f"entry {good['id']} is the leaf again", good["id"],
+                                 ERRORED))
+    result.lines = [result.lines[i] for i in keep]
+    result.origins = [result.origins[i] for i in keep]
+
+
+def _answers_failed(entry: Any, path: list[Any]) -> bool:
+    """A tool result below a failed turn (Pi never replays either)."""
+    if role_of(entry) != "toolResult":
+        return False
+    position = next(i for i, e in enumerate(path) if e is entry)
+    for earlier in reversed(path[:position]):
+        if role_of(earlier) == "toolResult":
+            continue
+        return _failed(earlier)
+    return False
+
+
+# --- drop-malformed-calls ---------------------------------------------------------------------------------------
+
+
+def malformed_reason(block: Any) -> tuple[str, str | None] | None:
+    """Why a tool-call block cannot be replayed, and the rule that reports it (None: no rule does)."""
+    if not isinstance(block, dict) or block.get("type") != "toolCall":
+        return None
+    call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
+    if not isinstance(call_id, str):
+        return "its id is not a string", REQUIRED
+    if not isinstance(name, str):
+        return "its name is not a string", REQUIRED
+    if not isinstance(arguments, dict):
+        return f"its arguments are {_kind(arguments)}, not an object (Pi's /tree fails on it)", REQUIRED
+    if not call_id:
+        return "its id is empty", "anthropic-tool-id"
+    if not name:
+        return "its name is empty", None
+    return None
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {list: "an array", str: "a string", bool: "a boolean"}.get(type(value), "a number")
+
+
+def drop_malformed_calls(result: RepairResult, source: str) -> None:
+    """Remove malformed tool calls from their messages, and the results that answer them."""
+    tree = v3_tree(result, source, "--drop-malformed-calls")
+    children = tree.children()
+    replaced: dict[int, bytes] = {}
+    removed: dict[int, Any] = {}  # index -> the removed result entry
+    for entry in tree.entries:
+        message = message_of(entry)
+        content = message.get("content") if message is not None and message.get("role") == "assistant" else None
+        if not isinstance(content, list):
+            continue
+        bad = [(i, block, found) for i, block in enumerate(content) if (found := malformed_reason(block)) is not None]
+        if not bad or message is None:
+            continue
+        index = _index(tree, entry)
+        kept_ids = {b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "toolCall"
+                    and malformed_reason(b) is None}
+        changed = dict(entry)
+        changed["message"] = {**message, "content": [b for i, b in enumerate(content) if i not in {j for j, _, _ in bad}]}
+        replaced[index] = entry_line(changed)
+        result.rejected.append((result.origins[index], result.lines[index]))
+        dropped_ids = []
+        for position, block, (why, rule) in bad:
+            result.changes.append(Change(result.origins[index], f"removed tool call content[{position}] "
+                                         f"({_call_label(block)}) of assistant {entry.get('id')}: {why}; the original "
+                                         "line is in the .rejected file", entry.get("id"), rule))
+            call_id = block.get("id")
+            if _hashable(call_id) and call_id not in kept_ids:
+                dropped_ids.append((call_id, rule))
+        for answer, rule in _answers(entry, dict(dropped_ids), children):
+            answer_index = _index(tree, answer)
+            removed[answer_index] = answer
+            result.changes.append(Change(result.origins[answer_index], f"moved tool result {answer.get('id')} (it "
+                                         f"answers a removed call of assistant {entry.get('id')}) to the .rejected file",
+                                         answer.get("id"), rule))
+    if not replaced:
+        return
+    lines = [replaced.get(i, line) for i, line in enumerate(result.lines)]
+    for answer in removed.values():
+        for kid in _kids(children, answer):
+            kid_index = _index(tree, kid)
+            if kid_index in removed:
+                continue
+            new_parent = _surviving_parent(answer, removed, tree)
+            lines[kid_index] = with_parent(lines[kid_index], answer["id"], new_parent) if new_parent is not None \
+                else _set_parent_null(lines[kid_index])
+            result.changes.append(Change(result.origins[kid_index], f"entry {kid.get('id')}: parentId {answer['id']} "
+                                         f"-> {new_parent}", kid.get("id"), REQUIRED))
+    result.rejected.extend((result.origins[i], result.lines[i]) for i in sorted(removed))
+    result.rejected.sort(key=lambda item: item[0])
+    keep = [i for i in range(len(lines)) if i not in removed]
+    result.lines = [lines[i] for i in keep]
+    result.origins = [result.origins[i] for i in keep]
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool)) or value is None
+
+
+def _call_label(block: dict[str, Any]) -> str:
+    call_id, name = block.get("id"), block.get("name")
+    shown_id = call_id if isinstance(call_id, str) and call_id else repr(call_id)
+    shown_name = name if isinstance(name, str) and name else repr(name)
+    return f"call {shown_id}, {shown_name}"
+
+
+def _answers(assistant: dict[str, Any], dropped: dict[Any, Any], children: dict[Any, list[Any]]
+             ) -> Iterable[tuple[Any, Any]]:
+    """The results below `assistant` (the run of results that follows it, on every branch) that answer a dropped
+    call id."""
+    if not dropped:
+        return
+    stack = list(_kids(children, assistant))
+    while stack:
+        entry = stack.pop()
+        message = message_of(entry)
+        if message is None or message.get("role") != "toolResult":
+            continue
+        call_id = message.get("toolCallId")
+        if _hashable(call_id) and call_id in dropped and isinstance(entry.get("id"), str):
+            yield entry, dropped[call_id]
+        stack.extend(_kids(children, entry))
+
+
+def _surviving_parent(entry: dict[str, Any], removed: dict[int, Any], tree: SessionTree) -> str | None:
+    """The nearest ancestor of `entry` that stays in the file."""
+    removed_ids = {e.get("id") for e in removed.values()}
+    parent = entry.get("parentId")
+    while isinstance(parent, str) and parent in removed_ids:
+        parent = tree.by_id[parent].get("parentId")
+    return parent if isinstance(parent, str) else None
+
+
+def _set_parent_null(line: bytes) -> bytes:
+    entry = loads_line(line)
+    entry["parentId"] = None
+    return entry_line(entry)
