@@ -67,18 +67,23 @@ def search_index(index_dir: str, paths: list[str], spec: SearchSpec) -> Iterator
         raise IndexError_(f"--index {index_dir}: no such folder")
     messages = _table(index_dir, "messages", MESSAGE_COLUMNS)
     calls = _table(index_dir, "tool_calls", CALL_COLUMNS)
-    return _search(messages, calls, paths, spec)
+    try:  # every indexed file, those without messages too (their order is the index's)
+        files = _table(index_dir, "sessions", ("file",))
+    except IndexError_:
+        files = messages.select("file")
+    return _search(files, messages, calls, paths, spec)
 
 
-def _search(messages: Any, calls: Any, paths: list[str], spec: SearchSpec) -> Iterator[FileHits]:
+def _search(files: Any, messages: Any, calls: Any, paths: list[str], spec: SearchSpec) -> Iterator[FileHits]:
     import polars as pl
 
     if paths:
         names = [name for name, error in expand(paths) if error is None]
         wanted = [*names, *map(os.path.abspath, names)]
+        files = files.filter(pl.col("file").is_in(wanted))
         messages = messages.filter(pl.col("file").is_in(wanted))
         calls = calls.filter(pl.col("file").is_in(wanted))
-    order = messages.select("file").unique(maintain_order=True).collect()["file"].to_list()
+    order = files.unique(maintain_order=True).collect()["file"].to_list()
     if paths:
         rank = {name: position for position, name in enumerate(names)}
         order.sort(key=lambda name: rank.get(name, rank.get(os.path.relpath(name), len(rank))))
