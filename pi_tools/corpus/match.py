@@ -31,18 +31,13 @@ class PatternError(ValueError):
     """The pattern cannot be used (a regular expression that does not compile, an empty pattern)."""
 
 
-def _escape_forms(char: str) -> list[bytes]:
-    """The ways JSON can spell `char` with a backslash (besides \\" \\\\ and control characters)."""
+def _hex_escape(char: str) -> bytes:
+    """The hex digits of `char`'s \\u escape (a surrogate pair's past the BMP), after the first \\u."""
     code = ord(char)
     if code > 0xFFFF:
         code -= 0x10000
-        high, low = 0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)
-        forms = [b"\\u%04x\\u%04x" % (high, low)]
-    else:
-        forms = [b"\\u%04x" % code]
-    if char == "/":
-        forms.append(b"\\/")
-    return forms
+        return b"%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
+    return b"%04x" % code
 
 
 def _json_escaped(char: str) -> bool:
@@ -57,7 +52,8 @@ class Prefilter:
 
     literal: bytes | None  # the pattern's UTF-8, found with bytes.find (None: `folded` is used)
     folded: re.Pattern[bytes] | None  # for --ignore-case: matched against the lowered bytes
-    escapes: re.Pattern[bytes]  # \uXXXX (and \/) spellings of the pattern's characters
+    escapes: re.Pattern[bytes]  # \uXXXX spellings of the pattern's characters
+    slash: bool  # the pattern has a "/", which JSON may also write as \/
 
     def lines(self, data: bytes) -> list[tuple[int, int]]:
         """(start, end) of each line (without its "\\n") that may match, in file order."""
@@ -79,7 +75,9 @@ class Prefilter:
                 if end < 0:
                     break
                 position = end + 1
-        if b"\\" in data:  # escapes: a separate, rarer scan
+        if self.slash:
+            _collect(data, starts, b"\\/")
+        if b"\\u" in data:  # escapes: a separate scan, which skips ahead to each \u
             position = 0
             search_escape = self.escapes.search
             while True:
@@ -155,10 +153,11 @@ def _prefilter(pattern: str, ignore_case: bool) -> Prefilter | None:
     chars = set(pattern)
     if ignore_case:
         chars |= {variant for char in pattern.lower() for variant in (char, char.upper(), *ASCII_FOLDS.get(char, ()))}
-    escapes = re.compile(b"|".join(re.escape(form) for char in sorted(chars) for form in _escape_forms(char)),
-                         re.IGNORECASE)  # hex digits in either case
+    # One literal prefix (\u) lets re skip ahead quickly; the hex digits may be written in either case.
+    escapes = re.compile(b"\\\\u(?i:" + b"|".join(re.escape(_hex_escape(char)) for char in sorted(chars)) + b")")
+    slash = "/" in chars
     if not ignore_case:
-        return Prefilter(pattern.encode("utf-8"), None, escapes)
+        return Prefilter(pattern.encode("utf-8"), None, escapes, slash)
     parts = []
     for char in pattern.lower():
         folds = ASCII_FOLDS.get(char)
@@ -167,7 +166,7 @@ def _prefilter(pattern: str, ignore_case: bool) -> Prefilter | None:
         else:
             # bytes.lower() leaves non-ASCII bytes alone, so the folds are looked for as they are written.
             parts.append(b"(?:" + b"|".join([re.escape(char.encode()), *(fold.encode() for fold in folds)]) + b")")
-    return Prefilter(None, re.compile(b"".join(parts)), escapes)
+    return Prefilter(None, re.compile(b"".join(parts)), escapes, slash)
 
 
 def hit_text(text: str, start: int, end: int) -> str:
