@@ -556,3 +556,18 @@ def test_index_errors(tmp_path: Path) -> None:
         list(search_index(str(tmp_path), [], spec))
     done = _cli("x", "--index", str(tmp_path))
     assert done.returncode == 2 and done.stderr.startswith(f"pi-tools: --index {tmp_path}: no messages table")
+
+
+def test_ignore_case_folds_written_raw(tmp_path: Path) -> None:
+    """Non-ASCII letters that Python's re folds to ASCII ones, written as UTF-8 (not escaped), pass the prefilter."""
+    path = tmp_path / "folds.jsonl"
+    lines = [
+        '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}',
+        '{"type":"message","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user",'
+        '"content":"please \u017fk\u0130p it, 5 \u212a","timestamp":1}}',
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert Matcher("SKIP", ignore_case=True).prefilter is not None
+    assert [h["text"] for h in _hits([str(path)], "SKIP", ignore_case=True)] == ["please \u017fk\u0130p it, 5 \u212a"]
+    assert [h["line"] for h in _hits([str(path)], "5 k", ignore_case=True)] == [2]
+    assert _hits([str(path)], "skip") == []
