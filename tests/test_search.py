@@ -571,3 +571,20 @@ def test_ignore_case_folds_written_raw(tmp_path: Path) -> None:
     assert [h["text"] for h in _hits([str(path)], "SKIP", ignore_case=True)] == ["please \u017fk\u0130p it, 5 \u212a"]
     assert [h["line"] for h in _hits([str(path)], "5 k", ignore_case=True)] == [2]
     assert _hits([str(path)], "skip") == []
+
+
+def test_spec_travels_and_cli_engine_options(tmp_path: Path) -> None:
+    """A search travels to another process whole (Dask pickles it too); --jobs does not change the output."""
+    import pickle
+
+    spec = SearchSpec(Matcher("caf\u00e9", ignore_case=True), frozenset({"user"}), None, "active")
+    again = pickle.loads(pickle.dumps(spec))
+    assert again == spec and again.matcher.prefilter is None and again.matcher.find("CAF\u00c9") == (0, 4)
+    for index in range(3):
+        (tmp_path / f"s{index}.jsonl").write_text(ESCAPED, encoding="utf-8")
+    one = _cli("caf\u00e9", str(tmp_path), "-i", "--jobs", "1")
+    two = _cli("caf\u00e9", str(tmp_path), "-i", "--jobs", "2")
+    assert one.returncode == two.returncode == 0
+    assert one.stdout == two.stdout and len(one.stdout.splitlines()) == 6
+    assert _cli("x", str(tmp_path), "--scheduler", "tcp://127.0.0.1:1").stderr == \
+        "pi-tools: --scheduler: only with --engine dask\n"

@@ -16,6 +16,7 @@ from pi_tools.cli.common import (
     fail,
     report,
 )
+from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine, engine_failed
 
 
 def search_command(
@@ -28,6 +29,9 @@ def search_command(
     branch: Annotated[str, typer.Option("--branch", help="all: every entry of every file; active: only the active path (from the leaf Pi resumes back to the root).")] = "all",
     index: Annotated[str | None, typer.Option("--index", metavar="OUT", help="Search the Parquet tables `pi-tools index -o OUT` wrote instead of the files.")] = None,
     output_format: Annotated[str | None, typer.Option("--format", help="table (default on a terminal) or json (one hit document per line; the default otherwise).")] = None,
+    engine: EngineKind = "local",
+    scheduler: Scheduler = None,
+    jobs: Jobs = None,
 ) -> None:
     """Search message text (user, assistant text and thinking, tool results, bash commands and output, custom
     messages, compaction and branch summaries) and tool-call arguments.
@@ -38,6 +42,7 @@ def search_command(
 
     Example: pi-tools search 'rm -rf' ~/.pi/agent/sessions --tool bash --format json
     """
+    chosen = chosen_engine(engine, scheduler, jobs, progress="search")
     from pi_tools.corpus.match import Matcher, PatternError
     from pi_tools.corpus.search import BRANCHES, SearchSpec, search_paths
     from pi_tools.corpus.search_format import FORMATS, write_results
@@ -63,11 +68,15 @@ def search_command(
         except IndexError_ as exc:
             fail(str(exc))
     else:
-        results = search_paths(paths or [default_session_folder()], spec)
+        results = search_paths(paths or [default_session_folder()], spec, chosen)
+    from pi_tools.engine import EngineError
+
     try:
         written = write_results(results, output_format, sys.stdout.buffer, report)
     except BrokenPipeError:
         raise SystemExit(EXIT_OK) from None
+    except EngineError as exc:
+        engine_failed(exc)
     if written.errors:
         exit_without_teardown(EXIT_BAD_INPUT)
     exit_without_teardown(EXIT_OK if written.hits else EXIT_FINDINGS)

@@ -19,8 +19,9 @@ from typing import Any
 
 from pi_tools.corpus.match import Matcher, hit_text
 from pi_tools.corpus.searchable import entry_message, message_role, searchable_texts
-from pi_tools.engine import Engine, map_ordered
-from pi_tools.engine.inputs import expand, read_bytes, size_of
+from pi_tools.engine import Engine
+from pi_tools.engine.inputs import expand, read_bytes
+from pi_tools.engine.run import map_inputs
 
 BRANCHES = ("all", "active")
 
@@ -231,12 +232,8 @@ def _search_tree(source: str, data: bytes, spec: SearchSpec,
 
 def search_paths(paths: list[str], spec: SearchSpec, engine: Engine | None = None) -> Iterator[FileHits]:
     """Search every input (folders expanded to their *.jsonl files) on the engine, results in input order."""
-    inputs = expand(paths)
-    names = [name for name, error in inputs if error is None]
-    jobs = [(name, spec) for name in names]
-    results = map_ordered(search_file, jobs, engine, weights=[size_of(name) for name in names])
-    for name, error in inputs:
-        if error is not None:
-            yield FileHits(name, [], error)
-        else:
-            yield next(results)
+    return map_inputs(search_file, expand(paths), spec, engine, _not_searched)
+
+
+def _not_searched(source: str, error: str) -> FileHits:
+    return FileHits(source, [], error)
