@@ -588,3 +588,33 @@ def test_spec_travels_and_cli_engine_options(tmp_path: Path) -> None:
     assert one.stdout == two.stdout and len(one.stdout.splitlines()) == 6
     assert _cli("x", str(tmp_path), "--scheduler", "tcp://127.0.0.1:1").stderr == \
         "pi-tools: --scheduler: only with --engine dask\n"
+
+
+def test_real_index_hits_equal_file_hits(corpus: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
+    """The tables `pi-tools index` itself writes give the same hits as the files (the planted corpus, the real
+    damaged sessions)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pi_tools.corpus.index") is None:
+        pytest.skip("pi-tools index is not on this branch")
+    from pi_tools.corpus.search_index import search_index
+
+    folder, expected = corpus
+    inputs = tmp_path / "inputs"
+    shutil.copytree(folder, inputs)
+    for path in REALWORLD:
+        shutil.copy(path, inputs / path.name)
+    out = tmp_path / "index"
+    done = subprocess.run([*CLI, "index", str(inputs), "-o", str(out)], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    tools = sorted({h["tool"] for h in expected if h["tool"]})
+    cases = [SearchSpec(Matcher("qzx-needle-")), SearchSpec(Matcher("the", ignore_case=True)),
+             SearchSpec(Matcher(r"needle-\d+|src/\w+", regex=True)), SearchSpec(Matcher("e"), branch="active"),
+             SearchSpec(Matcher('"')), SearchSpec(Matcher("qzx-needle-"), tool=tools[0]),
+             SearchSpec(Matcher("a"), frozenset({"compactionSummary", "branchSummary", "custom", "bashExecution"}))]
+    for spec in cases:
+        from_files = [(r.source, r.hits) for r in search_paths([str(inputs)], spec)]
+        from_index = [(r.source, r.hits) for r in search_index(str(out), [], spec)]
+        assert from_index == from_files, spec
+    needles = [h for r in search_paths([str(inputs)], cases[0]) for h in r.hits]
+    assert len(needles) == len(expected)
