@@ -24,6 +24,7 @@ from pi_tools.cli.render import render_command
 from pi_tools.cli.repair import repair_command
 from pi_tools.cli.run import run_command
 from pi_tools.cli.scrub import scrub_command
+from pi_tools.cli.search import search_command
 from pi_tools.cli.slim import slim_command
 from pi_tools.cli.transform import transform_command
 from pi_tools.cli.tree import tree_command
@@ -82,6 +83,7 @@ app.command("index")(index_command)
 app.command("repair")(repair_command)
 app.command("scrub")(scrub_command)
 app.command("slim")(slim_command)
+app.command("search")(search_command)
 app.command("tree")(tree_command)
 app.command("ls")(ls_command)
 app.command("models")(models_command)
