@@ -54,6 +54,18 @@ def test_a_reader_that_stops_early_ends_the_pool(jobs: int) -> None:
     results.close()  # type: ignore[attr-defined]
 
 
+def test_chunks_follow_the_weights() -> None:
+    from pi_tools.engine.run import CHUNK_MAX_WEIGHT, chunked
+
+    items = list(range(6))
+    assert chunked(items, None, 2) == [[0], [1], [2], [3], [4], [5]]
+    assert chunked(list(range(40)), None, 2) == [[index, index + 1] for index in range(0, 40, 2)]
+    big = CHUNK_MAX_WEIGHT * 4
+    # small files share a chunk; a large one travels alone; input order is kept
+    assert chunked(items, [1, 1, big, 1, 1, 1], 2) == [[0, 1, 2], [3, 4, 5]]
+    assert chunked(items, [big, 1, 1, big, 1, 1], 1) == [[0], [1, 2, 3], [4, 5]]
+
+
 # --- Ctrl-C -----------------------------------------------------------------------------------------------------
 
 

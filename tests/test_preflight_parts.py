@@ -146,7 +146,7 @@ def _payload_helper() -> Any:
     pi_tools.engine)."""
     import importlib
 
-    for name in ("pi_tools.engine.worker", "pi_tools.worker"):
+    for name in ("pi_tools.engine.helper", "pi_tools.engine.worker", "pi_tools.worker"):
         try:
             return importlib.import_module(name).PayloadWorker
         except (ImportError, AttributeError):

@@ -24,7 +24,7 @@ def context_command(
 
     Example: pi-tools context ~/.pi/agent/sessions/--home-me-proj--/*.jsonl | jq .model
     """
-    chosen = chosen_engine(engine, scheduler, jobs)
+    chosen = chosen_engine(engine, scheduler, jobs, progress="context")
     if files and (len(files) > 1 or chosen.kind == "dask"):
         from pi_tools.batch import context_file
 

@@ -21,7 +21,7 @@ def convert_command(
 
     Example: pi-tools context s.jsonl | pi-tools convert | jq '.messages | length'
     """
-    chosen = chosen_engine(engine, scheduler, jobs)
+    chosen = chosen_engine(engine, scheduler, jobs, progress="convert")
     if files and (len(files) > 1 or chosen.kind == "dask"):
         from pi_tools.batch import convert_file
 

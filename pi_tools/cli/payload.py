@@ -55,7 +55,7 @@ def payload_command(
 
     Example: pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 --wire s.jsonl | jq .wire.headers
     """
-    chosen = chosen_engine(engine, scheduler, jobs)
+    chosen = chosen_engine(engine, scheduler, jobs, progress="payload")
     several = bool(files) and (len(files or []) > 1 or chosen.kind == "dask")
     worker = None
     if not several:  # one file: the engine's helper process builds half of a large payload beside this one

@@ -37,7 +37,7 @@ def visibility_command(
 
     Example: pi-tools visibility session.jsonl --api anthropic-messages --format json
     """
-    chosen = chosen_engine(engine, scheduler, jobs)
+    chosen = chosen_engine(engine, scheduler, jobs, progress="visibility")
     if fmt not in ("table", "json"):
         fail(f"--format {fmt!r}: expected table or json")
     if api is not None:

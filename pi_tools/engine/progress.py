@@ -32,7 +32,8 @@ def _drawn(results: Iterator[R], label: str, total: int, stream: IO[str]) -> Ite
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                   console=Console(file=stream, force_terminal=True), transient=True)
+                   console=Console(file=stream, force_terminal=True), transient=True,
+                   redirect_stdout=False, redirect_stderr=True)  # stdout is the output: never touched
     key = cancel.register(bar.stop)  # Ctrl-C: the bar's refresh thread stops with the pools
     try:
         with bar:

@@ -1,7 +1,8 @@
 """Run a task over items and give the results back in input order, on the engine the caller chose.
 
 Locally, a batch too small to win back the start of a pool (about a tenth of a second) runs in this process;
-otherwise a ProcessPoolExecutor with one worker per usable core runs it. Workers are forked (cheap: they share
+otherwise a ProcessPoolExecutor with one worker per usable core runs it, chunk by chunk, with only a few chunks
+handed out at a time. Workers are forked (cheap: they share
 the modules already imported) unless polars is loaded, whose thread pool a fork could deadlock. The pool is
 started, and all work handed to it, when map_ordered is called: before any progress bar starts a thread, and
 while the caller does something else.
@@ -11,14 +12,16 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_tools.engine import cancel
 from pi_tools.engine.options import Engine
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -29,6 +32,12 @@ POOL_MIN_WEIGHT = 8 << 20
 CHUNKS_PER_WORKER = 8
 """Items go to workers in chunks (fewer round trips), about this many per worker: enough for the last chunks
 to even out uneven files."""
+
+CHUNK_MAX_WEIGHT = 32 << 20
+"""A chunk holds at most about this much input (bytes): a large file is a chunk of its own."""
+
+IN_FLIGHT = 2
+"""Chunks handed to the pool per worker at a time: one running, one waiting, so no worker idles between two."""
 
 
 def cores() -> int:
@@ -66,7 +75,7 @@ def map_ordered(task: Callable[[T], R], items: Sequence[T], engine: Engine | Non
         results = map_ordered_dask(task, items, engine, weights=weights)
     else:
         workers = local_workers(engine, weights, len(items))
-        results = _in_process(task, items) if workers <= 1 else _pooled(task, items, workers)
+        results = _in_process(task, items) if workers <= 1 else _pooled(task, items, workers, weights)
     if engine.progress is None:
         return results
     from pi_tools.engine.progress import with_progress
@@ -79,7 +88,8 @@ def _in_process(task: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
         yield task(item)
 
 
-def _pooled(task: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
+def _pooled(task: Callable[[T], R], items: Sequence[T], workers: int,
+            weights: Sequence[int] | None = None) -> Iterator[R]:
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
@@ -90,20 +100,56 @@ def _pooled(task: Callable[[T], R], items: Sequence[T], workers: int) -> Iterato
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
                                initializer=cancel.ignore_interrupts)
     key = cancel.register(lambda: abandon(pool))
-    try:
-        chunk = max(1, len(items) // (workers * CHUNKS_PER_WORKER))
-        pending = pool.map(task, items, chunksize=chunk)  # submits everything: the workers start now
+    chunks = iter(chunked(items, weights, workers))
+    pending: deque[Future[list[R]]] = deque()
+    try:  # the first chunks go out now: the workers start (all forked at the first submit) before any bar
+        for chunk in islice(chunks, workers * IN_FLIGHT):
+            pending.append(pool.submit(_run_chunk, task, chunk))
     except BaseException:
         cancel.forget(key)
         abandon(pool)
         raise
-    return _collected(pool, pending, key)
+    return _collected(pool, task, chunks, pending, key)
 
 
-def _collected(pool: ProcessPoolExecutor, pending: Iterator[R], key: int) -> Iterator[R]:
+def chunked(items: Sequence[T], weights: Sequence[int] | None, workers: int) -> list[list[T]]:
+    """The items in consecutive chunks of about 1/CHUNKS_PER_WORKER of a worker's share (by weight when
+    given, at most CHUNK_MAX_WEIGHT each, so that a large file travels alone and little waits in memory)."""
+    if weights is None or len(weights) != len(items):
+        size = max(1, len(items) // (workers * CHUNKS_PER_WORKER))
+        return [list(items[start:start + size]) for start in range(0, len(items), size)]
+    target = max(1, min(sum(weights) // (workers * CHUNKS_PER_WORKER), CHUNK_MAX_WEIGHT))
+    out: list[list[T]] = []
+    current: list[T] = []
+    weight = 0
+    for item, item_weight in zip(items, weights, strict=True):
+        current.append(item)
+        weight += item_weight
+        if weight >= target:
+            out.append(current)
+            current, weight = [], 0
+    if current:
+        out.append(current)
+    return out
+
+
+def _run_chunk(task: Callable[[T], R], chunk: list[T]) -> list[R]:
+    """A worker's call: one chunk of items in turn."""
+    return [task(item) for item in chunk]
+
+
+def _collected(pool: ProcessPoolExecutor, task: Callable[[T], R], chunks: Iterator[list[T]],
+               pending: deque[Future[list[R]]], key: int) -> Iterator[R]:
+    """The chunks' results in order, one more chunk handed out as each one is taken (a bounded window: results
+    that came back early wait in memory, never the whole batch's)."""
     finished = False
     try:
-        yield from pending
+        while pending:
+            results = pending.popleft().result()
+            chunk = next(chunks, None)
+            if chunk is not None:
+                pending.append(pool.submit(_run_chunk, task, chunk))
+            yield from results
         finished = True
     finally:
         cancel.forget(key)
