@@ -207,6 +207,20 @@ def js_to_number(value: Any) -> float:
     return math.nan
 
 
+def js_double(value: int) -> int | float:
+    """The number V8 holds for a JSON integer: itself up to 2**53, beyond that the nearest double (Python
+    parses 9007199254740993 exactly; JSON.parse gives 9007199254740992). Below 1e21 it is returned as the
+    int JSON.stringify spells for that double (its shortest digits, then zeros: 2**64 is 18446744073709552000),
+    which converts back to the same double; from 1e21 on, the double itself (written 1e+21)."""
+    if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
+        return value
+    try:
+        double = float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+    return int(Decimal(repr(double))) if abs(double) < 1e21 else double
+
+
 def js_map_key(value: Any) -> Any:
     """A dict key with JS ``Map`` identity (SameValueZero): ``1`` and ``1.0`` match, ``true`` and ``1`` do not,
     and an object or array only matches itself (a fresh key is never found again)."""
@@ -216,6 +230,8 @@ def js_map_key(value: Any) -> Any:
         return ("null",)
     if isinstance(value, bool):
         return ("bool", value)
+    if type(value) is int:
+        return ("number", js_double(value))
     if isinstance(value, (int, float)):
         return ("number", value)
     if isinstance(value, str):

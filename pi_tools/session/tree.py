@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_tools.js.values import UNDEFINED, js_truthy
+from pi_tools.js.values import UNDEFINED, js_double, js_truthy
 from pi_tools.messages.roles import default_registry
 from pi_tools.session.diagnostics import Diagnostic, describe_value, diagnostic
 from pi_tools.session.heads import SPAN
@@ -167,8 +167,9 @@ _TRUE_KEY, _FALSE_KEY = ("boolean", True), ("boolean", False)
 
 def id_key(value: Any) -> Any:
     """An entry id as a key of `SessionTree.by_id`, with the identity Pi's `Map` gives it (SameValueZero):
-    `true` is not `1`, as Python's `True == 1` would have it, and an object or array is only itself (its
-    entry's own id finds it, no parentId ever does). Strings, the ids of every real session, are themselves."""
+    `true` is not `1`, as Python's `True == 1` would have it, integers past 2**53 are doubles, and an object
+    or array is only itself (its entry's own id finds it, no parentId ever does). Strings, the ids of every
+    real session, are themselves."""
     if type(value) is str:
         return value
     if value is True:
@@ -177,6 +178,8 @@ def id_key(value: Any) -> Any:
         return _FALSE_KEY
     if isinstance(value, (dict, list)):
         return ("object", id(value))
+    if type(value) is int:
+        return js_double(value)  # V8 parsed it to a double: 2**53 + 1 is the same key as 2**53
     return value
 
 
