@@ -238,8 +238,11 @@ def _error_against(where: str, ours_error: str | None, pi_error: str | None, out
 
 
 def _context_of(document: dict[str, Any]) -> dict[str, Any]:
-    return {"messages": document.get("messages"), "thinkingLevel": document.get("thinkingLevel"),
-            "model": document.get("model")}
+    context = {"messages": document.get("messages"), "thinkingLevel": document.get("thinkingLevel"),
+               "model": document.get("model")}
+    if "thinkingLevel" not in document:
+        del context["thinkingLevel"]
+    return context
 
 
 def _context_and_llm(item: Any, leaf: str | None) -> list[Any]:
@@ -301,6 +304,7 @@ def _compare_payload(where: str, run: StageRun, entry: dict[str, Any], out: list
 def _library(name: str, pi: dict[str, Any], out: list[Difference]) -> list[str] | None:
     """The library path (eager load, buildSessionContext, convertToLlm, entries); the other leaves, or None."""
     from pi_tools.docs import dumps_document
+    from pi_tools.js.values import UNDEFINED
     from pi_tools.messages import convert_to_llm
     from pi_tools.session import ContextError, SessionReadError, build_session_context, load_session
 
@@ -321,6 +325,8 @@ def _library(name: str, pi: dict[str, Any], out: list[Difference]) -> list[str] 
     try:
         context = build_session_context(tree)
         document = {"messages": context.messages, "thinkingLevel": context.thinking_level, "model": context.model}
+        if context.thinking_level is UNDEFINED:  # JSON.stringify leaves an undefined member out
+            del document["thinkingLevel"]
         ours_context = as_json(document)
         ours_llm = as_json(convert_to_llm(context.messages))
         ours_entries = as_json([tree.materialize(entry) for entry in tree.entries])

@@ -49,7 +49,7 @@ def context_settings(path: list[Any]) -> tuple[Any, dict[str, Any] | None]:
             continue
         entry_type = entry.get("type")
         if entry_type == "thinking_level_change":
-            thinking_level = entry.get("thinkingLevel")
+            thinking_level = entry.get("thinkingLevel", UNDEFINED)  # a missing one: undefined, not null
         elif entry_type == "model_change":
             model = _kept(entry, (("provider", "provider"), ("modelId", "modelId")))
         elif entry_type == "message":
