@@ -347,10 +347,28 @@ def _library(name: str, pi: dict[str, Any], out: list[Difference]) -> list[str] 
     compare("library/context", ours_context, pi["context"], out)
     compare("library/llm", ours_llm, pi["llm"], out)
     try:
-        return [leaf for leaf in tree.leaves() if leaf != pi["leafId"]][:16]
+        return branch_keys([leaf for leaf in tree.leaves() if leaf != pi["leafId"]])
     except Exception as exc:  # noqa: BLE001
         out.append(Difference("library/leaves", "internal-error", ours=f"{type(exc).__name__}: {exc}"[:300]))
         return None
+
+
+MAX_BRANCHES = 16
+
+
+def branch_keys(leaves: list[str]) -> list[str]:
+    """The keys of the oracle's `branches` object for these other leaves, as JavaScript gives them: it assigns
+    `branches[id]` in file order until it holds 16 keys, so a repeated id is one key, `__proto__` sets the
+    prototype instead of a key, and Object.keys lists array-index keys ("0", "1") first, ascending."""
+    keys: dict[str, None] = {}
+    for leaf in leaves:
+        if len(keys) >= MAX_BRANCHES:
+            break
+        if leaf != "__proto__":
+            keys[leaf] = None
+    from pi_tools.js.json_stringify import js_own_keys
+
+    return js_own_keys(keys)
 
 
 def differences(name: str, pi: dict[str, Any], keys: set[str] | None = None, branches: bool = True,
