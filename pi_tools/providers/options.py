@@ -155,8 +155,10 @@ def _field_length(block: Any, key: str) -> int:
 
 
 def _js_number(value: Any) -> float:
-    """JS ``Number(value)`` for what can sit in a timestamp slot; ``None`` stands for the NaN JSON wrote as null."""
-    return math.nan if value is None else js_to_number(value)
+    """JS ``Number(value)`` for what can sit in a timestamp slot, as ``>=`` and ``Math.max`` convert it: a stored
+    ``null`` is 0 (a NaN Pi computed itself, as for a compaction summary's bad date, is a float NaN here)."""
+    return js_to_number(value)
+
 
 def _blocks(content: Any, expression: str) -> Iterable[Any]:
     """The content blocks the estimate walks (missing content counts as none)."""
@@ -217,7 +219,7 @@ def usage_context_tokens(usage: Any) -> int:
 
 def message_timestamp(message: Mapping[str, Any]) -> float:
     """A message's timestamp as the estimate compares them (``Number(timestamp)``; NaN when it is not one)."""
-    raw = message.get("timestamp")
+    raw = message.get("timestamp", UNDEFINED)  # a missing one is undefined: NaN, not 0
     return raw if type(raw) is int or type(raw) is float else _js_number(raw)
 
 
@@ -231,7 +233,7 @@ def last_usage_index(messages: Sequence[Mapping[str, Any]]) -> int | None:
     latest_prefix = -math.inf
     found: int | None = None
     for index, message in enumerate(messages):
-        raw = message.get("timestamp")  # message_timestamp, inlined: this runs once per message
+        raw = message.get("timestamp", UNDEFINED)  # message_timestamp, inlined: this runs once per message
         timestamp = raw if type(raw) is int or type(raw) is float else _js_number(raw)
         if timestamp != timestamp:  # NaN: nothing from here on can qualify
             break
