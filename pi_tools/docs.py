@@ -20,7 +20,7 @@ import orjson
 
 from pi_tools.js.errors import JsonSyntaxError
 from pi_tools.js.json_stringify import stringify_any_depth
-from pi_tools.js.values import js_double
+from pi_tools.js.values import UNDEFINED, js_double
 from pi_tools.messages.types import RawMessage
 from pi_tools.session.jsonparse import loads_line
 
@@ -40,17 +40,23 @@ def _js_scalar(value: Any) -> Any:
 
 
 def _js_safe(value: Any) -> Any:
-    """The document with every number as JavaScript holds it (_js_scalar), iteratively, without changing it."""
+    """The document as JSON.stringify sees it, iteratively, without changing it: every number as JavaScript
+    holds it (_js_scalar), undefined members left out and undefined array items null."""
     if not isinstance(value, (dict, list)):
-        return _js_scalar(value)
+        return None if value is UNDEFINED else _js_scalar(value)
     root: Any = {"v": value}
     stack: list[Any] = [root]
     while stack:
         node = stack.pop()
+        if type(node) is dict and any(item is UNDEFINED for item in node.values()):
+            for key in [key for key, item in node.items() if item is UNDEFINED]:
+                del node[key]
         items = node.items() if isinstance(node, dict) else enumerate(node)
         for key, item in list(items):
             if type(item) is float or type(item) is int:
                 node[key] = _js_scalar(item)
+            elif item is UNDEFINED:
+                node[key] = None
             elif isinstance(item, (dict, list)):
                 copy = dict(item) if isinstance(item, dict) else list(item)
                 node[key] = copy

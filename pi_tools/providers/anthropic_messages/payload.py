@@ -21,7 +21,7 @@ from pi_tools.js.access import (
     string_receiver,
 )
 from pi_tools.js.strings import js_is_blank, js_trim
-from pi_tools.js.values import js_truthy
+from pi_tools.js.values import UNDEFINED, js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import (
     json_schema_tool_parameters,
@@ -405,11 +405,12 @@ def _convert_assistant(
                 blocks.append({"type": "text", "text": sanitize_surrogates(thinking)})
         elif kind == "toolCall":
             arguments = block.get("arguments")
+            name = block.get("name", UNDEFINED)  # block.id and block.name: undefined ones are left out
             blocks.append(
                 {
                     "type": "tool_use",
-                    "id": block.get("id"),
-                    "name": rename(block.get("name", "")),
+                    "id": block.get("id", UNDEFINED),
+                    "name": UNDEFINED if name is UNDEFINED else rename(name),
                     "input": {} if arguments is None else arguments,
                 }
             )

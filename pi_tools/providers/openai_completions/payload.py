@@ -162,19 +162,19 @@ def _user_message(message: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _tool_call_entry(block: dict[str, Any], grammar_properties: dict[str, str]) -> dict[str, Any]:
-    name = block.get("name")
+    name = block.get("name", UNDEFINED)  # tc.name and tc.id: undefined ones are left out of the JSON
     input_property = grammar_properties.get(name) if isinstance(name, str) else None
     if input_property is not None:
         custom_input = grammar_tool_input(name, block.get("arguments", UNDEFINED), input_property)
         return {
-            "id": block.get("id"),
+            "id": block.get("id", UNDEFINED),
             "type": "custom",
             "custom": {"name": name, "input": sanitize_surrogates(custom_input)},
         }
     function: dict[str, Any] = {"name": name}
     if "arguments" in block:
         function["arguments"] = js_stringify(block["arguments"])
-    return {"id": block.get("id"), "type": "function", "function": function}
+    return {"id": block.get("id", UNDEFINED), "type": "function", "function": function}
 
 
 def _assistant_message(
