@@ -237,3 +237,9 @@ def js_map_key(value: Any) -> Any:
     if isinstance(value, str):
         return ("string", value)
     return ("object", object())
+
+
+def js_set_key(value: Any) -> Any:
+    """A value as a member of a JS ``Set`` or ``Map`` whose other members are plain Python strings: a string is
+    itself (so it meets those), anything else its js_map_key (hashable, and never equal to a string)."""
+    return value if type(value) is str else js_map_key(value)
