@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast
 from pi_tools.js.access import block_type, for_of
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.js.strings import js_length
-from pi_tools.js.values import UNDEFINED, js_to_number, js_to_string
+from pi_tools.js.values import UNDEFINED, js_set_key, js_to_number, js_to_string
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError
 
@@ -269,13 +269,13 @@ def estimate_context_tokens(context: Mapping[str, Any]) -> int:
     anchor = last_usage_index(messages)
     if anchor is not None:
         tokens = usage_context_tokens(messages[anchor].get("usage"))
-        added_names: set[str] = set()
+        added_names: set[Any] = set()  # a JS Set of whatever the session stored (js_set_key: any value)
         for message in messages[anchor + 1 :]:
             tokens += estimate_message_tokens(message)
             if message.get("role") == "toolResult":
-                added_names.update(message.get("addedToolNames") or ())
+                added_names.update(map(js_set_key, message.get("addedToolNames") or ()))
         if tools and added_names:
-            tokens += estimate_tools_tokens(tool for tool in tools if tool.get("name") in added_names)
+            tokens += estimate_tools_tokens(tool for tool in tools if js_set_key(tool.get("name")) in added_names)
         return tokens
     tokens = sum(estimate_message_tokens(message) for message in messages)
     system_prompt = context.get("systemPrompt")
