@@ -84,7 +84,7 @@ def context_entries(path: list[Any]) -> list[Any]:
     start = compaction_index
     for index in range(compaction_index):
         entry = path[index]
-        if type(first_kept) is str and type(entry) is dict:
+        if type(first_kept) is str and isinstance(entry, dict):  # a migrated array line has an id too
             if entry.get("id") == first_kept and type(entry.get("id")) is str:
                 start = index
                 break

@@ -20,6 +20,17 @@ class MigrationError(Exception):
     """Pi itself would throw while migrating (e.g. a v1 file holding a bare number line)."""
 
 
+class JsArrayEntry(dict[str, Any]):
+    """A JSON array line of a v1 file after migration. JavaScript hangs `id` and `parentId` on the array object
+    itself: invisible in JSON, but the index holds it by that id and the next entry names it as parent, so a
+    path (and the session's leaf) runs through it. As a dict it has exactly those two properties, which is all
+    the tree reads; `array` is the value JSON.stringify writes for it."""
+
+    def __init__(self, array: list[Any], entry_id: str, parent_id: Any) -> None:
+        super().__init__(id=entry_id, parentId=parent_id)
+        self.array = array
+
+
 def sequential_ids() -> Callable[[], str]:
     """Deterministic id source: 00000001, 00000002, ... in the order ids are generated."""
     counter: Iterator[int] = count(1)
@@ -57,16 +68,16 @@ def migrate_to_current(file_entries: list[Any], new_id: Callable[[], str] | None
 
 def _migrate_v1_to_v2(entries: list[Any], new_id: Callable[[], str]) -> None:
     previous_id: Any = None
-    for entry in entries:
+    for position, entry in enumerate(entries):
         if isinstance(entry, dict) and entry.get("type") == "session":
             entry["version"] = 2
             continue
         if not isinstance(entry, dict):
             if isinstance(entry, list):
                 # JavaScript hangs id/parentId on the array object (invisible in JSON) and it becomes the
-                # parent of the next entry. We spend the id so later ids match; the walk through the array
-                # itself is not reproduced (the next entry's parent then dangles).
-                previous_id = new_id()
+                # parent of the next entry, or the leaf.
+                entries[position] = JsArrayEntry(entry, new_id(), previous_id)
+                previous_id = entries[position]["id"]
                 continue
             kind = "string" if isinstance(entry, str) else "number" if isinstance(entry, (int, float)) else "boolean"
             raise MigrationError(f"Cannot create property 'id' on {kind} '{entry}'")
