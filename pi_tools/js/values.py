@@ -14,6 +14,8 @@ import re
 from decimal import Decimal
 from typing import Any, Final
 
+from pi_tools.js.errors import JsTypeError
+
 _MAX_SAFE_INTEGER = 2**53
 
 JS_WHITESPACE: Final[str] = (
@@ -202,9 +204,27 @@ def js_to_number(value: Any) -> float:
             except ValueError:
                 return math.nan
         return math.nan
+    _require_primitive(value)
     if isinstance(value, list):  # an array converts through its string form: [] -> "" -> 0, [5] -> "5" -> 5
         return js_to_number(js_to_string(value))
     return math.nan
+
+
+NOT_PRIMITIVE = "Cannot convert object to primitive value"
+
+
+def _require_primitive(value: Any) -> None:
+    """V8's TypeError where ToPrimitive finds no callable valueOf/toString: a parsed object with its own
+    `toString` member (a string, number, ... shadows Object.prototype.toString, and valueOf gives the object
+    back), also as an item of an array, whose conversion joins its items' strings."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if "toString" in item:
+                raise JsTypeError(NOT_PRIMITIVE)
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def js_double(value: int) -> int | float:

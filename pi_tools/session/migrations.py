@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from itertools import count
 from typing import Any
 
+from pi_tools.js.errors import JsTypeError
 from pi_tools.js.values import js_to_number
 
 CURRENT_SESSION_VERSION = 3
@@ -51,14 +52,22 @@ def _js_less_than(version: Any, bound: int) -> bool:
 
 
 def header_is_current(header: dict[str, Any]) -> bool:
-    """True when a file with this header needs no migration."""
-    return not _js_less_than(session_version([header]), CURRENT_SESSION_VERSION)
+    """True when a file with this header needs no migration (False also where comparing its version throws:
+    the ordinary path reports that)."""
+    try:
+        return not _js_less_than(session_version([header]), CURRENT_SESSION_VERSION)
+    except JsTypeError:
+        return False
 
 
 def migrate_to_current(file_entries: list[Any], new_id: Callable[[], str] | None = None) -> bool:
     """Migrate entries in place (header included) the way Pi's migrateToCurrentVersion does; True if it ran."""
     version = session_version(file_entries)
-    if not _js_less_than(version, CURRENT_SESSION_VERSION):
+    try:
+        current = not _js_less_than(version, CURRENT_SESSION_VERSION)
+    except JsTypeError as exc:  # `version >= 3` on an object with its own toString: Pi's open throws
+        raise MigrationError(str(exc)) from None
+    if current:
         return False
     if _js_less_than(version, 2):
         _migrate_v1_to_v2(file_entries, new_id or sequential_ids())
