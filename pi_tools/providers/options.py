@@ -207,14 +207,21 @@ def usage_context_tokens(usage: Any) -> int:
         return 0
     total = usage.get("totalTokens")
     if isinstance(total, int | float) and total and not math.isnan(total):
-        return int(total)
+        return _whole(total)
     parts = [usage.get(key, UNDEFINED) for key in ("input", "output", "cacheRead", "cacheWrite")]
     if any(part is UNDEFINED for part in parts):
         return 0
     numbers = [part for part in parts if isinstance(part, int | float)]
     if any(math.isnan(part) for part in numbers):
         return 0  # a NaN sum never counts as reported usage
-    return int(sum(numbers))
+    total = sum(numbers)
+    return 0 if math.isnan(total) else _whole(total)  # Infinity + -Infinity is NaN too
+
+
+def _whole(tokens: float) -> int:
+    """A token count as the int the arithmetic below carries; a stored 1e400 is Infinity in JS, and stays
+    one here (in the int slot, as js_min carries NaN), so that the clamp gives pi-ai's 1."""
+    return tokens if math.isinf(tokens) else int(tokens)  # type: ignore[return-value]
 
 
 def message_timestamp(message: Mapping[str, Any]) -> float:
