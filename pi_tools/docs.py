@@ -20,6 +20,7 @@ import orjson
 
 from pi_tools.js.errors import JsonSyntaxError
 from pi_tools.js.json_stringify import stringify_any_depth
+from pi_tools.js.values import UNDEFINED, js_double
 from pi_tools.messages.types import RawMessage
 from pi_tools.session.jsonparse import loads_line
 
@@ -28,19 +29,33 @@ class DocumentError(Exception):
     """A line on stdin is neither a stage document nor part of a session file."""
 
 
+def _js_scalar(value: Any) -> Any:
+    """A number as JavaScript holds it: non-finite floats are null in JSON.stringify's text, and integers
+    beyond 2**53 (exact in Python) are the nearest double, as V8's JSON.parse made them (js_double)."""
+    if type(value) is int:
+        value = js_double(value)
+    if type(value) is float and not math.isfinite(value):
+        return None
+    return value
+
+
 def _js_safe(value: Any) -> Any:
-    """Replace non-finite floats by None (JSON.stringify writes null), iteratively."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
+    """The document as JSON.stringify sees it, iteratively, without changing it: every number as JavaScript
+    holds it (_js_scalar), undefined members left out and undefined array items null."""
     if not isinstance(value, (dict, list)):
-        return value
+        return None if value is UNDEFINED else _js_scalar(value)
     root: Any = {"v": value}
     stack: list[Any] = [root]
     while stack:
         node = stack.pop()
+        if type(node) is dict and any(item is UNDEFINED for item in node.values()):
+            for key in [key for key, item in node.items() if item is UNDEFINED]:
+                del node[key]
         items = node.items() if isinstance(node, dict) else enumerate(node)
         for key, item in list(items):
-            if isinstance(item, float) and not math.isfinite(item):
+            if type(item) is float or type(item) is int:
+                node[key] = _js_scalar(item)
+            elif item is UNDEFINED:
                 node[key] = None
             elif isinstance(item, (dict, list)):
                 copy = dict(item) if isinstance(item, dict) else list(item)
@@ -50,9 +65,12 @@ def _js_safe(value: Any) -> Any:
 
 
 def dumps_document(document: Any) -> bytes:
-    """Serialise one document as a JSON line (bytes, newline included)."""
+    """Serialise one document as a JSON line (bytes, newline included).
+
+    orjson's strict-integer mode refuses integers beyond 2**53 at no cost to the others; those documents take
+    the path that writes them as the doubles Pi holds (a session's 9007199254740993 is 9007199254740992 in Pi)."""
     try:
-        return orjson.dumps(document) + b"\n"
+        return orjson.dumps(document, option=orjson.OPT_STRICT_INTEGER) + b"\n"
     except orjson.JSONEncodeError:
         pass
     try:
@@ -206,15 +224,16 @@ def dump_items(items: list[Any]) -> bytes:
 
 
 # Digits and "+" become "0", "E" becomes "e", and what can stand before or after a number (",[]}-", blanks)
-# becomes ":". A number with a positive exponent of 3 digits or more then reads "0e000...:", and one with 20
+# becomes ":". A number with a positive exponent of 3 digits or more then reads "0e000...:", and one with 16
 # or more digits before any fraction ":000...". Only such number texts may read back as another value than
-# parsing and re-serialising gives (1e999 is Infinity, written as null; 20 digits can exceed 64 bits).
+# parsing and re-serialising gives (1e999 is Infinity, written as null; 16 digits can exceed 2**53, which
+# V8 rounds to the nearest double).
 # Negative exponents, signs and long fractions read back the same. Hashes ("...3e01427f...") are told apart by
 # what follows the digits; anything else that merely looks like such a number is re-encoded, to be safe.
 _NUMBER_SHAPES = bytes.maketrans(b"123456789+E,[]}- \t", b"0000000000e:::::::")
 _BIG_EXPONENT = b"0e000"
 _EXPONENT_END = re.compile(b"0*:")
-_LONG_INTEGER = b":" + b"0" * 20
+_LONG_INTEGER = b":" + b"0" * 16
 
 
 def _pieces_with_unsafe_numbers(joined: bytes, pieces: list[Any]) -> set[int]:

@@ -101,7 +101,7 @@ def context_document(tree: SessionTree | BulkSession, leaf: str | None = None) -
             messages = LazyMessages(lambda: iter_context_messages(tree, plan.entries))
         else:
             messages = list(iter_context_messages(tree, plan.entries))
-    return {
+    document = {
         "kind": "context",
         "source": tree.source,
         "header": tree.header,
@@ -111,6 +111,9 @@ def context_document(tree: SessionTree | BulkSession, leaf: str | None = None) -
         "messages": messages,
         "diagnostics": [*tree.diagnostics, *plan.diagnostics],
     }
+    if plan.thinking_level is UNDEFINED:  # a change entry without its level: Pi's JSON leaves the key out
+        del document["thinkingLevel"]
+    return document
 
 
 def llm_document(context_doc: Document) -> Document:

@@ -8,6 +8,7 @@ case's ``llm``, ``inputs.systemPrompt`` and ``inputs.tools``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -143,7 +144,7 @@ def _text(text: str) -> dict[str, str]:
     return {"type": "text", "text": text}
 
 
-NAN = None  # how a golden (and a parsed session) carries JS NaN
+NAN = math.nan  # a NaN Pi computed (a compaction summary's bad date); a stored null is 0 to Number()
 
 # (context, estimateContextTokens(context).tokens from Node)
 NODE_ESTIMATES: list[tuple[str, dict[str, Any], int]] = [
@@ -257,6 +258,14 @@ def test_estimate_context_tokens_matches_node(context: dict[str, Any], tokens: i
 def test_missing_timestamp_behaves_like_nan() -> None:
     messages = [{"role": "user", "content": "q"}, _assistant([_text("a")], 4, 1000), _user("later", 6)]
     assert estimate_context_tokens({"systemPrompt": "sys", "messages": messages, "tools": TOOLS}) == 75
+
+
+@pytest.mark.parametrize(("stamp", "tokens"), [(None, 1002), ("abc", 75), ("3", 1002), ([], 1002)])
+def test_stored_timestamp_is_converted_as_number_does(stamp: Any, tokens: int) -> None:
+    """Node 22, pi-ai's estimateContextTokens on this context: a stored null is 0 (the assistant's usage counts),
+    'abc' is NaN (nothing after it counts), '3' and [] are numbers (3, 0)."""
+    messages = [_user("q", stamp), _assistant([_text("a")], 4, 1000), _user("later", 6)]
+    assert estimate_context_tokens({"systemPrompt": "sys", "messages": messages, "tools": TOOLS}) == tokens
 
 
 # (baseMaxTokens, modelMaxTokens, level, custom budgets) → adjustMaxTokensForThinking, from Node.

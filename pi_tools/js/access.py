@@ -95,12 +95,9 @@ def content_array(message: Mapping[str, Any], expression: str) -> list[Any]:
 
 
 def require_string(value: Any, name: str, method: str) -> str:
-    """``value`` where pi-ai calls ``name.method(...)`` on it; V8's TypeError text when it is not a string."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        raise JsTypeError(f"Cannot read properties of undefined (reading '{method}')")
-    raise JsTypeError(f"{name}.{method} is not a function")
+    """``value`` where pi-ai calls ``name.method(...)`` on it; V8's TypeError text when it is not a string (a
+    stored null reads as null, UNDEFINED, what ``get(key, UNDEFINED)`` gives for a missing key, as undefined)."""
+    return string_receiver(value, name, method)
 
 
 def string_field(record: Mapping[str, Any], key: str, method: str = "replace") -> str:

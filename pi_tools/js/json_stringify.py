@@ -16,7 +16,7 @@ import orjson
 
 from pi_tools.js.errors import STACK_EXCEEDED, JsRangeError
 from pi_tools.js.strings import LONE_SURROGATE, SURROGATE, join_surrogate_pairs
-from pi_tools.js.values import js_number_to_string
+from pi_tools.js.values import UNDEFINED, js_number_to_string
 
 _ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
 _MAX_ARRAY_INDEX = 2**32 - 2
@@ -105,7 +105,7 @@ def _js_key_order(obj: dict[Any, Any]) -> list[tuple[str, Any]]:
 
 
 def _write(value: Any, out: list[str]) -> None:
-    if value is None:
+    if value is None or value is UNDEFINED:  # undefined: only array items get here (members are left out)
         out.append("null")
     elif isinstance(value, str):
         out.append(js_quote(value))
@@ -117,6 +117,8 @@ def _write(value: Any, out: list[str]) -> None:
         out.append("{")
         first = True
         for key, item in _js_key_order(value):
+            if item is UNDEFINED:  # JSON.stringify leaves an undefined member out (and keeps a null one)
+                continue
             if not first:
                 out.append(",")
             first = False
@@ -165,7 +167,7 @@ def _write_deep(value: Any, out: list[str], limit: float = V8_STRINGIFY_DEPTH) -
                 raise JsRangeError(STACK_EXCEEDED)
             out.append("{")
             stack.append(_CLOSE_OBJECT)
-            pairs = _js_key_order(item)
+            pairs = [pair for pair in _js_key_order(item) if pair[1] is not UNDEFINED]
             for index in range(len(pairs) - 1, -1, -1):
                 key, member = pairs[index]
                 stack.append(member)

@@ -14,6 +14,8 @@ import re
 from decimal import Decimal
 from typing import Any, Final
 
+from pi_tools.js.errors import JsTypeError
+
 _MAX_SAFE_INTEGER = 2**53
 
 JS_WHITESPACE: Final[str] = (
@@ -202,9 +204,41 @@ def js_to_number(value: Any) -> float:
             except ValueError:
                 return math.nan
         return math.nan
+    _require_primitive(value)
     if isinstance(value, list):  # an array converts through its string form: [] -> "" -> 0, [5] -> "5" -> 5
         return js_to_number(js_to_string(value))
     return math.nan
+
+
+NOT_PRIMITIVE = "Cannot convert object to primitive value"
+
+
+def _require_primitive(value: Any) -> None:
+    """V8's TypeError where ToPrimitive finds no callable valueOf/toString: a parsed object with its own
+    `toString` member (a string, number, ... shadows Object.prototype.toString, and valueOf gives the object
+    back), also as an item of an array, whose conversion joins its items' strings."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if "toString" in item:
+                raise JsTypeError(NOT_PRIMITIVE)
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def js_double(value: int) -> int | float:
+    """The number V8 holds for a JSON integer: itself up to 2**53, beyond that the nearest double (Python
+    parses 9007199254740993 exactly; JSON.parse gives 9007199254740992). Below 1e21 it is returned as the
+    int JSON.stringify spells for that double (its shortest digits, then zeros: 2**64 is 18446744073709552000),
+    which converts back to the same double; from 1e21 on, the double itself (written 1e+21)."""
+    if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
+        return value
+    try:
+        double = float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+    return int(Decimal(repr(double))) if abs(double) < 1e21 else double
 
 
 def js_map_key(value: Any) -> Any:
@@ -216,8 +250,16 @@ def js_map_key(value: Any) -> Any:
         return ("null",)
     if isinstance(value, bool):
         return ("bool", value)
+    if type(value) is int:
+        return ("number", js_double(value))
     if isinstance(value, (int, float)):
         return ("number", value)
     if isinstance(value, str):
         return ("string", value)
     return ("object", object())
+
+
+def js_set_key(value: Any) -> Any:
+    """A value as a member of a JS ``Set`` or ``Map`` whose other members are plain Python strings: a string is
+    itself (so it meets those), anything else its js_map_key (hashable, and never equal to a string)."""
+    return value if type(value) is str else js_map_key(value)

@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast
 from pi_tools.js.access import block_type, for_of
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.js.strings import js_length
-from pi_tools.js.values import UNDEFINED, js_to_number, js_to_string
+from pi_tools.js.values import UNDEFINED, js_set_key, js_to_number, js_to_string
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError
 
@@ -155,8 +155,10 @@ def _field_length(block: Any, key: str) -> int:
 
 
 def _js_number(value: Any) -> float:
-    """JS ``Number(value)`` for what can sit in a timestamp slot; ``None`` stands for the NaN JSON wrote as null."""
-    return math.nan if value is None else js_to_number(value)
+    """JS ``Number(value)`` for what can sit in a timestamp slot, as ``>=`` and ``Math.max`` convert it: a stored
+    ``null`` is 0 (a NaN Pi computed itself, as for a compaction summary's bad date, is a float NaN here)."""
+    return js_to_number(value)
+
 
 def _blocks(content: Any, expression: str) -> Iterable[Any]:
     """The content blocks the estimate walks (missing content counts as none)."""
@@ -205,19 +207,26 @@ def usage_context_tokens(usage: Any) -> int:
         return 0
     total = usage.get("totalTokens")
     if isinstance(total, int | float) and total and not math.isnan(total):
-        return int(total)
+        return _whole(total)
     parts = [usage.get(key, UNDEFINED) for key in ("input", "output", "cacheRead", "cacheWrite")]
     if any(part is UNDEFINED for part in parts):
         return 0
     numbers = [part for part in parts if isinstance(part, int | float)]
     if any(math.isnan(part) for part in numbers):
         return 0  # a NaN sum never counts as reported usage
-    return int(sum(numbers))
+    total = sum(numbers)
+    return 0 if math.isnan(total) else _whole(total)  # Infinity + -Infinity is NaN too
+
+
+def _whole(tokens: float) -> int:
+    """A token count as the int the arithmetic below carries; a stored 1e400 is Infinity in JS, and stays
+    one here (in the int slot, as js_min carries NaN), so that the clamp gives pi-ai's 1."""
+    return tokens if math.isinf(tokens) else int(tokens)  # type: ignore[return-value]
 
 
 def message_timestamp(message: Mapping[str, Any]) -> float:
     """A message's timestamp as the estimate compares them (``Number(timestamp)``; NaN when it is not one)."""
-    raw = message.get("timestamp")
+    raw = message.get("timestamp", UNDEFINED)  # a missing one is undefined: NaN, not 0
     return raw if type(raw) is int or type(raw) is float else _js_number(raw)
 
 
@@ -231,7 +240,7 @@ def last_usage_index(messages: Sequence[Mapping[str, Any]]) -> int | None:
     latest_prefix = -math.inf
     found: int | None = None
     for index, message in enumerate(messages):
-        raw = message.get("timestamp")  # message_timestamp, inlined: this runs once per message
+        raw = message.get("timestamp", UNDEFINED)  # message_timestamp, inlined: this runs once per message
         timestamp = raw if type(raw) is int or type(raw) is float else _js_number(raw)
         if timestamp != timestamp:  # NaN: nothing from here on can qualify
             break
@@ -267,13 +276,13 @@ def estimate_context_tokens(context: Mapping[str, Any]) -> int:
     anchor = last_usage_index(messages)
     if anchor is not None:
         tokens = usage_context_tokens(messages[anchor].get("usage"))
-        added_names: set[str] = set()
+        added_names: set[Any] = set()  # a JS Set of whatever the session stored (js_set_key: any value)
         for message in messages[anchor + 1 :]:
             tokens += estimate_message_tokens(message)
             if message.get("role") == "toolResult":
-                added_names.update(message.get("addedToolNames") or ())
+                added_names.update(map(js_set_key, message.get("addedToolNames") or ()))
         if tools and added_names:
-            tokens += estimate_tools_tokens(tool for tool in tools if tool.get("name") in added_names)
+            tokens += estimate_tools_tokens(tool for tool in tools if js_set_key(tool.get("name")) in added_names)
         return tokens
     tokens = sum(estimate_message_tokens(message) for message in messages)
     system_prompt = context.get("systemPrompt")

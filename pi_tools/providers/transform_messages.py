@@ -124,8 +124,8 @@ def _rewrite_assistant(
 def _synthetic_result(call: Mapping[str, Any], now_ms: Callable[[], int]) -> Message:
     return {
         "role": "toolResult",
-        "toolCallId": call.get("id"),
-        "toolName": call.get("name"),
+        "toolCallId": call.get("id", UNDEFINED),  # a call without an id: undefined, left out of the JSON
+        "toolName": call.get("name", UNDEFINED),
         "content": [{"type": "text", "text": MISSING_RESULT_TEXT}],
         "isError": True,
         "timestamp": now_ms(),

@@ -49,7 +49,7 @@ def context_settings(path: list[Any]) -> tuple[Any, dict[str, Any] | None]:
             continue
         entry_type = entry.get("type")
         if entry_type == "thinking_level_change":
-            thinking_level = entry.get("thinkingLevel")
+            thinking_level = entry.get("thinkingLevel", UNDEFINED)  # a missing one: undefined, not null
         elif entry_type == "model_change":
             model = _kept(entry, (("provider", "provider"), ("modelId", "modelId")))
         elif entry_type == "message":
@@ -84,7 +84,7 @@ def context_entries(path: list[Any]) -> list[Any]:
     start = compaction_index
     for index in range(compaction_index):
         entry = path[index]
-        if type(first_kept) is str and type(entry) is dict:
+        if type(first_kept) is str and isinstance(entry, dict):  # a migrated array line has an id too
             if entry.get("id") == first_kept and type(entry.get("id")) is str:
                 start = index
                 break

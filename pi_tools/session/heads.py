@@ -70,7 +70,12 @@ class MessageEntry(Struct, tag_field="type", tag="message", gc=False):
     message: _User | _Assistant | _ToolResult | _Bash | _Custom
 
 
-_decode = msgspec.json.Decoder(MessageEntry).decode
+class _NoEntry(Struct, tag_field="type", tag="\x00", gc=False):
+    """Never in a file; in a union with MessageEntry it makes msgspec require the `type` tag (a lone tagged
+    struct accepts a line without one, which Pi's getSessionContextSettings does not take for a message)."""
+
+
+_decode = msgspec.json.Decoder(MessageEntry | _NoEntry).decode
 # A value nested deeper than msgspec recurses (V8 parses any depth) also takes the ordinary, iterative path.
 DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
 
@@ -100,6 +105,8 @@ def message_head(line: bytes | memoryview, start: int, end: int) -> dict[Any, An
     try:
         entry = _decode(line)
     except DECODE_ERRORS:
+        return None
+    if type(entry) is not MessageEntry:
         return None
     message = entry.message
     if type(message) is _Assistant:

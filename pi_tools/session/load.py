@@ -24,7 +24,7 @@ def tree_from_raw(raw: RawSession) -> SessionTree:
         try:
             migrated = migrate_to_current(raw.file_entries)
         except MigrationError as exc:
-            raise SessionReadError(f"{raw.source}: {exc}") from None
+            raise SessionReadError(str(exc)) from None  # Pi's own words; the error document names the file
         if migrated:
             raw.diagnostics.append(diagnostic(
                 "legacy-version",

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from itertools import count
 from typing import Any
 
+from pi_tools.js.errors import JsTypeError
 from pi_tools.js.values import js_to_number
 
 CURRENT_SESSION_VERSION = 3
@@ -18,6 +19,17 @@ CURRENT_SESSION_VERSION = 3
 
 class MigrationError(Exception):
     """Pi itself would throw while migrating (e.g. a v1 file holding a bare number line)."""
+
+
+class JsArrayEntry(dict[str, Any]):
+    """A JSON array line of a v1 file after migration. JavaScript hangs `id` and `parentId` on the array object
+    itself: invisible in JSON, but the index holds it by that id and the next entry names it as parent, so a
+    path (and the session's leaf) runs through it. As a dict it has exactly those two properties, which is all
+    the tree reads; `array` is the value JSON.stringify writes for it."""
+
+    def __init__(self, array: list[Any], entry_id: str, parent_id: Any) -> None:
+        super().__init__(id=entry_id, parentId=parent_id)
+        self.array = array
 
 
 def sequential_ids() -> Callable[[], str]:
@@ -40,14 +52,22 @@ def _js_less_than(version: Any, bound: int) -> bool:
 
 
 def header_is_current(header: dict[str, Any]) -> bool:
-    """True when a file with this header needs no migration."""
-    return not _js_less_than(session_version([header]), CURRENT_SESSION_VERSION)
+    """True when a file with this header needs no migration (False also where comparing its version throws:
+    the ordinary path reports that)."""
+    try:
+        return not _js_less_than(session_version([header]), CURRENT_SESSION_VERSION)
+    except JsTypeError:
+        return False
 
 
 def migrate_to_current(file_entries: list[Any], new_id: Callable[[], str] | None = None) -> bool:
     """Migrate entries in place (header included) the way Pi's migrateToCurrentVersion does; True if it ran."""
     version = session_version(file_entries)
-    if not _js_less_than(version, CURRENT_SESSION_VERSION):
+    try:
+        current = not _js_less_than(version, CURRENT_SESSION_VERSION)
+    except JsTypeError as exc:  # `version >= 3` on an object with its own toString: Pi's open throws
+        raise MigrationError(str(exc)) from None
+    if current:
         return False
     if _js_less_than(version, 2):
         _migrate_v1_to_v2(file_entries, new_id or sequential_ids())
@@ -57,16 +77,16 @@ def migrate_to_current(file_entries: list[Any], new_id: Callable[[], str] | None
 
 def _migrate_v1_to_v2(entries: list[Any], new_id: Callable[[], str]) -> None:
     previous_id: Any = None
-    for entry in entries:
+    for position, entry in enumerate(entries):
         if isinstance(entry, dict) and entry.get("type") == "session":
             entry["version"] = 2
             continue
         if not isinstance(entry, dict):
             if isinstance(entry, list):
                 # JavaScript hangs id/parentId on the array object (invisible in JSON) and it becomes the
-                # parent of the next entry. We spend the id so later ids match; the walk through the array
-                # itself is not reproduced (the next entry's parent then dangles).
-                previous_id = new_id()
+                # parent of the next entry, or the leaf.
+                entries[position] = JsArrayEntry(entry, new_id(), previous_id)
+                previous_id = entries[position]["id"]
                 continue
             kind = "string" if isinstance(entry, str) else "number" if isinstance(entry, (int, float)) else "boolean"
             raise MigrationError(f"Cannot create property 'id' on {kind} '{entry}'")

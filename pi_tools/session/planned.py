@@ -51,7 +51,7 @@ class PlannedMessages:
             view, base = memoryview(self._data), self._base
         loads = orjson.loads
         for step in self._steps:
-            if type(step) is dict:
+            if isinstance(step, dict):  # an entry (a migrated array line too), not a line span
                 yield from entry_to_messages(step)
                 continue
             line = view[step[0] - base:step[1] - base]
@@ -143,7 +143,7 @@ class PlannedMessages:
             return
         view = memoryview(self._data)
         for step in self._steps:
-            if type(step) is dict:
+            if isinstance(step, dict):
                 yield from entry_to_messages(step)
                 continue
             yield RawMessage(step[2], message_text(view[step[0] - self._base:step[1] - self._base]))

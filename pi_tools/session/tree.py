@@ -11,11 +11,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_tools.js.values import UNDEFINED, js_truthy
+from pi_tools.js.values import UNDEFINED, js_double, js_truthy
 from pi_tools.messages.roles import default_registry
 from pi_tools.session.diagnostics import Diagnostic, describe_value, diagnostic
 from pi_tools.session.heads import SPAN
 from pi_tools.session.jsonparse import loads_line_lenient
+from pi_tools.session.migrations import JsArrayEntry
 
 ENTRY_TYPES = frozenset({
     "message", "thinking_level_change", "model_change", "compaction", "branch_summary", "custom",
@@ -68,11 +69,14 @@ class SessionTree:
     _line_by_identity: dict[int, int] | None = None
 
     def materialize(self, entry: Any) -> Any:
-        """The full entry for a head from lazy loading (parsed now); any other entry as it is."""
+        """The full entry for a head from lazy loading (parsed now); a migrated array line as its array (what
+        JSON.stringify writes of it); any other entry as it is."""
         if self.data is not None and type(entry) is dict:
             span = entry.get(SPAN)
             if span is not None:
                 return loads_line_lenient(memoryview(self.data)[span[0]:span[1]])
+        if type(entry) is JsArrayEntry:
+            return entry.array
         return entry
 
     def line_of(self, entry: Any) -> int | None:
@@ -147,7 +151,7 @@ class SessionTree:
             append(current)
             if len(walked) > limit:
                 self._raise_cycle(leaf)
-            if type(current) is not dict:
+            if type(current) is not dict and type(current) is not JsArrayEntry:
                 break
             parent = current.get("parentId")
             if type(parent) is str:
@@ -167,8 +171,9 @@ _TRUE_KEY, _FALSE_KEY = ("boolean", True), ("boolean", False)
 
 def id_key(value: Any) -> Any:
     """An entry id as a key of `SessionTree.by_id`, with the identity Pi's `Map` gives it (SameValueZero):
-    `true` is not `1`, as Python's `True == 1` would have it, and an object or array is only itself (its
-    entry's own id finds it, no parentId ever does). Strings, the ids of every real session, are themselves."""
+    `true` is not `1`, as Python's `True == 1` would have it, integers past 2**53 are doubles, and an object
+    or array is only itself (its entry's own id finds it, no parentId ever does). Strings, the ids of every
+    real session, are themselves."""
     if type(value) is str:
         return value
     if value is True:
@@ -177,6 +182,8 @@ def id_key(value: Any) -> Any:
         return _FALSE_KEY
     if isinstance(value, (dict, list)):
         return ("object", id(value))
+    if type(value) is int:
+        return js_double(value)  # V8 parsed it to a double: 2**53 + 1 is the same key as 2**53
     return value
 
 
@@ -219,8 +226,8 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
         append_entry(entry)
         append_line(line)
         leaf_id = entry_id
-        if SPAN in entry:
-            continue  # a message head, validated while decoding: nothing more to check or record
+        if SPAN in entry or type(entry) is JsArrayEntry:
+            continue  # a message head, validated while decoding, or an array line (its own finding)
         check_entry(entry, entry_type, entry_id, line, diagnostics, timestamp_match)
         if entry_type == "label":
             target = entry.get("targetId")

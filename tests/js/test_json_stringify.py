@@ -112,3 +112,17 @@ def test_js_number_str(number: float, expected: str) -> None:
 @pytest.mark.parametrize("case", node_cases("json_stringify"), ids=case_id)
 def test_stringify_of_parsed_values_matches_node(case: dict[str, Any]) -> None:
     assert js_stringify(case["value"]) == case["result"]
+
+
+def test_undefined_members_are_left_out_and_undefined_items_are_null() -> None:
+    """Node: JSON.stringify({a: undefined, b: null, c: [undefined, 1]}) is {"b":null,"c":[null,1]}; a value
+    read with ``get(key, UNDEFINED)`` (a missing property) is written as Pi writes it, however deep."""
+    from pi_tools.docs import dumps_document
+    from pi_tools.js.json_stringify import stringify_any_depth
+    from pi_tools.js.values import UNDEFINED
+
+    value = {"a": UNDEFINED, "b": None, "c": [UNDEFINED, 1], "d": {"e": UNDEFINED}}
+    assert js_stringify(value) == '{"b":null,"c":[null,1],"d":{}}'
+    assert stringify_any_depth(value) == '{"b":null,"c":[null,1],"d":{}}'
+    assert dumps_document(value) == b'{"b":null,"c":[null,1],"d":{}}\n'
+    assert value == {"a": UNDEFINED, "b": None, "c": [UNDEFINED, 1], "d": {"e": UNDEFINED}}  # not changed

@@ -17,3 +17,9 @@ def test_types_never_collide() -> None:
 
 def test_objects_are_fresh_keys() -> None:
     assert js_map_key({}) != js_map_key({}) and js_map_key([1]) != js_map_key([1])
+
+
+def test_integers_past_2_to_the_53_are_doubles() -> None:
+    """JSON.parse makes 9007199254740993 the double 9007199254740992: one Map key with it."""
+    assert js_map_key(2**53 + 1) == js_map_key(2**53) == js_map_key(float(2**53))
+    assert js_map_key(2**53 - 1) != js_map_key(2**53)

@@ -23,6 +23,7 @@ from pi_tools.js.access import (
     string_field,
 )
 from pi_tools.js.errors import JsTypeError
+from pi_tools.js.values import UNDEFINED
 
 from nodecases import node_cases
 
@@ -65,3 +66,13 @@ def test_template_literal_and_join_pieces() -> None:
     """``${record.key}`` prints undefined/null; ``[...].join()`` writes both as empty."""
     assert js_field_text({}, "mimeType") == "undefined" and js_field_text({"mimeType": None}, "mimeType") == "null"
     assert js_join_piece(None) == "" and js_join_piece(ABSENT) == "" and js_join_piece([1, 2]) == "1,2"
+
+
+@pytest.mark.parametrize(("value", "error"), [
+    (None, "Cannot read properties of null (reading 'replace')"),  # Node 22: null.replace(...)
+    (UNDEFINED, "Cannot read properties of undefined (reading 'replace')"),
+])
+def test_a_stored_null_is_not_undefined(value: Any, error: str) -> None:
+    with pytest.raises(JsTypeError) as caught:
+        require_string(value, "text", "replace")
+    assert str(caught.value) == error

@@ -21,7 +21,7 @@ from pi_tools.js.access import (
     string_receiver,
 )
 from pi_tools.js.strings import js_is_blank, js_trim
-from pi_tools.js.values import js_truthy
+from pi_tools.js.values import UNDEFINED, js_set_key, js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import (
     json_schema_tool_parameters,
@@ -251,10 +251,11 @@ def _split_deferred_tools(
         if role == "assistant":
             for block in message.get("content") or []:
                 if isinstance(block, dict) and block.get("type") == "toolCall":
-                    used_names.add(normalize_name(block.get("name", "")))
+                    # Set members with JS identity: a stored name may be any JSON value
+                    used_names.add(js_set_key(normalize_name(block.get("name", UNDEFINED))))
         elif role == "toolResult":
             for name in message.get("addedToolNames") or []:
-                normalized = normalize_name(name)
+                normalized = js_set_key(normalize_name(name))
                 if normalized not in used_names:
                     deferred_names.add(normalized)
     immediate = [tool for name, tool in unique.items() if name not in deferred_names]
@@ -405,11 +406,12 @@ def _convert_assistant(
                 blocks.append({"type": "text", "text": sanitize_surrogates(thinking)})
         elif kind == "toolCall":
             arguments = block.get("arguments")
+            name = block.get("name", UNDEFINED)  # block.id and block.name: undefined ones are left out
             blocks.append(
                 {
                     "type": "tool_use",
-                    "id": block.get("id"),
-                    "name": rename(block.get("name", "")),
+                    "id": block.get("id", UNDEFINED),
+                    "name": UNDEFINED if name is UNDEFINED else rename(name),
                     "input": {} if arguments is None else arguments,
                 }
             )
@@ -425,7 +427,7 @@ def _convert_tool_result(
 ) -> tuple[Block, list[Block]]:
     references: list[Block] = []
     for name in message.get("addedToolNames") or []:
-        normalized = rename(name)
+        normalized = js_set_key(rename(name))
         if normalized not in deferred_names or normalized in loaded_names:
             continue
         loaded_names.add(normalized)

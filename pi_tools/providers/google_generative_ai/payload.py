@@ -13,7 +13,7 @@ from typing import Any
 
 from pi_tools.js.access import copy_defined, js_join_piece, require_string, string_receiver
 from pi_tools.js.strings import js_is_blank
-from pi_tools.js.values import js_truthy
+from pi_tools.js.values import UNDEFINED, js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
 from pi_tools.providers.errors import PayloadError, missing_api_key
@@ -161,7 +161,7 @@ def _user_content(message: dict[str, Any]) -> dict[str, Any] | None:
     parts: list[dict[str, Any]] = []
     for item in content or []:
         if isinstance(item, dict) and item.get("type") == "text":
-            parts.append({"text": _sanitize(item.get("text"))})
+            parts.append({"text": _sanitize(item.get("text", UNDEFINED))})
         else:
             parts.append(_inline_data(item))
     if not parts:
@@ -179,7 +179,7 @@ def _assistant_content(message: dict[str, Any], model: Model, traits: _ModelTrai
             signature = _kept_signature(same_model, block.get("textSignature"))
             if _is_blank(block.get("text"), "block.text") and not signature:
                 continue
-            part: dict[str, Any] = {"text": _sanitize(block.get("text"))}
+            part: dict[str, Any] = {"text": _sanitize(block.get("text", UNDEFINED))}
             if signature:
                 part["thoughtSignature"] = signature
             parts.append(part)
@@ -188,14 +188,14 @@ def _assistant_content(message: dict[str, Any], model: Model, traits: _ModelTrai
                 signature = _kept_signature(same_model, block.get("thinkingSignature"))
                 if _is_blank(block.get("thinking"), "block.thinking") and not signature:
                     continue
-                part = {"thought": True, "text": _sanitize(block.get("thinking"))}
+                part = {"thought": True, "text": _sanitize(block.get("thinking", UNDEFINED))}
                 if signature:
                     part["thoughtSignature"] = signature
                 parts.append(part)
             else:
                 if _is_blank(block.get("thinking"), "block.thinking"):
                     continue
-                parts.append({"text": _sanitize(block.get("thinking"))})
+                parts.append({"text": _sanitize(block.get("thinking", UNDEFINED))})
         elif kind == "toolCall":
             signature = _kept_signature(same_model, block.get("thoughtSignature"))
             call: dict[str, Any] = {}

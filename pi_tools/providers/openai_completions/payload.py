@@ -22,7 +22,7 @@ from pi_tools.js.access import (
 )
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.js.strings import js_is_blank, js_length, js_slice, js_trim
-from pi_tools.js.values import UNDEFINED, js_truthy
+from pi_tools.js.values import UNDEFINED, js_set_key, js_truthy
 from pi_tools.providers.data_url import image_data_url
 from pi_tools.providers.hashing import short_hash
 from pi_tools.providers.sanitize import sanitize_id_chars, sanitize_surrogates
@@ -162,19 +162,19 @@ def _user_message(message: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _tool_call_entry(block: dict[str, Any], grammar_properties: dict[str, str]) -> dict[str, Any]:
-    name = block.get("name")
+    name = block.get("name", UNDEFINED)  # tc.name and tc.id: undefined ones are left out of the JSON
     input_property = grammar_properties.get(name) if isinstance(name, str) else None
     if input_property is not None:
         custom_input = grammar_tool_input(name, block.get("arguments", UNDEFINED), input_property)
         return {
-            "id": block.get("id"),
+            "id": block.get("id", UNDEFINED),
             "type": "custom",
             "custom": {"name": name, "input": sanitize_surrogates(custom_input)},
         }
     function: dict[str, Any] = {"name": name}
     if "arguments" in block:
         function["arguments"] = js_stringify(block["arguments"])
-    return {"id": block.get("id"), "type": "function", "function": function}
+    return {"id": block.get("id", UNDEFINED), "type": "function", "function": function}
 
 
 def _assistant_message(
@@ -320,7 +320,7 @@ def convert_messages(
                 converted.append(_tool_result_message(result, compat))
                 if compat["deferredToolsMode"] == "kimi":
                     for name in result.get("addedToolNames") or []:
-                        deferred_names[name] = None
+                        deferred_names[js_set_key(name)] = None  # a JS Set: any stored value is a member
                 if accepts_images:
                     image_parts.extend(
                         {"type": "image_url", "image_url": {"url": image_data_url(block)}}
@@ -556,7 +556,7 @@ def _deferred_tool_names(messages: list[dict[str, Any]]) -> set[str]:
     names: set[str] = set()
     for message in messages:
         if message.get("role") == "toolResult":
-            names.update(message.get("addedToolNames") or [])
+            names.update(map(js_set_key, message.get("addedToolNames") or []))
     return names
 
 

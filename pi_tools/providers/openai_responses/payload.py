@@ -19,8 +19,8 @@ from pi_tools.js.access import (
     content_array,
     copy_defined,
     js_join_piece,
-    require_string,
     string_field,
+    string_receiver,
 )
 from pi_tools.js.errors import JsTypeError
 from pi_tools.js.json_stringify import js_stringify
@@ -92,17 +92,33 @@ def _foreign_item_id(item_id: str) -> str:
     return f"fc_{short_hash(item_id)}"[:MAX_ITEM_ID_LENGTH]
 
 
+def _includes_bar(value: Any) -> bool:
+    """``id.includes("|")`` on a stored id of any type: strings and arrays have ``includes`` (an array holds
+    ``"|"`` as an item or not); null and undefined have no properties; other values lack the method."""
+    if type(value) is list:
+        return any(type(item) is str and item == "|" for item in value)
+    return "|" in string_receiver(value, "id", "includes")
+
+
+def _split_id(value: Any, expression: str) -> list[str]:
+    """``const [a, b] = EXPRESSION.split("|")``: V8's words for a receiver without ``split`` name the
+    destructuring too."""
+    if type(value) is str:
+        return value.split("|")
+    if value is None or value is UNDEFINED:
+        string_receiver(value, expression, "split")
+    raise JsTypeError(f"{expression}.split is not a function or its return value is not iterable")
+
+
 def make_tool_call_id_normalizer(
     allowed_providers: frozenset[str] = TOOL_CALL_PROVIDERS,
 ) -> Callable[[str, Model, Mapping[str, Any]], str]:
     """The Responses-family id normaliser for a set of providers that use ``call_id|item_id`` ids."""
 
     def normalize(tool_call_id: str, model: Model, source: Mapping[str, Any]) -> str:
-        if model.get("provider") not in allowed_providers:
-            return _id_part(require_string(tool_call_id, "part", "replace"))
-        if "|" not in require_string(tool_call_id, "id", "includes"):
-            return _id_part(tool_call_id)
-        pieces = tool_call_id.split("|")
+        if model.get("provider") not in allowed_providers or not _includes_bar(tool_call_id):
+            return _id_part(string_receiver(tool_call_id, "part", "replace"))
+        pieces = _split_id(tool_call_id, "id")
         call_id = _id_part(pieces[0])
         foreign = source.get("provider") != model.get("provider") or source.get("api") != model.get("api")
         item_id = _foreign_item_id(pieces[1]) if foreign else _id_part(pieces[1])
@@ -328,7 +344,7 @@ class _ResponsesInputBuilder:
     def _tool_call_item(
         self, block: Mapping[str, Any], same_model: bool, different_model: bool
     ) -> dict[str, Any]:
-        pieces = string_field(block, "id", "split").split("|")
+        pieces = _split_id(block.get("id", UNDEFINED), "toolCall.id")
         call_id = pieces[0]
         item_id: str | None = pieces[1] if len(pieces) > 1 else None
         name = block.get("name")
