@@ -114,6 +114,9 @@ def _connect(distributed: Any, engine: Engine) -> tuple[Client, Any]:
         cluster = distributed.LocalCluster(
             n_workers=engine.jobs or cores(), threads_per_worker=1, processes=True, host="127.0.0.1",
             dashboard_address=None, worker_dashboard_address=None, silence_logs=logging.ERROR,
+            # Without a dashboard the scheduler still serves health checks over HTTP: on a free loopback port,
+            # not on 8787 (taken by any other cluster, with a warning).
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
         )
     except Exception as exc:  # noqa: BLE001 - any start failure is reported as one line
         raise EngineError(f"--engine dask: could not start a local Dask cluster: {exc}") from None

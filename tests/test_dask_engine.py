@@ -1,0 +1,235 @@
+"""The Dask engine through map_ordered: a real scheduler and two worker processes (the `dask` commands) on
+127.0.0.1, an embedded LocalCluster, S3 inputs served by moto, a worker killed mid-run, and the failures a user
+must see as one clear line (no scheduler, a task that raised, the extra not installed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed")
+pytest.importorskip("moto.server")
+
+from daskservices import (  # noqa: E402 - after the skips: without the extra there is nothing to import
+    ROOT,
+    DaskCluster,
+    MotoS3,
+    audit_task,
+    build_corpus,
+    failing_task,
+    free_port,
+    slow_audit_task,
+    start_cluster,
+    worker_pid,
+)
+
+from pi_tools.engine import Engine, EngineError, EngineUnavailable, map_ordered  # noqa: E402
+from pi_tools.engine.inputs import expand, size_of  # noqa: E402
+
+BUCKET = "pitools-corpus"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+@pytest.fixture(scope="module")
+def s3(corpus: Path) -> Iterator[MotoS3]:
+    server = MotoS3()
+    try:
+        server.upload(corpus, BUCKET, "sessions")
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster(s3: MotoS3, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskCluster]:
+    started = start_cluster(2, tmp_path_factory.mktemp("dask"), env=s3.env)
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+def names(corpus: Path) -> list[str]:
+    return [name for name, error in expand([str(corpus)]) if error is None]
+
+
+def on_dask(task: Any, items: list[str], cluster: DaskCluster) -> list[Any]:
+    engine = Engine(kind="dask", scheduler=cluster.address)
+    return list(map_ordered(task, items, engine, weights=[size_of(name) for name in items]))
+
+
+def as_url(results: list[Any], corpus: Path, url: str) -> list[Any]:
+    """The local results with every mention of the corpus folder written as the URL prefix."""
+    return json.loads(json.dumps(results).replace(str(corpus) + "/", url))
+
+
+def test_a_scheduler_and_two_workers_give_the_local_results_in_input_order(corpus: Path,
+                                                                           cluster: DaskCluster) -> None:
+    items = names(corpus)
+    assert len(items) == 35
+    local = [audit_task(name) for name in items]
+    assert sum(len(findings) for _, findings, _ in local) > 0  # the fixtures are damaged: findings to compare
+    assert on_dask(audit_task, items, cluster) == local
+
+
+def test_the_work_is_spread_over_both_workers(cluster: DaskCluster) -> None:
+    pids = on_dask(worker_pid, [f"item{number}" for number in range(40)], cluster)
+    assert set(pids) == {process.pid for process in cluster.workers}
+
+
+def test_a_worker_killed_mid_run_does_not_change_the_output(corpus: Path, tmp_path: Path) -> None:
+    items = names(corpus)
+    local = [audit_task(name) for name in items]
+    doomed = start_cluster(2, tmp_path / "dask")
+    try:
+        by_pid = doomed.worker_addresses()
+        results = map_ordered(slow_audit_task, items, Engine(kind="dask", scheduler=doomed.address),
+                              weights=[size_of(name) for name in items])
+        got = [next(results) for _ in range(3)]
+        with doomed.client() as watcher:
+            processing = watcher.processing()
+        victim = next(process for process in doomed.workers if processing.get(by_pid[process.pid]))
+        doomed.kill_worker(victim)  # SIGKILL, with tasks of this run on it
+        got.extend(results)
+        with doomed.client() as watcher:
+            assert list(watcher.nthreads()) == [by_pid[p.pid] for p in doomed.workers if p is not victim]
+    finally:
+        doomed.stop()
+    assert got == local
+
+
+def test_no_scheduler_at_the_address_is_one_clear_error_at_once() -> None:
+    port = free_port()
+    started = time.monotonic()
+    with pytest.raises(EngineError) as caught:
+        list(map_ordered(audit_task, ["x.jsonl"], Engine(kind="dask", scheduler=f"tcp://127.0.0.1:{port}")))
+    assert str(caught.value) == f"--scheduler tcp://127.0.0.1:{port}: no Dask scheduler there ([Errno 111] Connection refused)"
+    assert time.monotonic() - started < 30  # a hang guard, not a speed target
+
+
+def test_an_address_that_is_not_one_is_named() -> None:
+    with pytest.raises(EngineError) as caught:
+        list(map_ordered(audit_task, ["x.jsonl"], Engine(kind="dask", scheduler="nonsense")))
+    assert str(caught.value) == "--scheduler nonsense: not a scheduler address (missing port number in address 'nonsense')"
+
+
+def test_an_exception_in_a_task_names_the_item(corpus: Path, cluster: DaskCluster) -> None:
+    items = names(corpus)
+    planted = next(name for name in items if name.endswith("gen005_errors.jsonl"))
+    with pytest.raises(EngineError) as caught:
+        on_dask(failing_task, items, cluster)
+    assert str(caught.value) == f"{planted}: ValueError: planted failure"
+
+
+def scheduler_state(cluster: DaskCluster) -> tuple[int, int]:
+    """(tasks the scheduler holds, clients connected other than the one asking)."""
+    with cluster.client() as watcher:
+        return watcher.run_on_scheduler(
+            lambda dask_scheduler: (len(dask_scheduler.tasks),
+                                    len([c for c in dask_scheduler.clients if c != "fire-and-forget"]) - 1))
+
+
+def wait_until_idle(cluster: DaskCluster) -> tuple[int, int]:
+    deadline = time.monotonic() + 30
+    state = scheduler_state(cluster)
+    while state != (0, 0) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        state = scheduler_state(cluster)
+    return state
+
+
+def test_stopping_early_cancels_the_rest_and_disconnects(corpus: Path, cluster: DaskCluster) -> None:
+    results = map_ordered(slow_audit_task, names(corpus), Engine(kind="dask", scheduler=cluster.address))
+    next(results)
+    assert scheduler_state(cluster)[0] > 0
+    results.close()  # what a consumer that stops, or an exception in it, does to the generator
+    assert wait_until_idle(cluster) == (0, 0)
+
+
+def test_ctrl_c_cancels_the_futures_and_closes_the_client(corpus: Path, cluster: DaskCluster) -> None:
+    script = textwrap.dedent(f"""
+        import sys
+        from daskservices import slow_audit_task
+        from pi_tools.engine import Engine, map_ordered
+        from pi_tools.engine.inputs import expand
+        items = [name for name, _ in expand([{str(corpus)!r}])]
+        for number, _ in enumerate(map_ordered(slow_audit_task, items, Engine(kind="dask", scheduler={cluster.address!r}))):
+            if number == 0:
+                print("started", flush=True)
+    """)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT)])}
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=env, cwd=ROOT)
+    assert process.stdout is not None
+    assert process.stdout.readline() == b"started\n"
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode != 0 and b"KeyboardInterrupt" in stderr
+    assert wait_until_idle(cluster) == (0, 0)
+
+
+def children() -> set[int]:
+    """This process's descendants, less multiprocessing's resource tracker (it lives as long as we do)."""
+    import psutil
+
+    found = set()
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.is_running() and "resource_tracker" not in " ".join(child.cmdline()):
+                found.add(child.pid)
+        except psutil.Error:
+            continue
+    return found
+
+
+def test_without_an_address_a_local_cluster_runs_and_is_closed(corpus: Path) -> None:
+    items = names(corpus)
+    before = children()
+    assert list(map_ordered(audit_task, items, Engine(kind="dask", jobs=2))) == [audit_task(name) for name in items]
+    deadline = time.monotonic() + 30
+    while children() - before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert children() - before == set()
+
+
+def test_s3_prefix_lists_like_the_folder(corpus: Path, s3: MotoS3, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in s3.env.items():
+        monkeypatch.setenv(key, value)
+    url = f"s3://{BUCKET}/sessions/"
+    listed = expand([url])
+    assert listed == [(url + name[len(str(corpus)) + 1:], None) for name in names(corpus)]
+    assert [size_of(name) for name, _ in listed] == [os.path.getsize(name) for name in names(corpus)]
+
+
+def test_s3_inputs_read_by_the_workers_give_the_folder_results(corpus: Path, s3: MotoS3, cluster: DaskCluster,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in s3.env.items():
+        monkeypatch.setenv(key, value)
+    url = f"s3://{BUCKET}/sessions/"
+    items = [name for name, _ in expand([url])] + [url + "missing.jsonl"]
+    got = on_dask(audit_task, items, cluster)
+    local = [audit_task(name) for name in names(corpus)]
+    assert json.loads(json.dumps(got[:-1])) == as_url(local, corpus, url)
+    assert got[-1] == (url + "missing.jsonl", [], f"{url}missing.jsonl: no such file")
+    assert s3.env["AWS_SECRET_ACCESS_KEY"] not in json.dumps(got)
+
+
+def test_without_the_extra_dask_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(EngineUnavailable) as caught:
+        list(map_ordered(audit_task, ["x.jsonl"], Engine(kind="dask")))
+    assert str(caught.value) == "--engine dask needs the dask extra: pip install 'pi-tools[dask]'"
