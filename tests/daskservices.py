@@ -181,11 +181,11 @@ class MotoS3:
 def audit_task(name: str) -> tuple[str, list[Any], str | None]:
     """Audit one input read through the engine's inputs (a path or a URL), as the stages' tasks do."""
     from pi_tools.audit.checks import audit_bytes
-    from pi_tools.engine.inputs import read_bytes
+    from pi_tools.session.reader import SessionReadError, read_session_bytes
 
     try:
-        data = read_bytes(name)
-    except OSError as exc:
+        data = read_session_bytes(name)
+    except SessionReadError as exc:
         return name, [], str(exc)
     return name, audit_bytes(data, name), None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +21,9 @@ import pytest
 pytest.importorskip("distributed")
 pytest.importorskip("moto.server")
 
+from pi_tools.engine import Engine, EngineError, EngineUnavailable, map_ordered  # noqa: E402
+from pi_tools.engine.inputs import expand, size_of  # noqa: E402
+
 from daskservices import (  # noqa: E402 - after the skips: without the extra there is nothing to import
     ROOT,
     DaskCluster,
@@ -32,9 +36,6 @@ from daskservices import (  # noqa: E402 - after the skips: without the extra th
     start_cluster,
     worker_pid,
 )
-
-from pi_tools.engine import Engine, EngineError, EngineUnavailable, map_ordered  # noqa: E402
-from pi_tools.engine.inputs import expand, size_of  # noqa: E402
 
 BUCKET = "pitools-corpus"
 
@@ -233,3 +234,131 @@ def test_without_the_extra_dask_says_how_to_install_it(monkeypatch: pytest.Monke
     with pytest.raises(EngineUnavailable) as caught:
         list(map_ordered(audit_task, ["x.jsonl"], Engine(kind="dask")))
     assert str(caught.value) == "--engine dask needs the dask extra: pip install 'pi-tools[dask]'"
+
+
+# Through the CLI: the stages' own tasks, on the same cluster and on S3, byte for byte as --engine local.
+
+MODEL = "anthropic/claude-sonnet-4-5"
+
+
+def pi_tools(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "pi_tools", *args], capture_output=True, cwd=ROOT,
+                          env={**os.environ, **(env or {})}, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def stage_args(stage: str, corpus: Path) -> list[str]:
+    if stage == "payload":  # payload takes files, not folders
+        return ["payload", "--api", "anthropic-messages", "--model", MODEL, *names(corpus)]
+    return [stage, "--format", "json", str(corpus)]
+
+
+@pytest.mark.parametrize("stage", ["audit", "usage", "payload"])
+def test_cli_on_the_cluster_writes_what_local_writes(stage: str, corpus: Path, cluster: DaskCluster) -> None:
+    local = pi_tools(*stage_args(stage, corpus), "--engine", "local")
+    dask = pi_tools(*stage_args(stage, corpus), "--engine", "dask", "--scheduler", cluster.address)
+    assert local.stdout.count(b"\n") >= (1 if stage == "usage" else 30)
+    assert (dask.returncode, dask.stdout, dask.stderr) == (local.returncode, local.stdout, local.stderr)
+
+
+def test_cli_without_a_scheduler_starts_a_local_cluster(corpus: Path) -> None:
+    local = pi_tools("audit", "--format", "json", str(corpus))
+    dask = pi_tools("audit", "--format", "json", "--engine", "dask", str(corpus))
+    assert local.returncode == 1 and local.stdout.count(b"\n") > 30
+    assert (dask.returncode, dask.stdout, dask.stderr) == (local.returncode, local.stdout, local.stderr)
+
+
+def test_cli_with_no_scheduler_there_exits_2_at_once(corpus: Path) -> None:
+    port = free_port()
+    done = pi_tools("audit", "--engine", "dask", "--scheduler", f"tcp://127.0.0.1:{port}", str(corpus), timeout=60)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == (f"pi-tools: --scheduler tcp://127.0.0.1:{port}: no Dask scheduler there "
+                                    "([Errno 111] Connection refused)\n")
+
+
+def test_cli_output_survives_a_worker_killed_mid_run(corpus: Path, tmp_path: Path) -> None:
+    from daskservices import add_big_sessions
+
+    folder = tmp_path / "sessions"
+    shutil.copytree(corpus, folder)
+    add_big_sessions(folder / "--home-user-big--", 2, 1)
+    for copy in range(14):  # copies of the two: enough work (about 16 MB) to be in the middle of when killed
+        shutil.copy(folder / "--home-user-big--" / f"big{copy % 2:02d}.jsonl",
+                    folder / "--home-user-big--" / f"copy{copy:02d}.jsonl")
+    args = ["-m", "pi_tools", "audit", "--format", "json", str(folder)]
+    local = pi_tools(*args[2:])
+    doomed = start_cluster(2, tmp_path / "dask")
+    try:
+        by_pid = doomed.worker_addresses()
+        run = subprocess.Popen([sys.executable, *args, "--engine", "dask", "--scheduler", doomed.address],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, stdin=subprocess.DEVNULL)
+        victim = None
+        deadline = time.monotonic() + 120
+        with doomed.client() as watcher:
+            while victim is None and run.poll() is None and time.monotonic() < deadline:
+                processing = watcher.processing()
+                done_tasks = watcher.run_on_scheduler(
+                    lambda dask_scheduler: sum(1 for task in dask_scheduler.tasks.values() if task.state == "memory"))
+                if done_tasks >= 2:
+                    victim = next((p for p in doomed.workers if processing.get(by_pid[p.pid])), None)
+                time.sleep(0.05)
+        assert victim is not None and run.poll() is None, "the run ended before a worker could be killed in it"
+        doomed.kill_worker(victim)
+        stdout, stderr = run.communicate(timeout=300)
+    finally:
+        doomed.stop()
+    assert (run.returncode, stdout, stderr) == (local.returncode, local.stdout, local.stderr)
+
+
+@pytest.mark.parametrize("engine", [["--engine", "local"], ["--engine", "dask", "--scheduler", "CLUSTER"]])
+@pytest.mark.parametrize("stage", ["audit", "usage"])
+def test_cli_over_s3_writes_what_the_folder_gives(stage: str, engine: list[str], corpus: Path, s3: MotoS3,
+                                                  cluster: DaskCluster) -> None:
+    url = f"s3://{BUCKET}/sessions/"
+    engine = [cluster.address if arg == "CLUSTER" else arg for arg in engine]
+    local = pi_tools(stage, "--format", "json", str(corpus))
+    remote = pi_tools(stage, "--format", "json", url, *engine, env=s3.env)
+    named = local.stdout.replace(str(corpus).encode() + b"/", url.encode())
+    assert (remote.returncode, remote.stdout, remote.stderr) == (local.returncode, named, local.stderr)
+    assert s3.env["AWS_SECRET_ACCESS_KEY"].encode() not in remote.stdout + remote.stderr
+
+
+def test_cli_payload_of_s3_files_matches_local_files(corpus: Path, s3: MotoS3, cluster: DaskCluster) -> None:
+    url = f"s3://{BUCKET}/sessions/"
+    files = names(corpus)[:8]
+    local = pi_tools("payload", "--api", "anthropic-messages", "--model", MODEL, *files)
+    remote = pi_tools("payload", "--api", "anthropic-messages", "--model", MODEL,
+                      *[url + name[len(str(corpus)) + 1:] for name in files],
+                      "--engine", "dask", "--scheduler", cluster.address, env=s3.env)
+    named = local.stdout.replace(str(corpus).encode() + b"/", url.encode())
+    assert local.stdout.count(b"\n") == 8
+    assert (remote.returncode, remote.stdout) == (local.returncode, named)
+
+
+@pytest.fixture
+def without_the_extra(tmp_path: Path) -> dict[str, str]:
+    """An environment in which `import distributed` and `import fsspec` fail, as without pi-tools[dask]."""
+    for module in ("distributed", "fsspec", "dask"):
+        (tmp_path / f"{module}.py").write_text("raise ImportError('not installed (test)')\n")
+    return {"PYTHONPATH": str(tmp_path)}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["audit", "--engine", "dask", "fixtures/conformance/cases"], "--engine dask needs the dask extra"),
+    (["audit", "s3://bucket/sessions/"], "reading s3:// URLs needs the dask extra"),
+    (["usage", "s3://bucket/sessions/"], "reading s3:// URLs needs the dask extra"),
+])
+def test_cli_without_the_extra_says_how_to_install_it(args: list[str], message: str,
+                                                     without_the_extra: dict[str, str]) -> None:
+    done = pi_tools(*args, env=without_the_extra)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == f"pi-tools: {message}: pip install 'pi-tools[dask]'\n"
+
+
+def test_help_and_local_runs_import_no_dask_or_fsspec() -> None:
+    for args in (["--help"], ["audit", "--format", "json", "fixtures/conformance/cases"]):
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "pi_tools", *args], capture_output=True,
+                              cwd=ROOT, stdin=subprocess.DEVNULL, timeout=120)
+        imported = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.decode().splitlines()
+                    if line.startswith("import time:")}
+        assert "pi_tools" in imported
+        assert imported & {"dask", "distributed", "fsspec", "s3fs", "botocore", "aiobotocore"} == set()

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pi_tools.engine import cancel
 from pi_tools.engine.options import Engine, EngineError, EngineUnavailable
 
 if TYPE_CHECKING:
@@ -96,10 +96,19 @@ def _import_distributed() -> Any:
     return distributed
 
 
+def _quiet_logs() -> None:
+    """distributed logs a lost worker, a rescheduled key or a slow event loop at warning level, each on a logger
+    of its own with its own level; a run's stderr carries only what the run reports (its EngineError)."""
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name == "distributed" or name.startswith("distributed."):
+            logger = logging.getLogger(name)
+            if logger.getEffectiveLevel() < logging.ERROR:
+                logger.setLevel(logging.ERROR)
+
+
 def _connect(distributed: Any, engine: Engine) -> tuple[Client, Any]:
     """A client to the scheduler asked for, or to a LocalCluster started here (returned to be closed)."""
-    # distributed logs every lost worker and slow event loop at warning level; the run reports what matters.
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    _quiet_logs()
     if engine.scheduler is not None:
         _probe(engine.scheduler)
         try:
@@ -170,29 +179,6 @@ def _threads(client: Client, engine: Engine) -> int:
         time.sleep(0.2)
 
 
-class _Bar:
-    """A rich progress bar on stderr, only when stderr is a terminal and the caller asked for one."""
-
-    def __init__(self, label: str | None, total: int) -> None:
-        self.progress: Any = None
-        if label is None or not sys.stderr.isatty():
-            return
-        from rich.console import Console
-        from rich.progress import Progress
-
-        self.progress = Progress(console=Console(stderr=True), transient=True)
-        self.progress.start()
-        self.bar = self.progress.add_task(label, total=total)
-
-    def advance(self, count: int) -> None:
-        if self.progress is not None:
-            self.progress.advance(self.bar, count)
-
-    def close(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-
-
 def map_ordered_dask(task: Callable[[T], R], items: Sequence[T], engine: Engine, *,
                      weights: Sequence[int] | None = None) -> Iterator[R]:
     """task(item) for every item on Dask, yielded in input order (EngineError for what stops the run)."""
@@ -201,7 +187,12 @@ def map_ordered_dask(task: Callable[[T], R], items: Sequence[T], engine: Engine,
         return
     client, cluster = _connect(distributed, engine)
     pending: dict[Future, int] = {}
-    bar = _Bar(engine.progress, len(items))
+
+    def abandon() -> None:
+        """Ctrl-C (engine.cancel) while the caller is outside this generator: cancel, disconnect, stop."""
+        _close(client, cluster, list(pending))
+
+    key = cancel.register(abandon)
     try:
         threads = _threads(client, engine)
         plan = batches(len(items), weights, threads)
@@ -230,18 +221,23 @@ def map_ordered_dask(task: Callable[[T], R], items: Sequence[T], engine: Engine,
             for future, values in _results(client, finished, pending, plan, items):
                 done[pending.pop(future)] = values
             while emitted in done:
-                values = done.pop(emitted)
-                bar.advance(len(values))
-                yield from values
+                yield from done.pop(emitted)
                 emitted += 1
     finally:
-        bar.close()
+        cancel.forget(key)
+        _close(client, cluster, list(pending))
+
+
+def _close(client: Client, cluster: Any, pending: list[Future]) -> None:
+    """Cancel what is still pending, disconnect, and stop the LocalCluster if this run started one."""
+    try:
         if pending:
-            try:
-                client.cancel(list(pending), force=True)
-            except Exception:  # noqa: BLE001 - the run is ending anyway; closing below releases the rest
-                pass
+            client.cancel(pending, force=True)
+    except Exception:  # noqa: BLE001 - ending anyway: closing the client releases the rest
+        pass
+    try:
         client.close()
+    finally:
         if cluster is not None:
             cluster.close()
 
