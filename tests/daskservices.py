@@ -127,7 +127,8 @@ def start_cluster(workers: int, log_dir: Path, env: dict[str, str] | None = None
         while True:
             try:
                 with cluster.client() as client:
-                    client.wait_for_workers(workers, timeout=max(1, deadline - time.monotonic()))
+                    if workers:
+                        client.wait_for_workers(workers, timeout=max(1, deadline - time.monotonic()))
                 break
             except OSError:
                 if time.monotonic() > deadline:

@@ -275,15 +275,22 @@ def test_cli_with_no_scheduler_there_exits_2_at_once(corpus: Path) -> None:
                                     "([Errno 111] Connection refused)\n")
 
 
-def test_cli_output_survives_a_worker_killed_mid_run(corpus: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def big_corpus(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The corpus plus 16 sessions of 1 MB: enough work (under load, seconds) to be in the middle of it."""
     from daskservices import add_big_sessions
 
-    folder = tmp_path / "sessions"
+    folder = tmp_path_factory.mktemp("big") / "sessions"
     shutil.copytree(corpus, folder)
-    add_big_sessions(folder / "--home-user-big--", 2, 1)
-    for copy in range(14):  # copies of the two: enough work (about 16 MB) to be in the middle of when killed
-        shutil.copy(folder / "--home-user-big--" / f"big{copy % 2:02d}.jsonl",
-                    folder / "--home-user-big--" / f"copy{copy:02d}.jsonl")
+    big = folder / "--home-user-big--"
+    add_big_sessions(big, 2, 1)
+    for copy in range(14):
+        shutil.copy(big / f"big{copy % 2:02d}.jsonl", big / f"copy{copy:02d}.jsonl")
+    return folder
+
+
+def test_cli_output_survives_a_worker_killed_mid_run(big_corpus: Path, tmp_path: Path) -> None:
+    folder = big_corpus
     args = ["-m", "pi_tools", "audit", "--format", "json", str(folder)]
     local = pi_tools(*args[2:])
     doomed = start_cluster(2, tmp_path / "dask")
@@ -362,3 +369,48 @@ def test_help_and_local_runs_import_no_dask_or_fsspec() -> None:
                     if line.startswith("import time:")}
         assert "pi_tools" in imported
         assert imported & {"dask", "distributed", "fsspec", "s3fs", "botocore", "aiobotocore"} == set()
+
+
+def test_cli_ctrl_c_on_a_terminal_cancels_quietly(big_corpus: Path) -> None:
+    """Ctrl-C reaches the whole process group (the LocalCluster's workers too): one line, exit 130, nothing left."""
+    import psutil
+
+    run = subprocess.Popen([sys.executable, "-m", "pi_tools", "audit", "--format", "json", "--engine", "dask",
+                            str(big_corpus)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+                           stdin=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    workers: list[Any] = []
+    def connected(process: Any) -> bool:
+        try:
+            return any(c.status == psutil.CONN_ESTABLISHED for c in process.net_connections(kind="tcp"))
+        except psutil.Error:
+            return False
+
+    # A Ctrl-C while the cluster starts is not seen (engine.dask_backend._hold_interrupts): wait until both
+    # workers are connected to its scheduler, and so at work.
+    while not (len(workers) == 2 and all(connected(w) for w in workers)) and run.poll() is None \
+            and time.monotonic() < deadline:
+        workers = [child for child in psutil.Process(run.pid).children(recursive=True)
+                   if "spawn_main" in " ".join(child.cmdline())]
+        time.sleep(0.1)
+    time.sleep(1)
+    assert run.poll() is None, "the run ended before it could be interrupted"
+    os.killpg(run.pid, signal.SIGINT)
+    _, stderr = run.communicate(timeout=60)
+    assert (run.returncode, stderr) == (130, b"pi-tools: interrupted: pending work cancelled\n")
+    deadline = time.monotonic() + 30
+    while any(worker.is_running() and worker.status() != psutil.STATUS_ZOMBIE for worker in workers) \
+            and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(worker.is_running() and worker.status() != psutil.STATUS_ZOMBIE for worker in workers)
+
+
+def test_cli_on_a_scheduler_without_workers_gives_up(tmp_path: Path) -> None:
+    alone = start_cluster(0, tmp_path / "dask")
+    try:
+        done = pi_tools("audit", "--engine", "dask", "--scheduler", alone.address, "fixtures/conformance/cases",
+                        env={"PI_TOOLS_DASK_NO_WORKERS_TIMEOUT": "2"}, timeout=120)
+    finally:
+        alone.stop()
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == f"pi-tools: --scheduler {alone.address}: the scheduler has no workers (waited 2 s)\n"
