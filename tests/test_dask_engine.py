@@ -414,3 +414,17 @@ def test_cli_on_a_scheduler_without_workers_gives_up(tmp_path: Path) -> None:
         alone.stop()
     assert (done.returncode, done.stdout) == (2, b"")
     assert done.stderr.decode() == f"pi-tools: --scheduler {alone.address}: the scheduler has no workers (waited 2 s)\n"
+
+
+def test_cli_index_on_the_cluster_writes_the_local_tables(corpus: Path, cluster: DaskCluster, tmp_path: Path) -> None:
+    import polars as pl
+
+    local = pi_tools("index", str(corpus), "-o", str(tmp_path / "local"))
+    dask = pi_tools("index", str(corpus), "-o", str(tmp_path / "dask"), "--engine", "dask",
+                    "--scheduler", cluster.address)
+    assert (dask.returncode, local.returncode) == (0, 0)
+    assert dask.stderr.replace(b"/dask:", b"/local:") == local.stderr
+    for table in ("sessions", "entries", "messages", "tool_calls", "usage"):
+        ours = pl.read_parquet(tmp_path / "dask" / table / "*.parquet")
+        theirs = pl.read_parquet(tmp_path / "local" / table / "*.parquet")
+        assert theirs.height > 0 and ours.equals(theirs), table
