@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 $(BIN)/pi-tools: pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
 	@# An editable install leaves the package uncompiled, and with PYTHONDONTWRITEBYTECODE set (as on CI machines)
 	@# every run would compile it again: about 25 ms of each command's start.
 	$(BIN)/python -m compileall -q pi_tools templates >/dev/null

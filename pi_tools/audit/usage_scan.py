@@ -415,9 +415,13 @@ def ccusage_identity(path: str) -> tuple[str, str]:
 
 def session_files(paths: Iterable[str]) -> list[str]:
     """Files named on the command line, plus every `*.jsonl` below named folders (sorted, recursive)."""
+    from pi_tools.engine.inputs import expand, is_url
+
     found: list[str] = []
     for path in paths:
-        if os.path.isdir(path):
+        if is_url(path):  # a prefix's files in folder order; a URL that lists nothing is kept, to be reported
+            found.extend(name for name, _ in expand([path]))
+        elif os.path.isdir(path):
             below: list[str] = []
             for folder, dirs, names in os.walk(path):
                 dirs.sort()

@@ -1,0 +1,84 @@
+"""Issue 14's Dask target: `audit` and `usage` on a 2-worker LocalCluster within 1.3x of the local pool.
+
+Both sides are whole processes (`pi-tools STAGE --format json CORPUS --engine local` and `--engine dask --jobs
+2`) over the shared benchmark corpus (2,000 generated sessions of 1 MB, benchmarks/processes.session_corpus;
+PI_TOOLS_BENCH_CORPUS_COUNT=200 for a smaller one), interleaved so that other load hits both alike; their
+outputs must be identical. What the cluster costs is split into a fixed part (starting and stopping the
+LocalCluster: the same run over one small file, less the local one) and a per-file part (the rest of the
+difference over the corpus, divided by its files): docs/scale.md builds its estimate from these two.
+
+Runnable on its own: .venv/bin/python -m pytest benchmarks/test_dask_speed.py -s
+"""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from processes import PI_TOOLS, ROOT, run_process, session_corpus
+
+pytest.importorskip("distributed")
+
+TARGET_RATIO = 1.3
+ROUNDS = int(os.environ.get("PI_TOOLS_BENCH_ROUNDS", "3"))
+SMALL = ROOT / "fixtures" / "conformance" / "cases" / "c002_branching.jsonl"
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Path:
+    cache = Path(os.environ.get("PI_TOOLS_BENCH_CACHE", Path(tempfile.gettempdir()) / "pi-tools-bench"))
+    cache.mkdir(parents=True, exist_ok=True)
+    try:
+        return session_corpus(cache)
+    except FileNotFoundError as missing:
+        pytest.skip(f"benchmark corpus generator not found: {missing}")
+
+
+def command(stage: str, target: Path, engine: list[str]) -> list[str]:
+    return [*PI_TOOLS, stage, "--format", "json", str(target), *engine]
+
+
+LOCAL = ["--engine", "local"]
+DASK = ["--engine", "dask", "--jobs", "2"]
+
+
+@pytest.mark.parametrize("stage", ["audit", "usage"])
+def test_dask_local_cluster_within_1_3x_of_the_local_pool(stage: str, corpus: Path, benchmark: Any,
+                                                          tmp_path: Path) -> None:
+    files = sum(1 for _ in corpus.rglob("*.jsonl"))
+    local_out, dask_out = tmp_path / "local.json", tmp_path / "dask.json"
+    local: list[float] = []
+    dask: list[float] = []
+
+    def one_round() -> None:
+        ours = run_process(command(stage, corpus, DASK), stdout_path=str(dask_out))
+        base = run_process(command(stage, corpus, LOCAL), stdout_path=str(local_out))
+        assert ours.returncode == base.returncode and base.returncode in (0, 1)
+        assert filecmp.cmp(local_out, dask_out, shallow=False), "the Dask run wrote other output"
+        dask.append(ours.seconds)
+        local.append(base.seconds)
+
+    benchmark.pedantic(one_round, rounds=1, iterations=1)
+    for _ in range(ROUNDS - 1):
+        one_round()
+    # The fixed cost of a LocalCluster: one small file, on both engines.
+    start = [run_process(command(stage, SMALL, DASK)).seconds - run_process(command(stage, SMALL, LOCAL)).seconds
+             for _ in range(ROUNDS)]
+    ratios = sorted(ours / base for ours, base in zip(dask, local, strict=True))
+    fixed = statistics.median(start)
+    per_file_ms = (statistics.median(dask) - statistics.median(local) - fixed) / files * 1000
+    benchmark.extra_info.update({
+        "files": files, "local_s": local, "dask_s": dask, "ratios": ratios,
+        "cluster_start_s": fixed, "per_file_overhead_ms": per_file_ms,
+    })
+    print(f"\n{stage} over {files} files: local pool {min(local):.1f}-{max(local):.1f} s, "
+          f"2-worker LocalCluster {min(dask):.1f}-{max(dask):.1f} s; ratio {ratios[0]:.2f}-{ratios[-1]:.2f} "
+          f"(median {statistics.median(ratios):.2f}); cluster start+stop {min(start):.1f}-{max(start):.1f} s; "
+          f"per-file overhead {per_file_ms:.2f} ms")
+    assert statistics.median(ratios) <= TARGET_RATIO
