@@ -23,9 +23,11 @@ _sizes: dict[str, int] = {}
 """Sizes learnt while listing a prefix, so that size_of does not ask the store again for each file."""
 
 
-def is_url(name: str) -> bool:
-    """True for `scheme://...` names (fsspec URLs); plain paths and `file://` URLs of this machine included."""
-    return "://" in name
+def is_url(name: str | os.PathLike[str]) -> bool:
+    """True for `scheme://...` names (fsspec URLs); plain paths and `file://` URLs of this machine included.
+
+    Library callers pass pathlib paths too: those are always local files."""
+    return isinstance(name, str) and "://" in name
 
 
 def _scheme(url: str) -> str:
