@@ -59,7 +59,7 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
         if day_of(stamp) is None:
             continue
         cost = get("cost")
-        stored = cost.get("total") if isinstance(cost, dict) else None
+        stored: Any = cost.get("total") if isinstance(cost, dict) else None
         if type(stored) in (int, float) and stored != 0:
             amount, source = stored + 0.0, "stored"
         else:
