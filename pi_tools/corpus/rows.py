@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from itertools import islice
@@ -20,6 +21,7 @@ import orjson
 from pi_tools.audit.usage_scan import message_usages, scan_reads_line
 from pi_tools.corpus.schema import empty_columns
 from pi_tools.corpus.text import message_text, thinking_text
+from pi_tools.corpus.usage import Candidate, usage_rows
 from pi_tools.js.date import js_date_ms
 from pi_tools.session.bulk import index_clean_session
 from pi_tools.session.context import ContextError, entry_to_messages, plan_session_context
@@ -233,7 +235,19 @@ def bulk_read(name: str, data: bytes) -> ReadSession | None:
                        bulk.leaf_id, branches, diagnostics, context_error, unread)
 
 
-def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) -> FileRows:
+UsageRows = Callable[[ReadSession, list[Candidate], Columns, list[int | None]], dict[str, Any]]
+
+
+def fast_usage_rows(read: ReadSession, candidates: list[Candidate], usage: Columns,
+                    stamps: list[int | None]) -> dict[str, Any]:
+    """The usage rows from the candidates the entry walk collected (corpus/usage.py)."""
+    return usage_rows(candidates, read.unread, usage)
+
+
+def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
+                 usage_of_file: UsageRows = fast_usage_rows) -> FileRows:
+    """Every table's rows from a read file (`usage_of_file`: how the usage table is counted; the reference
+    `reference_usage_rows` is what tests compare the fast one with)."""
     rows: FileRows = {table: empty_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
     entries_rows = rows["entries"]
     e_line, e_id, e_parent, e_type, e_role = (entries_rows[k].append for k in ("line", "id", "parentId", "type", "role"))
@@ -256,6 +270,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) ->
     last_activity: int | None = None
     context_messages = 0
     stamps: list[int | None] = []
+    candidates: list[Candidate] = []  # entries that may carry usage (assistant messages, untyped entries)
     count_lines = len(lengths)
 
     for entry, line, active, used in zip(read.entries, read.lines, read.active, read.used, strict=True):
@@ -277,12 +292,14 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) ->
         entry_type = entry.get("type")
         e_type(_text(entry_type))
         message: Any = None
+        if entry_type is None:
+            candidates.append((entry, line, stamp, active))
         if entry_type == "message":
             message = entry.get("message")
             if type(message) is not dict:
                 e_role(None)
                 continue
-        elif entry_type in SUMMARY_ENTRIES:
+        elif type(entry_type) is str and entry_type in SUMMARY_ENTRIES:  # a list type: unhashable
             projected = entry_to_messages(entry)
             if not projected:
                 e_role(None)
@@ -299,6 +316,8 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) ->
         provider = model = None
         text = thinking = None
         if role == "assistant":
+            if entry_type == "message":
+                candidates.append((entry, line, stamp, active))
             provider, model = _text(message.get("provider")), _text(message.get("model"))
             if provider is not None or model is not None:
                 models[f"{provider or ''}/{model or ''}"] = None
@@ -369,7 +388,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int) ->
         m_time(stamp)
 
     _pair_results(read.entries, calls, calls_by_id, call_entry, results)
-    usage = _usage_rows(read, rows["usage"], stamps)
+    usage = usage_of_file(read, candidates, rows["usage"], stamps)
     header = read.header
     created = stamp_ms(header.get("timestamp"))
     leaf = read.leaf
@@ -445,9 +464,11 @@ def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[in
     return above[-1] if above else None
 
 
-def _usage_rows(read: ReadSession, usage: Columns, stamps: list[int | None]) -> dict[str, Any]:
-    """The usage table's rows for the file, and the session's sums of what `usage` counts (lines its scan cannot
-    read get a row, not counted, and take no part in its de-duplication)."""
+def reference_usage_rows(read: ReadSession, candidates: list[Candidate], usage: Columns,
+                         stamps: list[int | None]) -> dict[str, Any]:
+    """The usage table's rows for the file through the scan's own accumulator (`message_usages`) over every
+    entry, and the session's sums of what `usage` counts (lines its scan cannot read get a row, not counted,
+    and take no part in its de-duplication). The reference the fast count is tested against."""
     totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": 0.0}
     entries, unread = read.entries, read.unread
     rows: list[tuple[Any, ...]] = []

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from pi_tools.corpus.rows import Columns, IndexInputError, file_rows
 from pi_tools.corpus.schema import TABLES, polars_schema
 from pi_tools.engine.inputs import read_bytes
+from pi_tools.session.reader import paused_gc
 
 if TYPE_CHECKING:
     import polars as pl
@@ -54,7 +55,17 @@ def content_hash(data: bytes) -> str:
 
 
 def index_batch(job: BatchJob) -> BatchResult:
-    """Engine task: read, hash and (when changed) index every file of the batch; one partition per table."""
+    """Engine task: read, hash and (when changed) index every file of the batch; one partition per table.
+
+    The cyclic GC is paused for the batch: its parsed entries and row lists are millions of acyclic objects
+    that the collector would otherwise rescan again and again (10-15% of the batch's time); what the batch
+    leaves is freed by reference counting when it returns.
+    """
+    with paused_gc():
+        return _index_batch(job)
+
+
+def _index_batch(job: BatchJob) -> BatchResult:
     outcomes: list[FileOutcome] = []
     merged: dict[str, Columns] = {table: {name: [] for name, _ in columns} for table, columns in TABLES.items()}
     indexed = 0

@@ -1,0 +1,85 @@
+"""The usage table's rows, counted in one pass over the file's assistant messages.
+
+`usage` (audit/usage_scan.py) counts a message once per file (same entry timestamp and total tokens = the same
+call), drops timestamps with no calendar day, and takes a stored non-zero cost as it is, else prices the tokens.
+`message_usages` gives those answers through the scan's accumulator, building a group per message; here the
+same rules are applied directly to the candidates `rows.session_rows` collects while it walks the entries, which
+costs a fraction of it. tests/test_index.py checks that both give the same rows on every fixture.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_tools.audit.usage_scan import _Accumulator, pricer, usage_of
+
+Candidate = tuple[Any, int, int | None, bool]
+"""(entry, line, entry time in epoch ms, on the active path) of an entry that may carry usage."""
+
+_NAMES = ("line", "entryId", "provider", "model", "api", "timestamp", "input", "output", "cacheRead",
+          "cacheWrite", "totalTokens", "cost", "costSource", "counted", "onActivePath")
+
+
+def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, list[Any]]) -> dict[str, Any]:
+    """Fill `usage`'s columns and return the session's sums of what `usage` counts (lines its scan cannot read
+    get a row, not counted, and take no part in its de-duplication)."""
+    days = _Accumulator("UTC", True)  # for its cached day_of only
+    day_of = days.day_of
+    price = pricer().price
+    seen: set[tuple[bytes, int]] = set()
+    rows: list[tuple[Any, ...]] = []
+    for entry, line, stamp_ms, active in candidates:
+        found = usage_of(entry)
+        if found is None:
+            continue
+        message, tokens = found
+        get = tokens.get
+        input_tokens = get("input")
+        if type(input_tokens) is not int or input_tokens < 0:
+            input_tokens = 0
+        output_tokens = get("output")
+        if type(output_tokens) is not int or output_tokens < 0:
+            output_tokens = 0
+        cache_read = get("cacheRead", 0)
+        if type(cache_read) is not int or cache_read < 0:
+            cache_read = 0
+        cache_write = get("cacheWrite", 0)
+        if type(cache_write) is not int or cache_write < 0:
+            cache_write = 0
+        total = get("totalTokens")
+        if type(total) is not int or total < 0:
+            total = input_tokens + output_tokens + cache_read + cache_write
+        stamp = entry["timestamp"]
+        if line in unread:
+            counted = False
+        else:
+            key = (stamp.encode(), total)
+            counted = key not in seen
+            seen.add(key)
+        if day_of(stamp) is None:
+            continue
+        cost = get("cost")
+        stored: Any = cost.get("total") if isinstance(cost, dict) else None
+        if type(stored) in (int, float) and stored != 0:
+            amount, source = stored + 0.0, "stored"
+        else:
+            write_1h = get("cacheWrite1h")
+            recomputed, source = price(message.get("provider") if type(message.get("provider")) is str else None,
+                                       message.get("model") if type(message.get("model")) is str else None,
+                                       input_tokens, output_tokens, cache_read, cache_write,
+                                       write_1h if type(write_1h) is int and write_1h >= 0 else 0)
+            amount = 0.0 + recomputed
+        provider, model, api, entry_id = message.get("provider"), message.get("model"), message.get("api"), \
+            entry.get("id")
+        rows.append((line, entry_id if type(entry_id) is str else None,
+                     provider if type(provider) is str else None, model if type(model) is str else None,
+                     api if type(api) is str else None, stamp_ms, input_tokens, output_tokens, cache_read,
+                     cache_write, total, amount, source, counted, active))
+    if rows:
+        for name, values in zip(_NAMES, zip(*rows, strict=True), strict=True):
+            usage[name] = list(values)
+    totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                              "cost": 0.0}
+    for name in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"):
+        totals[name] += sum(value for value, counted in zip(usage[name], usage["counted"], strict=True) if counted)
+    return totals
