@@ -74,7 +74,7 @@ MODELS = [
 ]
 MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
                  "google-generative-ai": "contents", "google-vertex": "contents", "openai-responses": "input",
-                 "mistral-conversations": "messages", "openai-completions": "messages"}
+                 "azure-openai-responses": "input", "mistral-conversations": "messages", "openai-completions": "messages"}
 
 
 def clean_sessions() -> list[tuple[Path, BulkSession]]:
@@ -631,3 +631,82 @@ def test_content_items_that_are_not_objects_are_built_whole(tmp_path: Path, api:
     assert parts == whole and not joined
     whole_safe, parts_safe, joined_safe = built_in_parts(tmp_path, "safe", SAFE, PayloadRequest(api=api, model=model))
     assert parts_safe == whole_safe and joined_safe
+
+
+# azure-openai-responses: openai-responses' conversion with Azure's params (deployment, no retention fields, every
+# tool) and Azure's own tool-call ids kept; its parts carry the same message counter. Pi resolves the endpoint
+# before building, so the tests name a resource.
+AZURE_MODELS = ["azure-openai-responses/gpt-5.1",  # reasoning, grammar tools: a developer message
+                "azure-openai-responses/gpt-4.1",  # no reasoning: a system message
+                "azure-openai-responses/o3"]  # reasoning without the grammar tools flag
+
+
+@pytest.fixture
+def azure_resource(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AZURE_OPENAI_BASE_URL", "AZURE_OPENAI_DEPLOYMENT_NAME_MAP", "AZURE_OPENAI_API_VERSION"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AZURE_OPENAI_RESOURCE_NAME", "res")
+
+
+@pytest.mark.usefixtures("azure_resource")
+@pytest.mark.parametrize("model", AZURE_MODELS)
+@pytest.mark.parametrize(("reasoning", "tools"), [(None, None), ("high", None), ("high", TOOLS)])
+def test_azure_parts_equal_the_whole_payload(model: str, reasoning: str | None, tools: list[Any] | None) -> None:
+    request = PayloadRequest(api="azure-openai-responses", model=model, reasoning=reasoning, tools=tools,
+                             system_prompt="You are a helpful assistant." if tools else None)
+    joined_count = 0
+    for path, source in CLEAN_SESSIONS:
+        whole = written(payload_document(llm_document(context_document(source)), request))
+        assert b'"kind":"payload"' in whole or b'"kind":"error"' in whole
+        for taking in (None, 1, 10**6):
+            elsewhere = None if taking is None else elsewhere_taking(taking)
+            document = payload_document_in_parts(llm_document(context_document(source)), request, elsewhere,
+                                                 part_bytes=1)
+            if document is None:
+                continue
+            assert written(document) == whole, (path.name, model, reasoning, taking)
+            joined_count += isinstance(document.get("payload", {}).get("input", [None])[-1], EncodedItems)
+    assert joined_count >= 3 * (len(CUT_SESSIONS) - 2)
+
+
+@pytest.mark.usefixtures("azure_resource")
+def test_azure_ids_are_numbered_across_the_parts(tmp_path: Path) -> None:
+    request = PayloadRequest(api="azure-openai-responses", model="azure-openai-responses/gpt-5.1",
+                             system_prompt="Be brief.")
+    whole, parts, joined = built_in_parts(tmp_path, "numbered", SAFE, request)
+    assert parts == whole and joined
+    payload = orjson.loads(parts)["payload"]
+    assert payload["model"] == "gpt-5.1" and payload["store"] is False and "prompt_cache_retention" not in payload
+    assert [item.get("id") for item in payload["input"]] == [None, None, "msg_pi_1", None, "msg_pi_3", None]
+    assert payload["input"][0] == {"role": "developer", "content": "Be brief."}
+
+
+@pytest.mark.usefixtures("azure_resource")
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_azure_refused_joins_are_built_whole(tmp_path: Path, name: str) -> None:
+    request = PayloadRequest(api="azure-openai-responses", model="azure-openai-responses/gpt-5.1")
+    whole, parts, joined = built_in_parts(tmp_path, name, REFUSED[name], request)
+    assert parts == whole
+    # the tool call is openai's, another provider to Azure: its id is renamed, unlike for openai-responses
+    assert not joined
+
+
+@pytest.mark.parametrize("split_bytes", ["0", None])
+def test_azure_cli_in_parts_writes_what_it_writes_whole(cli: Any, split_bytes: str | None) -> None:
+    """Through the CLI, parts forced (0) and at the default size, against the whole build ('off'); without an
+    endpoint every way reports Pi's error."""
+    args = ["payload", "--api", "azure-openai-responses", "--model", "azure-openai-responses/gpt-5.1",
+            str(LARGEST.relative_to(ROOT)), "fixtures/conformance/cases/c003_compaction.jsonl"]
+    env = {"AZURE_OPENAI_BASE_URL": "", "AZURE_OPENAI_RESOURCE_NAME": "res"}
+    if split_bytes is not None:
+        env[SPLIT_BYTES_VARIABLE] = split_bytes
+    in_parts = cli(*args, env=env)
+    whole = cli(*args, env={**env, SPLIT_BYTES_VARIABLE: "off"})
+    assert in_parts.code == whole.code == 0
+    assert in_parts.stdout == whole.stdout and in_parts.stderr == whole.stderr == ""
+    assert [document["kind"] for document in whole.documents()] == ["payload", "payload"]
+    no_endpoint = {**env, "AZURE_OPENAI_RESOURCE_NAME": ""}
+    failed = cli(*args, env=no_endpoint)
+    assert failed.stdout == cli(*args, env={**no_endpoint, SPLIT_BYTES_VARIABLE: "off"}).stdout
+    assert [document.get("error", "")[:33] for document in failed.documents()] == \
+        ["Azure OpenAI base URL is required"] * 2

@@ -109,27 +109,40 @@ def build_payload(api: str, model: Model, context: dict[str, Any], options: dict
     return payload
 
 
+def _part_hook(api: str, name: str) -> Any:
+    """The payload module's function `name` that building in parts calls (see providers.split), or None.
+
+    A variant API has its own ``build_<prefix>_history``/``build_<prefix>_tail`` and shares its package's other
+    hooks (encode_part, join_parts, starts_by_continuing) unless it defines ``<prefix>_<name>``."""
+    variant = VARIANT_APIS.get(api)
+    if variant is None:
+        if api not in API_MODULES:
+            return None
+        return getattr(_api_module(api, "payload"), name, None)
+    package, prefix = variant
+    module = importlib.import_module(f"pi_tools.providers.{package}.payload")
+    if name.startswith("build_"):
+        return getattr(module, f"build_{prefix}_{name[len('build_'):]}", None)
+    return getattr(module, f"{prefix}_{name}", None) or getattr(module, name, None)
+
+
 def build_history(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
     """The payload messages of a conversation's first part (see pi_tools.providers.split), or None where this
     API or model cannot build them apart from the rest of the conversation."""
-    if api in VARIANT_APIS or api not in API_MODULES:
-        return None
-    history = getattr(_api_module(api, "payload"), "build_history", None)
+    history = _part_hook(api, "build_history")
     return None if history is None else history(model, context, options)
 
 
 def starts_by_continuing(api: str, converted: list[Any]) -> bool:
     """Whether a part's converted messages may belong with the previous part's last one (see providers.split)."""
-    if api in VARIANT_APIS or api not in API_MODULES:
-        return False
-    check = getattr(_api_module(api, "payload"), "starts_by_continuing", None)
+    check = _part_hook(api, "starts_by_continuing")
     return bool(check(converted)) if check is not None else False
 
 
 def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
     """The payload of a conversation's last part (see providers.split), what its conversion carried across the
     cut, and how many items its message list opens with that belong to no part (a system message)."""
-    tail = getattr(_api_module(api, "payload"), "build_tail", None)
+    tail = _part_hook(api, "build_tail")
     if tail is None:
         return build_payload(api, model, context, options), None, 0
     built: tuple[dict[str, Any], Any, int] = tail(model, context, options)
@@ -139,7 +152,7 @@ def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[st
 def encode_part(api: str, converted: list[Any], carry: Any) -> tuple[Any, Any]:
     """A part's converted messages as EncodedItems, and its carry (the API may note where in the text it must
     change once the parts before it are known: ``encode_part`` in its payload module)."""
-    encode = getattr(_api_module(api, "payload"), "encode_part", None)
+    encode = _part_hook(api, "encode_part")
     if encode is not None:
         return encode(converted, carry)  # type: ignore[no-any-return]
     from pi_tools.docs import EncodedItems, dump_items
@@ -150,7 +163,7 @@ def encode_part(api: str, converted: list[Any], carry: Any) -> tuple[Any, Any]:
 def join_parts(api: str, parts: list[Any], tail: Any) -> list[Any] | None:
     """The joined message list of split Parts and their Tail (the API's ``join_parts`` checks their carries), or
     None where the whole conversation would convert differently."""
-    join = getattr(_api_module(api, "payload"), "join_parts", None)
+    join = _part_hook(api, "join_parts")
     if join is None:
         return [*(part.messages for part in parts), tail.messages]
     return join(parts, tail)  # type: ignore[no-any-return]

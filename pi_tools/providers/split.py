@@ -45,6 +45,7 @@ from pi_tools.providers.options import last_usage_index, message_timestamp
 
 _MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
                   "google-generative-ai": "contents", "google-vertex": "contents", "openai-responses": "input",
+                  "azure-openai-responses": "input",
                   "mistral-conversations": "messages", "openai-completions": "messages"}
 """Where each API whose payload can be built in parts keeps its conversation."""
 

@@ -117,9 +117,15 @@ def _parse_json(text: str) -> Any:
         return _MISSING
 
 
+_JSON_SPACE = " \t\n\r"
+
+
 def _signed_reasoning_details(signature: Any) -> list[Any] | None:
-    """A thinking signature that is a JSON array of OpenRouter reasoning details, replayed as-is."""
-    if not isinstance(signature, str) or not signature:
+    """A thinking signature that is a JSON array of OpenRouter reasoning details, replayed as-is. Most signatures
+    are opaque tokens: one that cannot open an array (after JSON's whitespace) is not parsed."""
+    if not isinstance(signature, str) or not signature or signature[0] not in "[ \t\n\r":
+        return None
+    if signature[0] != "[" and signature.lstrip(_JSON_SPACE)[:1] != "[":
         return None
     parsed = _parse_json(signature)
     if isinstance(parsed, list) and parsed and all(is_reasoning_detail(item) for item in parsed):
@@ -128,8 +134,11 @@ def _signed_reasoning_details(signature: Any) -> list[Any] | None:
 
 
 def _legacy_encrypted_detail(signature: Any) -> dict[str, Any] | None:
-    """Older sessions stored one encrypted detail per tool call in ``thoughtSignature``."""
-    if not isinstance(signature, str) or not signature:
+    """Older sessions stored one encrypted detail per tool call in ``thoughtSignature`` (a JSON object; anything
+    that cannot open one is not parsed)."""
+    if not isinstance(signature, str) or not signature or signature[0] not in "{ \t\n\r":
+        return None
+    if signature[0] != "{" and signature.lstrip(_JSON_SPACE)[:1] != "{":
         return None
     parsed = _parse_json(signature)
     if (
@@ -186,13 +195,22 @@ def _assistant_message(
         "content": "" if compat["requiresAssistantAfterToolResult"] else None,
     }
     blocks = message.get("content") or []
-    # `block.text.trim()` and `block.thinking.trim()`: V8's words where a stored one is not a string.
-    texts = [string_receiver(js_prop(block, "text"), "block.text", "trim")
-             for block in blocks if block.get("type") == "text"]
+    # One pass sorts the blocks by type. `block.text.trim()` (and `block.thinking.trim()` below): V8's words
+    # where a stored one is not a string; the texts fail first, as Pi filters them first.
+    texts: list[str] = []
+    thinking_blocks: list[dict[str, Any]] = []
+    tool_calls: list[dict[str, Any]] = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text":
+            piece = block.get("text")
+            texts.append(piece if type(piece) is str else string_receiver(js_prop(block, "text"), "block.text", "trim"))
+        elif kind == "thinking":
+            thinking_blocks.append(block)
+        elif kind == "toolCall":
+            tool_calls.append(block)
     text_parts = [{"type": "text", "text": sanitize_surrogates(text)} for text in texts if not js_is_blank(text)]
     text = "".join(part["text"] for part in text_parts)
-    thinking_blocks = [block for block in blocks if block.get("type") == "thinking"]
-    tool_calls = [block for block in blocks if block.get("type") == "toolCall"]
 
     preserved_details: list[Any] | None = None
     for block in thinking_blocks:

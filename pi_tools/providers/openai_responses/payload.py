@@ -774,20 +774,33 @@ def build_azure_payload(model: Model, context: dict[str, Any], options: dict[str
 
     pi-ai resolves the endpoint before building the params, so a missing base URL fails the request here too.
     """
+    return _build_azure_params(model, context, options, None, None)[0]
+
+
+def _build_azure_params(
+    model: Model, context: dict[str, Any], options: dict[str, Any], id_map: dict[str, str] | None,
+    index_label: Callable[[int], str] | None, history_only: bool = False,
+) -> tuple[dict[str, Any], _ResponsesInputBuilder, int]:
+    """build_azure_payload, with the builder of its input items and the number of messages that produced items;
+    `history_only` stops at the items of the conversation (no system prompt, no endpoint, no other params), as
+    _build_params does for openai-responses."""
     require_api_key(model, options)
-    base = build_base_options(model, context, options)
-    effort = reasoning_effort(model, options)
-    deployment = azure_deployment_name(model, base)
-    azure_endpoint(model, base)
+    base = {} if history_only else build_base_options(model, context, options)  # the estimate: the tail's
+    if not history_only:
+        effort = reasoning_effort(model, options)
+        deployment = azure_deployment_name(model, base)
+        azure_endpoint(model, base)
     compat = model.get("compat") or {}
     supports_grammar = compat.get("supportsOpenAIGrammarTools")
     supports_grammar = False if supports_grammar is None else bool(supports_grammar)
     supports_strict = compat.get("supportsStrictMode")
     supports_strict = True if supports_strict is None else bool(supports_strict)
     grammar_properties = grammar_input_properties(context.get("tools"), supports_grammar)
-    items = convert_messages(
-        model, context, allowed_providers=AZURE_TOOL_CALL_PROVIDERS, grammar_properties=grammar_properties
-    )
+    builder, counted = _convert(model, context, AZURE_TOOL_CALL_PROVIDERS, not history_only, grammar_properties,
+                                None, None, None, id_map, index_label)
+    items = builder.items
+    if history_only:
+        return {"input": items}, builder, counted
     params: dict[str, Any] = {"model": deployment, "input": items, "stream": True}
     if base.get("sessionId") is not None:
         params["prompt_cache_key"] = clamp_prompt_cache_key(base["sessionId"])
@@ -805,4 +818,23 @@ def build_azure_payload(model: Model, context: dict[str, Any], options: dict[str
         params["tool_choice"] = options["toolChoice"]
     _apply_reasoning(params, model, effort, skip_off_effort=False)
     params.update(base.get("samplingParams") or {})
-    return params
+    return params, builder, counted
+
+
+def build_azure_history(
+    model: Model, context: dict[str, Any], options: dict[str, Any]
+) -> tuple[list[Any], dict[str, str], PartCarry]:
+    """build_history for ``azure-openai-responses``: the same items and the same carry (the message counter),
+    Azure's own tool-call ids kept; encode_part and join_parts are openai-responses' own."""
+    renamed: dict[str, str] = {}
+    params, builder, counted = _build_azure_params(model, context, options, renamed, _part_label, history_only=True)
+    return params["input"], renamed, PartCarry(counted, builder.labelled)
+
+
+def build_azure_tail(
+    model: Model, context: dict[str, Any], options: dict[str, Any]
+) -> tuple[dict[str, Any], PartCarry, int]:
+    """build_tail for ``azure-openai-responses``."""
+    params, builder, counted = _build_azure_params(model, context, options, None, _part_label)
+    opening = 1 if context.get("systemPrompt") else 0
+    return params, PartCarry(counted, builder.labelled), opening
