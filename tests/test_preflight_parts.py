@@ -73,9 +73,11 @@ def _whole(path: str, request: PreflightRequest) -> list[dict[str, Any]]:
     return result.findings
 
 
-def _in_parts(path: str, request: PreflightRequest, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]] | None:
+def _in_parts(path: str, request: PreflightRequest, monkeypatch: pytest.MonkeyPatch,
+              applies: bool = True) -> list[dict[str, Any]] | None:
     """The findings through the parts path, or None where the request was built whole after all (a model never
-    built in parts, parts that do not join)."""
+    built in parts, parts that do not join) or, unless `applies`, where the parts path does not apply (an API not
+    built in parts)."""
     whole_builds: list[bool] = []
     check_whole = session_module.check_whole
 
@@ -86,6 +88,8 @@ def _in_parts(path: str, request: PreflightRequest, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(session_module, "check_whole", counted)
     result = preflight_in_parts(load_context_source(path, False), path, request, min_text_bytes=0, part_bytes=1)
     monkeypatch.undo()
+    if result is None and not applies:
+        return None
     assert result is not None and result.error is None, result
     return None if whole_builds else result.findings
 
@@ -106,16 +110,65 @@ def test_parts_findings_equal_the_whole_build_with_findings_in_every_part(
                                   "castai__kimchi-dev__session.jsonl"])
 def test_parts_findings_equal_the_whole_build_on_real_sessions(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     path = str(REALWORLD / name)
-    checked = 0
+    checked = traced = 0
     for target in [None, *TARGETS]:
         request = PreflightRequest(model=target)
         if target is None and not name.startswith("marcpadz"):
             continue  # the others' own models are not in the catalog
         found = _in_parts(path, request, monkeypatch)
         if found is not None:
-            assert found == _whole(path, request), target
+            whole = _whole(path, request)
+            assert found == whole, target
+            # the traced fields themselves, finding by finding (the comparison above holds them too)
+            assert [(f["payloadPath"], f["entryId"], f["line"]) for f in found] == [
+                (f["payloadPath"], f["entryId"], f["line"]) for f in whole], target
+            traced += sum(f["entryId"] is not None for f in found)
             checked += 1
     assert checked >= 5
+    assert traced > 0  # at least one finding on these sessions is traced to an entry, not only request-wide ones
+
+
+CONFORMANCE = Path(__file__).resolve().parent.parent / "fixtures" / "conformance"
+
+
+def _conformance_requests() -> list[tuple[str, str, PreflightRequest]]:
+    """Every conformance case with each model variant of its golden and its inputs, without and with reasoning
+    (as scripts/record_preflight_conformance.py checks them)."""
+    from pi_tools.providers.registry import REPRESENTATIVE_MODELS
+
+    requests = []
+    for case in sorted((CONFORMANCE / "cases").glob("*.jsonl")):
+        golden = json.loads((CONFORMANCE / "expected" / f"{case.stem}.json").read_text())
+        if "error" in golden:
+            continue
+        inputs = golden["inputs"]
+        for key in sorted(golden.get("payloads") or {}):
+            model = key.split("@", 1)[1] if "@" in key else REPRESENTATIVE_MODELS[key]
+            for reasoning in ("off", inputs.get("reasoningRequested")):
+                requests.append((str(case), key, PreflightRequest(
+                    model=model, system_prompt=inputs.get("systemPrompt"), tools=inputs.get("tools"),
+                    reasoning=reasoning, session_id=(inputs.get("streamOptions") or {}).get("sessionId"))))
+    return requests
+
+
+def test_parts_findings_equal_the_whole_build_on_the_conformance_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each conformance case, cut into tiny parts, for the 11 model variants: the parts path's findings, their
+    payload paths, entry ids and lines, are the whole build's wherever the parts path builds in parts."""
+    compared = traced = 0
+    variants: set[str] = set()
+    for path, key, request in _conformance_requests():
+        whole = preflight_tree(load_context_source(path, False), path, request)
+        if whole.error is not None:
+            continue
+        found = _in_parts(path, request, monkeypatch, applies=False)
+        if found is None:
+            continue  # not built in parts, or built whole after all: nothing of the parts path to compare
+        assert found == whole.findings, (Path(path).name, key, request.reasoning)
+        compared += 1
+        traced += sum(f["entryId"] is not None for f in found)
+        variants.add(key)
+    # 592 requests compared, 170 findings traced to an entry, all 11 variants (when this test was written)
+    assert compared > 500 and traced > 100 and len(variants) == 11, (compared, traced, sorted(variants))
 
 
 def test_parts_path_reads_a_finding_s_part_again_from_the_file(tmp_path: Path) -> None:
@@ -186,3 +239,4 @@ def test_parts_built_by_the_payload_helper_give_the_same_findings(tmp_path: Path
     # 401 parts (one per user turn): the helper took some of them from the back (the first build_part call here
     # is payload_document_in_parts' probe with no messages).
     assert 1 < len(built_here) < 401
+

@@ -62,6 +62,12 @@ class _Parts:
     offsets: list[int]
     origins: list[Origin]
     chunks: list[_Chunk]
+    items: list[Any] = field(default_factory=list)
+    """The payload's items as the rules read them (decoded once: tracing slices them instead of decoding a part's
+    JSON text again)."""
+    reach: dict[int, int] = field(default_factory=dict)
+    """Per part, the last of its own items a finding points at: its mapping need go no further (map_origins'
+    upto_item)."""
     traced: dict[int, tuple[list[Any], list[Origin], PayloadOrigins | None]] = field(default_factory=dict)
     starts: list[int] = field(default_factory=list)
 
@@ -159,7 +165,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     for planned_part in planned_parts[:-1]:
         offsets.append(offsets[-1] + _message_count(planned_part))
     positions: list[Origin] = list(origins)
-    parts = _Parts(planned_parts, offsets, positions, chunks)
+    parts = _Parts(planned_parts, offsets, positions, chunks, items)
     # The join holds only where the newest usable usage is in the last part (split.join): Pi's estimate over the
     # whole conversation is then the estimate over the last part.
     estimate_context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": tail}
@@ -174,6 +180,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     view = RequestView(api, model, compact, estimate=estimate, size=size,
                        source=lambda index: _source(parts, api, model, index, has_system))
     hits = list(iter_hits(rules_for(api, model, enabled=request.enabled), view))
+    _note_reach(parts, hits)
     result.findings = [finding(source, hit, api, reference, _locate(parts, api, model, hit, has_system))
                        for hit in hits]
     return result
@@ -197,6 +204,25 @@ def _detached(planned_parts: list[Any], path: str) -> list[Any]:
     return detached
 
 
+def _note_reach(parts: _Parts, hits: Sequence[Hit]) -> None:
+    """How far into each part the findings reach (parts.reach), so that a part is mapped only up to its last
+    finding: the mapping walks messages and items in step, so a prefix maps exactly as the whole part does."""
+    for hit in hits:
+        if hit.item is None:
+            continue
+        chunk = _chunk_of(parts, hit.item)
+        if chunk.part is not None:
+            local = hit.item - chunk.start
+            parts.reach[chunk.part] = max(parts.reach.get(chunk.part, local), local)
+
+
+def _chunk_items(parts: _Parts, chunk: _Chunk) -> list[Any]:
+    """A chunk's items, sliced from the decoded payload."""
+    position = parts.chunks.index(chunk)
+    end = parts.chunks[position + 1].start if position + 1 < len(parts.chunks) else len(parts.items)
+    return parts.items[chunk.start:end]
+
+
 def _chunk_of(parts: _Parts, item: int) -> _Chunk:
     if len(parts.starts) != len(parts.chunks):
         parts.starts = [chunk.start for chunk in parts.chunks]
@@ -216,8 +242,10 @@ def _traced_part(parts: _Parts, api: str, model: dict[str, Any], index: int,
         # The last part is the one built as a whole payload, with the system prompt: its items follow the items
         # of no part (a system message), if the API has any.
         last = index == len(parts.planned) - 1
-        prefix = _decode(parts.chunks[0].encoded) if last and parts.chunks[0].part is None else []
-        mapping = map_origins(api, model, llm, {key: [*prefix, *_decode(chunk.encoded)]}, has_system and last)
+        prefix = _chunk_items(parts, parts.chunks[0]) if last and parts.chunks[0].part is None else []
+        reach = parts.reach.get(index)
+        mapping = map_origins(api, model, llm, {key: [*prefix, *_chunk_items(parts, chunk)]}, has_system and last,
+                              upto_item=None if reach is None else reach + len(prefix))
         if prefix:
             mapping = PayloadOrigins(_shift_labels(mapping.by_label, -len(prefix), key),
                                      mapping.item_origin[len(prefix):])
