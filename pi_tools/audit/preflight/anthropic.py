@@ -10,6 +10,7 @@ from typing import Any
 
 from pi_tools.audit.preflight.rules import Hit, rule
 from pi_tools.audit.preflight.view import RequestView, blocks
+from pi_tools.js.values import js_set_key
 
 API = ("anthropic-messages",)
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
@@ -109,9 +110,9 @@ def tool_use_without_result(view: RequestView) -> Iterator[Hit]:
     items = view.items
     for i, uses in scan.uses.items():
         following = items[i + 1] if i + 1 < len(items) else None
-        answered = {tool_id for _, tool_id in scan.results.get(i + 1, ())} \
+        answered = {js_set_key(tool_id) for _, tool_id in scan.results.get(i + 1, ())} \
             if isinstance(following, dict) and following.get("role") == "user" else set()
-        missing = [(j, tool_id) for j, tool_id in uses if tool_id not in answered]
+        missing = [(j, tool_id) for j, tool_id in uses if js_set_key(tool_id) not in answered]
         if missing:
             ids = ", ".join(str(tool_id) for _, tool_id in missing)
             yield Hit("anthropic-tool-use-without-result", view.path(i, "content", missing[0][0]),
@@ -131,9 +132,9 @@ def tool_use_without_result(view: RequestView) -> Iterator[Hit]:
 def tool_result_without_use(view: RequestView) -> Iterator[Hit]:
     scan = _scan(view)
     for i, results in scan.results.items():
-        issued = {tool_id for _, tool_id in scan.uses.get(i - 1, ())}
+        issued = {js_set_key(tool_id) for _, tool_id in scan.uses.get(i - 1, ())}
         for j, tool_id in results:
-            if tool_id not in issued:
+            if js_set_key(tool_id) not in issued:
                 yield Hit("anthropic-tool-result-without-use", view.path(i, "content", j),
                           f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
                           f"{tool_id}. Each `tool_result` block must have a corresponding `tool_use` block in the "
@@ -223,7 +224,7 @@ def thinking_tool_loop(view: RequestView) -> Iterator[Hit]:
       "messages: text content blocks must be non-empty / messages: text content blocks must contain non-whitespace "
       "text",
       "anthropics/claude-code#23440, nick1udwig/kibitz#78 (recorded responses)",
-      "Remove the blank text block from the entry (`pi-tools repair`), or give it text.",
+      "Give the blank text block text, or remove it from the entry by hand (`pi-tools repair` does not rewrite blocks).",
       """Anthropic refuses text blocks that are empty or hold only whitespace, in any message. Pi leaves blank
       text out of what it converts, so this appears with hand-made or tool-made content.""")
 def empty_text(view: RequestView) -> Iterator[Hit]:
@@ -234,7 +235,7 @@ def empty_text(view: RequestView) -> Iterator[Hit]:
 @rule("anthropic-empty-message", "error", "A message with no content", API, "items",
       "messages.N: all messages must have non-empty content except for the optional final assistant message",
       "Anthropic Messages API validation (the same wording in Bedrock's Claude errors)",
-      "Give the stored message content or drop the entry from the branch (`pi-tools repair`).",
+      "Give the stored message content, or branch around the entry with --leaf.",
       """Every message but a final assistant one must have content: an empty string or an empty block list is
       refused.""")
 def empty_message(view: RequestView) -> Iterator[Hit]:

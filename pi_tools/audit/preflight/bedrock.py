@@ -58,7 +58,7 @@ def tool_results(view: RequestView) -> Iterator[Hit]:
       "A conversation must alternate between user and assistant roles. Make sure the conversation alternates "
       "between user and assistant roles and try again. / A conversation must start with a user message.",
       "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html (ValidationException)",
-      "Merge or drop the neighbouring message in the session (`pi-tools repair`), or branch with --leaf.",
+      "Branch with --leaf, or merge the neighbouring messages by hand (`pi-tools repair --relink` only moves messages stored between calls and their results).",
       """Converse requires the messages to start with a user message and to alternate between user and
       assistant.""")
 def alternation(view: RequestView) -> Iterator[Hit]:
@@ -78,7 +78,7 @@ def alternation(view: RequestView) -> Iterator[Hit]:
       "The text field in the ContentBlock object at messages.N.content.M is blank. Add text to the text field, and "
       "try again.",
       "NousResearch/hermes-agent#41985 (recorded ValidationException)",
-      "Remove the blank text block from the entry (`pi-tools repair`), or give it text.",
+      "Give the blank text block text, or remove it from the entry by hand (`pi-tools repair` does not rewrite blocks).",
       """Converse refuses empty and whitespace-only text blocks.""")
 def blank_text(view: RequestView) -> Iterator[Hit]:
     for i, item in enumerate(view.items):

@@ -209,8 +209,8 @@ def image_size(view: RequestView) -> Iterator[Hit]:
       "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
       "google-gemini/gemini-cli#11814 (a history that starts with a function call), continuedev/continue#11164 "
       "(recorded 400 INVALID_ARGUMENT)",
-      "Branch from an entry before the stray message (--leaf), or drop the model message in front of the call "
-      "(`pi-tools repair`).",
+      "Branch from an entry before the stray message (--leaf); a message stored between calls and their results "
+      "is moved after them by `pi-tools repair --relink`.",
       """A model content with functionCall parts must come right after a user content (text or function
       responses): not first in the contents, and not after another model content. Gemini otherwise accepts
       consecutive contents of one role (the recorded Vertex requests of fixtures/realworld/marcpadz dexter-v3
