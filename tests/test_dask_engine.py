@@ -289,6 +289,18 @@ def big_corpus(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module")
+def long_corpus(big_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """300 MB of sessions (hard links to the big ones): a run that is surely still going when it is interrupted,
+    however fast the machine (the 16 MB of big_corpus take well under a second on two idle cores)."""
+    folder = tmp_path_factory.mktemp("long") / "sessions"
+    folder.mkdir(parents=True)
+    source = big_corpus / "--home-user-big--" / "big00.jsonl"
+    for copy in range(300):
+        os.link(source, folder / f"long{copy:03d}.jsonl")
+    return folder
+
+
 def test_cli_output_survives_a_worker_killed_mid_run(big_corpus: Path, tmp_path: Path) -> None:
     folder = big_corpus
     args = ["-m", "pi_tools", "audit", "--format", "json", str(folder)]
@@ -371,12 +383,12 @@ def test_help_and_local_runs_import_no_dask_or_fsspec() -> None:
         assert imported & {"dask", "distributed", "fsspec", "s3fs", "botocore", "aiobotocore"} == set()
 
 
-def test_cli_ctrl_c_on_a_terminal_cancels_quietly(big_corpus: Path) -> None:
+def test_cli_ctrl_c_on_a_terminal_cancels_quietly(long_corpus: Path) -> None:
     """Ctrl-C reaches the whole process group (the LocalCluster's workers too): one line, exit 130, nothing left."""
     import psutil
 
     run = subprocess.Popen([sys.executable, "-m", "pi_tools", "audit", "--format", "json", "--engine", "dask",
-                            str(big_corpus)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+                            str(long_corpus)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
                            stdin=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 120
     workers: list[Any] = []
