@@ -301,9 +301,10 @@ def long_corpus(big_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     return folder
 
 
-def test_cli_output_survives_a_worker_killed_mid_run(big_corpus: Path, tmp_path: Path) -> None:
-    folder = big_corpus
-    args = ["-m", "pi_tools", "audit", "--format", "json", str(folder)]
+def test_cli_output_survives_a_worker_killed_mid_run(big_corpus: Path, long_corpus: Path, tmp_path: Path) -> None:
+    # The damaged sessions give findings to compare; the 300 MB behind them keep the run going while a worker
+    # dies (16 MB alone ended on an idle CI machine before any task was seen done).
+    args = ["-m", "pi_tools", "audit", "--format", "json", str(big_corpus), str(long_corpus)]
     local = pi_tools(*args[2:])
     doomed = start_cluster(2, tmp_path / "dask")
     try:
