@@ -32,6 +32,7 @@ DAMAGED = "fixtures/bad/torn_last_line.jsonl"
 FAUX = "tests/data/run/faux_first.json"
 BODY = "fixtures/streams/cases/anthropic-messages/rec_vercel_text.sse"
 CAPTURE = "fixtures/captures/curl_i_raw_gzip.txt"
+REFUSED = "fixtures/conformance/cases/c017_crossprovider.jsonl"  # a GIF Gemini refuses
 ERROR_BODY = "fixtures/streams/cases/anthropic-messages/syn_http_529_overloaded.body"
 
 
@@ -104,7 +105,7 @@ def build_and_install(scratch: Path) -> Installed:
                     str(wheel)], check=True, cwd=scratch)
     for folder in ("work", "home", "agent/sessions/--work--"):
         (scratch / folder).mkdir(parents=True, exist_ok=True)
-    for name in (SESSION, CROSS, DAMAGED, FAUX, BODY, CAPTURE, ERROR_BODY):
+    for name in (SESSION, CROSS, DAMAGED, FAUX, BODY, CAPTURE, ERROR_BODY, REFUSED):
         shutil.copy2(ROOT / name, installed.work / Path(name).name)
     shutil.copy2(ROOT / SESSION, scratch / "agent" / "sessions" / "--work--" / Path(SESSION).name)
     return installed
@@ -169,6 +170,42 @@ def check_stages(pi: Installed) -> None:
     pi.check("run (faux)", [m["role"] for m in ran][:2] == ["user", "assistant"])
 
 
+def check_second_wave(pi: Installed) -> None:
+    """The commands of the second wave: preflight, index (read back with polars), search, the rewriters, export."""
+    session, cross, refused = Path(SESSION).name, Path(CROSS).name, Path(REFUSED).name
+    verdict = pi.run("preflight", "--format", "json", "--model", "google/gemini-2.5-flash", refused, codes=(1,))
+    pi.check("preflight (a refused request, exit 1)", [(d["rule"], d["payloadPath"]) for d in verdict.documents()]
+             == [("google-image-media-type", "contents[8].parts[1]")], verdict.stdout)
+    clean = pi.run("preflight", "--model", "openai/gpt-5.1", session)
+    pi.check("preflight (clean)", "no finding" in clean.stdout, clean.stdout)
+    first = pi.run("index", "-o", "idx", session, cross)
+    again = pi.run("index", "-o", "idx", session, cross)
+    pi.check("index, then incremental", "(2 indexed, 0 unchanged, 0 removed)" in first.stderr
+             and "(0 indexed, 2 unchanged, 0 removed)" in again.stderr, first.stderr + again.stderr)
+    tables = pi.run("-c", "import polars as pl; print(*(pl.read_parquet(f'idx/{t}/*.parquet').height for t in "
+                          "('sessions', 'entries', 'messages', 'tool_calls', 'usage')))", program="python")
+    heights = [int(height) for height in tables.stdout.split()]
+    pi.check("index tables read back", len(heights) == 5 and heights[0] == 2 and all(heights), tables.stdout)
+    files = pi.run("search", "--format", "json", "the", session)
+    indexed = pi.run("search", "--format", "json", "--index", "idx", "the", session)
+    branches = {hit["branch"] for hit in files.documents()}
+    pi.check("search (files, then the index)", _is_json_kind(files.documents(), "hit")
+             and branches == {"active", "abandoned"} and indexed.stdout == files.stdout)
+    for name, args in (("scrub", ["scrub", session, "-o", "scrubbed.jsonl"]),
+                       ("slim --drop-branches", ["slim", session, "--drop-branches", "-o", "slim.jsonl"]),
+                       ("repair --relink", ["repair", "--relink", session, "-o", "relinked.jsonl"]),
+                       ("transform --to-session", ["transform", "--keep-last", "2", "--to-session", "kept.jsonl",
+                                                   session])):
+        pi.run(*args)
+        written = args[args.index("-o") + 1] if "-o" in args else args[args.index("--to-session") + 1]
+        pi.check(name, _is_json_kind(pi.run("context", written).documents(), "context"))
+    no_extra = pi.run("audit", "--engine", "dask", session, codes=(2,))
+    pi.check("--engine dask without the extra", no_extra.stderr
+             == "pi-tools: --engine dask needs the dask extra: pip install 'pi-tools[dask]'\n", no_extra.stderr)
+    pi.run("export", session, "-o", "transcript.html")
+    pi.check("export html", (pi.work / "transcript.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>"))
+
+
 def check_decode(pi: Installed) -> None:
     body = pi.run("decode", "--api", "anthropic-messages", Path(BODY).name)
     message = body.documents()[0]
@@ -218,8 +255,8 @@ def check_broken_install(pi: Installed) -> None:
             f"pi-tools: template {name} is missing from this installation (looked in {templates})"), result.stderr)
 
 
-CHECKS: tuple[Callable[[Installed], None], ...] = (check_package, check_stages, check_decode, check_session_folder,
-                                                   check_broken_install)
+CHECKS: tuple[Callable[[Installed], None], ...] = (check_package, check_stages, check_second_wave, check_decode,
+                                                   check_session_folder, check_broken_install)
 
 
 def main() -> int:
