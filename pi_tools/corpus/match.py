@@ -62,34 +62,11 @@ class Prefilter:
             _collect(data, starts, self.literal)
         else:
             assert self.folded is not None
-            lowered = data.lower()
-            position = 0
-            search = self.folded.search
-            while True:
-                found = search(lowered, position)
-                if found is None:
-                    break
-                start = data.rfind(b"\n", 0, found.start()) + 1
-                starts.add(start)
-                end = data.find(b"\n", found.end())
-                if end < 0:
-                    break
-                position = end + 1
+            _collect_matches(data.lower(), starts, self.folded)  # ASCII lowering keeps every byte's position
         if self.slash:
             _collect(data, starts, b"\\/")
         if b"\\u" in data:  # escapes: a separate scan, which skips ahead to each \u
-            position = 0
-            search_escape = self.escapes.search
-            while True:
-                found = search_escape(data, position)
-                if found is None:
-                    break
-                start = data.rfind(b"\n", 0, found.start()) + 1
-                starts.add(start)
-                end = data.find(b"\n", found.end())
-                if end < 0:
-                    break
-                position = end + 1
+            _collect_matches(data, starts, self.escapes)
         out = []
         for start in sorted(starts):
             end = data.find(b"\n", start)
@@ -98,15 +75,30 @@ class Prefilter:
 
 
 def _collect(data: bytes, starts: set[int], literal: bytes) -> None:
+    """Add the start of each line holding `literal`; one find per line at most (the rest of a line is skipped)."""
     find, rfind = data.find, data.rfind
     position = 0
     while True:
         found = find(literal, position)
         if found < 0:
             return
-        start = rfind(b"\n", 0, found) + 1
-        starts.add(start)
+        starts.add(rfind(b"\n", 0, found) + 1)
         end = find(b"\n", found + len(literal))
+        if end < 0:
+            return
+        position = end + 1
+
+
+def _collect_matches(data: bytes, starts: set[int], pattern: re.Pattern[bytes]) -> None:
+    """`_collect` for a pattern: the start of each line `pattern` matches in."""
+    search, find, rfind = pattern.search, data.find, data.rfind
+    position = 0
+    while True:
+        found = search(data, position)
+        if found is None:
+            return
+        starts.add(rfind(b"\n", 0, found.start()) + 1)
+        end = find(b"\n", found.end())
         if end < 0:
             return
         position = end + 1
