@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_tools.audit.usage_scan import _Accumulator, pricer, usage_of
+from pi_tools.audit.usage_scan import ENTRY_TIMESTAMP, _Accumulator, pricer, usage_of
+from pi_tools.corpus.lines import MessageLine, orjson_usage
 
 Candidate = tuple[Any, int, int | None, bool]
 """(entry, line, entry time in epoch ms, on the active path) of an entry that may carry usage."""
@@ -29,10 +30,31 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
     seen: set[tuple[bytes, int]] = set()
     rows: list[tuple[Any, ...]] = []
     for entry, line, stamp_ms, active in candidates:
-        found = usage_of(entry)
-        if found is None:
-            continue
-        message, tokens = found
+        message: Any
+        provider: str | None
+        model: str | None
+        api: str | None
+        entry_id: str | None
+        if type(entry) is MessageLine:  # an assistant message line with the fields' types Pi writes
+            message = entry.message
+            tokens = message.usage
+            if type(tokens) is dict:
+                tokens = orjson_usage(tokens)
+            if not isinstance(tokens, dict) or type(tokens.get("input")) not in (int, float) \
+                    or type(tokens.get("output")) not in (int, float):
+                continue
+            stamp = entry.timestamp
+            if ENTRY_TIMESTAMP.fullmatch(stamp) is None:
+                continue
+            provider, model, api, entry_id = message.provider, message.model, message.api, entry.id
+        else:
+            found = usage_of(entry)
+            if found is None:
+                continue
+            message, tokens = found
+            stamp = entry["timestamp"]
+            provider, model, api, entry_id = (value if type(value) is str else None for value in (
+                message.get("provider"), message.get("model"), message.get("api"), entry.get("id")))
         get = tokens.get
         input_tokens = get("input")
         if type(input_tokens) is not int or input_tokens < 0:
@@ -49,7 +71,6 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
         total = get("totalTokens")
         if type(total) is not int or total < 0:
             total = input_tokens + output_tokens + cache_read + cache_write
-        stamp = entry["timestamp"]
         if line in unread:
             counted = False
         else:
@@ -64,16 +85,10 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
             amount, source = stored + 0.0, "stored"
         else:
             write_1h = get("cacheWrite1h")
-            recomputed, source = price(message.get("provider") if type(message.get("provider")) is str else None,
-                                       message.get("model") if type(message.get("model")) is str else None,
-                                       input_tokens, output_tokens, cache_read, cache_write,
+            recomputed, source = price(provider, model, input_tokens, output_tokens, cache_read, cache_write,
                                        write_1h if type(write_1h) is int and write_1h >= 0 else 0)
             amount = 0.0 + recomputed
-        provider, model, api, entry_id = message.get("provider"), message.get("model"), message.get("api"), \
-            entry.get("id")
-        rows.append((line, entry_id if type(entry_id) is str else None,
-                     provider if type(provider) is str else None, model if type(model) is str else None,
-                     api if type(api) is str else None, stamp_ms, input_tokens, output_tokens, cache_read,
+        rows.append((line, entry_id, provider, model, api, stamp_ms, input_tokens, output_tokens, cache_read,
                      cache_write, total, amount, source, counted, active))
     if rows:
         for name, values in zip(_NAMES, zip(*rows, strict=True), strict=True):
