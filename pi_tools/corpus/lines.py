@@ -11,7 +11,8 @@ The entry timestamp is kept as its string (the tables and `usage` read the text)
 heads check it, as a msgspec datetime, a slice at a time.
 
 Where the two parsers differ, the rows keep orjson's reading. An integer beyond 64 bits, which orjson reads as
-a float, is read as that float wherever a row takes a number (`orjson_number`, `orjson_usage`). A number beyond
+a float, is read as that float wherever a row takes a number (`orjson_number`; `usage` reads such counts as 0, as
+it reads floats). A number beyond
 the double range makes orjson refuse the whole line, which `usage` then may not count; msgspec refuses it in a
 field it decodes, but skips it in a field no struct holds. That matters only on an assistant line (the only
 lines `usage` counts), so the assistant structs, their blocks and the entry forbid unknown fields and decode
@@ -181,28 +182,3 @@ def orjson_number(value: Any) -> Any:
     if type(value) is int and not _I64_MIN <= value <= _U64_MAX:
         return float(value)
     return value
-
-
-def orjson_usage(usage: dict[str, Any]) -> dict[str, Any]:
-    """A usage object as orjson reads it (the same object unless it holds an integer beyond 64 bits)."""
-    return _widen(usage) if _holds_wide(usage) else usage  # type: ignore[no-any-return]
-
-
-def _holds_wide(value: Any) -> bool:
-    for item in value.values() if type(value) is dict else value:
-        kind = type(item)
-        if kind is int:
-            if not _I64_MIN <= item <= _U64_MAX:
-                return True
-        elif (kind is dict or kind is list) and _holds_wide(item):
-            return True
-    return False
-
-
-def _widen(value: Any) -> Any:
-    kind = type(value)
-    if kind is dict:
-        return {key: _widen(item) for key, item in value.items()}
-    if kind is list:
-        return [_widen(item) for item in value]
-    return orjson_number(value)

@@ -161,6 +161,8 @@ class ReadSession:
     diagnostics: int
     context_error: str | None
     unread: set[int]
+    lengths: list[int] | None = None
+    """Byte length of every line (`line_lengths`), when the reader had the lines at hand."""
 
 
 def file_rows(name: str, data: bytes) -> FileRows:
@@ -173,7 +175,7 @@ def file_rows(name: str, data: bytes) -> FileRows:
     read = bulk_read(name, data, structs=True)
     if read is None:
         read = tree_read(name, data)
-    return session_rows(name, read, line_lengths(data), len(data))
+    return session_rows(name, read, read.lengths if read.lengths is not None else line_lengths(data), len(data))
 
 
 def tree_read(name: str, data: bytes) -> ReadSession:
@@ -262,8 +264,12 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
     if data and not data.endswith(b"\n") and not scan_reads_line(lines[count - 1]):
         unread.add(count)
     branches = count - 1 - len({parent for parent in islice(parents, 1, None) if parent > 0})
+    # A clean file's lines are all whole lines of the split (the last piece is what follows the last newline).
+    lengths = list(map(len, lines))
+    if not lines[-1]:
+        lengths.pop()
     return ReadSession(bulk.header, entries, list(range(2, count + 1)), active[1:], used[1:], session_name,
-                       bulk.leaf_id, branches, diagnostics, context_error, unread)
+                       bulk.leaf_id, branches, diagnostics, context_error, unread, lengths)
 
 
 Result = tuple[Any, int, Any, bool, str | None, int | None, str | None]
@@ -284,8 +290,10 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     `reference_usage_rows` is what tests compare the fast one with)."""
     rows: FileRows = {table: empty_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
     entries_rows = rows["entries"]
-    e_line, e_id, e_parent, e_type, e_role = (entries_rows[k].append for k in ("line", "id", "parentId", "type", "role"))
-    e_time, e_bytes = entries_rows["timestamp"].append, entries_rows["bytes"].append
+    e_id, e_parent, e_type, e_role = (entries_rows[k].append for k in ("id", "parentId", "type", "role"))
+    count_lines = len(lengths)
+    entries_rows["line"] = list(read.lines)
+    entries_rows["bytes"] = [lengths[line - 1] if line <= count_lines else 0 for line in read.lines]
     entries_rows["onActivePath"] = read.active
     entries_rows["inContext"] = read.used
     messages = rows["messages"]
@@ -303,9 +311,9 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     results: list[Result] = []
     last_activity: int | None = None
     context_messages = 0
-    stamps: list[int | None] = []
+    stamps: list[int | None] = []  # the entries' times (their table's column)
+    entries_rows["timestamp"] = stamps
     candidates: list[Candidate] = []  # entries that may carry usage (assistant messages, untyped entries)
-    count_lines = len(lengths)
 
     for entry, line, active, used in zip(read.entries, read.lines, read.active, read.used, strict=True):
         if type(entry) is MessageLine:
@@ -313,9 +321,6 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
             # of the dict path below all pass; the same values, without them.
             stamp = stamp_ms(entry.timestamp)
             stamps.append(stamp)
-            e_line(line)
-            e_bytes(lengths[line - 1] if line <= count_lines else 0)
-            e_time(stamp)
             entry_id: str | None = entry.id
             e_id(entry_id)
             e_parent(entry.parentId)
@@ -394,9 +399,6 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
         is_dict = type(entry) is dict
         stamp = stamp_ms(entry.get("timestamp")) if is_dict else None
         stamps.append(stamp)
-        e_line(line)
-        e_bytes(lengths[line - 1] if line <= count_lines else 0)
-        e_time(stamp)
         if not is_dict:
             e_id(None)
             e_parent(None)

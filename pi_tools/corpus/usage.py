@@ -9,13 +9,18 @@ costs a fraction of it. tests/test_index.py checks that both give the same rows 
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any
 
 from pi_tools.audit.usage_scan import ENTRY_TIMESTAMP, _Accumulator, pricer, usage_of
-from pi_tools.corpus.lines import MessageLine, orjson_usage
+from pi_tools.corpus.lines import MessageLine
 
 Candidate = tuple[Any, int, int | None, bool]
 """(entry, line, entry time in epoch ms, on the active path) of an entry that may carry usage."""
+
+WIDE = (1 << 64) - 1
+"""Counts above this are floats to orjson (so 0 to `usage`); only msgspec, which decodes the struct lines,
+gives them as integers. (A stored cost's total is a float either way: `+ 0.0`.)"""
 
 _NAMES = ("line", "entryId", "provider", "model", "api", "timestamp", "input", "output", "cacheRead",
           "cacheWrite", "totalTokens", "cost", "costSource", "counted", "onActivePath")
@@ -38,8 +43,6 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
         if type(entry) is MessageLine:  # an assistant message line with the fields' types Pi writes
             message = entry.message
             tokens = message.usage
-            if type(tokens) is dict:
-                tokens = orjson_usage(tokens)
             if not isinstance(tokens, dict) or type(tokens.get("input")) not in (int, float) \
                     or type(tokens.get("output")) not in (int, float):
                 continue
@@ -57,19 +60,19 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
                 message.get("provider"), message.get("model"), message.get("api"), entry.get("id")))
         get = tokens.get
         input_tokens = get("input")
-        if type(input_tokens) is not int or input_tokens < 0:
+        if type(input_tokens) is not int or input_tokens < 0 or input_tokens > WIDE:
             input_tokens = 0
         output_tokens = get("output")
-        if type(output_tokens) is not int or output_tokens < 0:
+        if type(output_tokens) is not int or output_tokens < 0 or output_tokens > WIDE:
             output_tokens = 0
         cache_read = get("cacheRead", 0)
-        if type(cache_read) is not int or cache_read < 0:
+        if type(cache_read) is not int or cache_read < 0 or cache_read > WIDE:
             cache_read = 0
         cache_write = get("cacheWrite", 0)
-        if type(cache_write) is not int or cache_write < 0:
+        if type(cache_write) is not int or cache_write < 0 or cache_write > WIDE:
             cache_write = 0
         total = get("totalTokens")
-        if type(total) is not int or total < 0:
+        if type(total) is not int or total < 0 or total > WIDE:
             total = input_tokens + output_tokens + cache_read + cache_write
         if line in unread:
             counted = False
@@ -86,7 +89,7 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
         else:
             write_1h = get("cacheWrite1h")
             recomputed, source = price(provider, model, input_tokens, output_tokens, cache_read, cache_write,
-                                       write_1h if type(write_1h) is int and write_1h >= 0 else 0)
+                                       write_1h if type(write_1h) is int and 0 <= write_1h <= WIDE else 0)
             amount = 0.0 + recomputed
         rows.append((line, entry_id, provider, model, api, stamp_ms, input_tokens, output_tokens, cache_read,
                      cache_write, total, amount, source, counted, active))
@@ -96,5 +99,5 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
     totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
                               "cost": 0.0}
     for name in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"):
-        totals[name] += sum(value for value, counted in zip(usage[name], usage["counted"], strict=True) if counted)
+        totals[name] += sum(compress(usage[name], usage["counted"]))  # the generator's order of additions
     return totals
