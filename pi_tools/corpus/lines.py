@@ -57,6 +57,7 @@ class ToolCall(Struct, tag_field="type", tag="toolCall", forbid_unknown_fields=T
     name: str
     arguments: Raw  # its numbers are checked by orjson (arguments_value)
     thoughtSignature: Any = None
+    namespace: Any = None
     intent: Any = None
     partialJson: Any = None
 
@@ -77,9 +78,14 @@ class Assistant(Struct, tag_field="role", tag="assistant", forbid_unknown_fields
     stopReason: str
     timestamp: Number
     usage: Any = None
-    responseId: Any = None
+    responseId: Any = None  # the other fields Pi 0.85 writes (AssistantMessage), and two seen in sessions
     responseModel: Any = None
+    providerThinkingLevel: Any = None
+    diagnostics: Any = None
+    deferred: Any = None
     errorMessage: Any = None
+    rawStopReason: Any = None
+    endTurn: Any = None
     duration: Any = None
     ttft: Any = None
 
