@@ -11,10 +11,11 @@ each command). Runnable on its own: `.venv/bin/python -m pytest benchmarks/test_
 Figures, 2,000 x 1 MB, 2 cores, default engine (local pool on both cores):
 - before the index-speed branch, quiet machine: audit 17.7 s (jobs 1: 42.5 s), index 72.9 s (4.1x; 362 MB peak
   in the main process), second index 0.32 s.
-- index-speed branch: one decode of each clean file (corpus/lines.py), zstd level 1; measured only on a machine
-  shared with three other engineers' runs (load 4-9 on 2 cores), 200 x 1 MB, interleaved rounds: see its
-  commit messages. The 1.5x target is not reached yet (about 2.5x); the quiet 2,000-file figure is the lead's
-  to take with this benchmark.
+- index-speed branch (one decode of each clean file, corpus/lines.py; zstd level 1), measured only while three
+  other engineers' runs loaded the 2 cores (load 7-8), 200 x 1 MB, 3 interleaved rounds of this benchmark:
+  index / audit 2.57-2.99 wall (median 2.89), 2.71-3.17 CPU; 48-54 ms CPU per file against audit's 15-20;
+  second run 2-3% of the first. Main's index under the same load: 3.4-4.3x audit's CPU. The 1.5x target is not
+  reached; the quiet 2,000-file figure is the lead's to take with this benchmark.
 """
 
 from __future__ import annotations
