@@ -19,6 +19,19 @@ from typing import Any
 import orjson
 
 from pi_tools.audit.usage_scan import message_usages, scan_reads_line
+from pi_tools.corpus.lines import (
+    ROLES,
+    Assistant,
+    Bash,
+    LineDecoder,
+    MessageLine,
+    Text,
+    Thinking,
+    ToolResult,
+    User,
+    arguments_value,
+    orjson_number,
+)
 from pi_tools.corpus.schema import empty_columns
 from pi_tools.corpus.text import message_text, thinking_text
 from pi_tools.corpus.usage import Candidate, usage_rows
@@ -148,6 +161,8 @@ class ReadSession:
     diagnostics: int
     context_error: str | None
     unread: set[int]
+    lengths: list[int] | None = None
+    """Byte length of every line (`line_lengths`), when the reader had the lines at hand."""
 
 
 def file_rows(name: str, data: bytes) -> FileRows:
@@ -157,10 +172,10 @@ def file_rows(name: str, data: bytes) -> FileRows:
     diagnostics and context plan in a few C passes), the others by the line-by-line reader and the tree; both
     give the same rows (tests/test_index.py compares them on every fixture).
     """
-    read = bulk_read(name, data)
+    read = bulk_read(name, data, structs=True)
     if read is None:
         read = tree_read(name, data)
-    return session_rows(name, read, line_lengths(data), len(data))
+    return session_rows(name, read, read.lengths if read.lengths is not None else line_lengths(data), len(data))
 
 
 def tree_read(name: str, data: bytes) -> ReadSession:
@@ -187,10 +202,16 @@ def tree_read(name: str, data: bytes) -> ReadSession:
                        len(tree.leaves()), diagnostics, context_error, unread)
 
 
-def bulk_read(name: str, data: bytes) -> ReadSession | None:
-    """Through the bulk index, for a clean file (None for any other: the tree reads those)."""
+def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | None:
+    """Through the bulk index, for a clean file (None for any other: the tree reads those).
+
+    With `structs`, the bulk index's own pass decodes the message lines into the structs of corpus/lines.py
+    (entries are then those structs, and dicts for the other lines); else every line is parsed again with
+    orjson into dicts. Both give the same rows (tests/test_index_fast.py compares them on every fixture).
+    """
+    decoder = LineDecoder() if structs else None
     with paused_gc():
-        bulk = index_clean_session(data, name, True)
+        bulk = index_clean_session(data, name, True, decoder)
         if bulk is None:
             return None
         count = len(bulk.line_ids)
@@ -198,13 +219,24 @@ def bulk_read(name: str, data: bytes) -> ReadSession | None:
         entries: list[Any] = []
         refused: set[int] = set()
         loads = orjson.loads
-        for index in range(1, count):
-            text = lines[index]
-            try:
-                entries.append(loads(text))
-            except orjson.JSONDecodeError:
-                refused.add(index + 1)
-                entries.append(loads_line_lenient(text))
+        if decoder is None:
+            for index in range(1, count):
+                text = lines[index]
+                try:
+                    entries.append(loads(text))
+                except orjson.JSONDecodeError:
+                    refused.add(index + 1)
+                    entries.append(loads_line_lenient(text))
+        else:
+            # The other lines (and message lines that fit no struct) parsed as before, to the same dicts.
+            entries = decoder.heads[1:]
+            for index in sorted({*bulk.parsed_entries, *decoder.misfits}):
+                text = lines[index]
+                try:
+                    entries[index - 1] = loads(text)
+                except orjson.JSONDecodeError:
+                    refused.add(index + 1)
+                    entries[index - 1] = loads_line_lenient(text)
     parents = bulk.parent_lines
     active = [False] * count
     index = count - 1
@@ -219,21 +251,29 @@ def bulk_read(name: str, data: bytes) -> ReadSession | None:
         diagnostics += len(plan.diagnostics)
         for index in plan.entries:
             entry = entries[index - 1]
-            used[index] = entry.get("type") == "message" or bool(entry_to_messages(entry))
+            used[index] = type(entry) is MessageLine or entry.get("type") == "message" \
+                or bool(entry_to_messages(entry))
     except ContextError as exc:
         context_error = str(exc)
     session_name: str | None = None
     for entry in entries:
-        if entry.get("type") == "session_info":
+        if type(entry) is not MessageLine and entry.get("type") == "session_info":
             raw = entry.get("name")
             session_name = raw.strip() or None if isinstance(raw, str) else None
     unread = {line for line in refused if not scan_reads_line(lines[line - 1])}
     if data and not data.endswith(b"\n") and not scan_reads_line(lines[count - 1]):
         unread.add(count)
     branches = count - 1 - len({parent for parent in islice(parents, 1, None) if parent > 0})
+    # A clean file's lines are all whole lines of the split (the last piece is what follows the last newline).
+    lengths = list(map(len, lines))
+    if not lines[-1]:
+        lengths.pop()
     return ReadSession(bulk.header, entries, list(range(2, count + 1)), active[1:], used[1:], session_name,
-                       bulk.leaf_id, branches, diagnostics, context_error, unread)
+                       bulk.leaf_id, branches, diagnostics, context_error, unread, lengths)
 
+
+Result = tuple[Any, int, Any, bool, str | None, int | None, str | None]
+"""(entry, line, toolCallId as found, isError is true, entry id, entry time, text) of a tool result."""
 
 UsageRows = Callable[[ReadSession, list[Candidate], Columns, list[int | None]], dict[str, Any]]
 
@@ -250,8 +290,10 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     `reference_usage_rows` is what tests compare the fast one with)."""
     rows: FileRows = {table: empty_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
     entries_rows = rows["entries"]
-    e_line, e_id, e_parent, e_type, e_role = (entries_rows[k].append for k in ("line", "id", "parentId", "type", "role"))
-    e_time, e_bytes = entries_rows["timestamp"].append, entries_rows["bytes"].append
+    e_id, e_parent, e_type, e_role = (entries_rows[k].append for k in ("id", "parentId", "type", "role"))
+    count_lines = len(lengths)
+    entries_rows["line"] = list(read.lines)
+    entries_rows["bytes"] = [lengths[line - 1] if line <= count_lines else 0 for line in read.lines]
     entries_rows["onActivePath"] = read.active
     entries_rows["inContext"] = read.used
     messages = rows["messages"]
@@ -266,20 +308,97 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     models: dict[str, None] = {}
     calls_by_id: dict[str, list[int]] = {}  # toolCallId -> rows of `calls` with that id
     call_entry: list[Any] = []  # per call row: its assistant entry (for pairing results along the tree)
-    results: list[tuple[Any, int, dict[str, Any], int | None, str | None]] = []
+    results: list[Result] = []
     last_activity: int | None = None
     context_messages = 0
-    stamps: list[int | None] = []
+    stamps: list[int | None] = []  # the entries' times (their table's column)
+    entries_rows["timestamp"] = stamps
     candidates: list[Candidate] = []  # entries that may carry usage (assistant messages, untyped entries)
-    count_lines = len(lengths)
 
     for entry, line, active, used in zip(read.entries, read.lines, read.active, read.used, strict=True):
+        if type(entry) is MessageLine:
+            # A Pi-shaped message line (corpus/lines.py): every field has the type Pi writes, so the checks
+            # of the dict path below all pass; the same values, without them.
+            stamp = stamp_ms(entry.timestamp)
+            stamps.append(stamp)
+            entry_id: str | None = entry.id
+            e_id(entry_id)
+            e_parent(entry.parentId)
+            e_type("message")
+            message: Any = entry.message  # one of the role structs (their types told apart by `kind`)
+            kind: Any = type(message)
+            role_name = ROLES[kind]
+            role: str | None = role_name
+            e_role(role_name)
+            role_counts[ROLE_COUNTS[role_name]] += 1
+            context_messages += used
+            tool_names: list[str] = []
+            provider: str | None = None
+            model: str | None = None
+            thinking: str | None = None
+            text: str | None = None
+            is_error: bool | None = None
+            if kind is Assistant:
+                candidates.append((entry, line, stamp, active))
+                provider, model = message.provider, message.model
+                models[f"{provider}/{model}"] = None
+                texts: list[str] = []
+                thoughts: list[str] = []
+                for block in message.content:
+                    block_kind = type(block)
+                    if block_kind is Text:
+                        texts.append(block.text)
+                    elif block_kind is Thinking:
+                        thoughts.append(block.thinking)
+                    else:
+                        call_name = block.name
+                        tool_names.append(call_name)
+                        call_id = block.id
+                        calls_by_id.setdefault(call_id, []).append(len(call_entry))
+                        call_entry.append(entry)
+                        c_line(line)
+                        c_entry(entry_id)
+                        c_id(call_id)
+                        c_name(call_name)
+                        c_args(_arguments_json(arguments_value(block.arguments)))
+                        c_path(active)
+                        c_stamp(stamp)
+                text = "\n".join(texts) if texts else None
+                thinking = "\n".join(thoughts) if thoughts else None
+            elif kind is Bash:
+                pieces = [value for value in (message.command, message.output) if value]
+                text = "\n".join(pieces) if pieces else None
+            else:
+                content = message.content
+                if type(content) is str:
+                    text = content
+                else:
+                    texts = [block.text for block in content if type(block) is Text]
+                    text = "\n".join(texts) if texts else None
+                if kind is ToolResult:
+                    tool_names.append(message.toolName)
+                    is_error = message.isError
+                    results.append((entry, line, message.toolCallId, is_error, entry_id, stamp, text))
+            if kind is Assistant or kind is User:
+                activity = orjson_number(message.timestamp)
+                if last_activity is None or activity > last_activity:
+                    last_activity = int(activity)
+            m_line(line)
+            m_entry(entry_id)
+            m_role(role)
+            m_provider(provider)
+            m_model(model)
+            m_text(text)
+            m_thinking(thinking)
+            m_tools(tool_names)
+            m_error(is_error)
+            m_path(active)
+            m_ctx(used)
+            m_time(stamp)
+            continue
         is_dict = type(entry) is dict
         stamp = stamp_ms(entry.get("timestamp")) if is_dict else None
         stamps.append(stamp)
-        e_line(line)
-        e_bytes(lengths[line - 1] if line <= count_lines else 0)
-        e_time(stamp)
         if not is_dict:
             e_id(None)
             e_parent(None)
@@ -291,7 +410,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
         e_parent(_text(entry.get("parentId")))
         entry_type = entry.get("type")
         e_type(_text(entry_type))
-        message: Any = None
+        message = None
         if entry_type is None:
             candidates.append((entry, line, stamp, active))
         if entry_type == "message":
@@ -312,7 +431,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
         e_role(role)
         role_counts[ROLE_COUNTS.get(role or "", "otherMessages")] += 1
         context_messages += used
-        tool_names: list[str] = []
+        tool_names = []
         provider = model = None
         text = thinking = None
         if role == "assistant":
@@ -325,8 +444,8 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
             if type(content) is list:
                 # One pass for the text, the thinking and the tool calls (text.message_text and thinking_text
                 # give the same strings; tests/test_index.py checks it on every fixture).
-                texts: list[str] = []
-                thoughts: list[str] = []
+                texts = []
+                thoughts = []
                 for block in content:
                     if type(block) is not dict:
                         continue
@@ -367,7 +486,8 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 tool_name = _text(message.get("toolName"))
                 if tool_name is not None:
                     tool_names.append(tool_name)
-                results.append((entry, line, message, stamp, text))
+                results.append((entry, line, message.get("toolCallId"), message.get("isError") is True,
+                                _text(entry.get("id")), stamp, text))
         if role == "user" or role == "assistant":
             activity = message.get("timestamp")
             if type(activity) not in (int, float):
@@ -412,7 +532,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
 
 
 def _pair_results(entries: list[Any], calls: Columns, calls_by_id: dict[str, list[int]], call_entry: list[Any],
-                  results: list[tuple[Any, int, dict[str, Any], int | None, str | None]]) -> None:
+                  results: list[Result]) -> None:
     """Give each tool call its result: the first toolResult (file order) answering its id.
 
     When several calls share an id (a branch retried the turn), a result belongs to the call whose assistant
@@ -426,8 +546,7 @@ def _pair_results(entries: list[Any], calls: Columns, calls_by_id: dict[str, lis
     ms_to_result: list[Any] = [None] * count
     lines = calls["line"]
     by_id: dict[str, Any] = {}  # entry id -> entry (the later wins, as in Pi's index), made when first needed
-    for entry, line, message, stamp, text in results:
-        call_id = message.get("toolCallId")
+    for entry, line, call_id, error, entry_id, stamp, text in results:
         candidates = calls_by_id.get(call_id) if type(call_id) is str else None
         if not candidates:
             continue
@@ -436,8 +555,8 @@ def _pair_results(entries: list[Any], calls: Columns, calls_by_id: dict[str, lis
             continue
         result_text[chosen] = text
         result_line[chosen] = line
-        result_entry[chosen] = _text(entry.get("id"))
-        is_error[chosen] = message.get("isError") is True
+        result_entry[chosen] = entry_id
+        is_error[chosen] = error
         start = calls["_stamp"][chosen]
         ms_to_result[chosen] = stamp - start if stamp is not None and start is not None else None
     calls["result"], calls["resultLine"], calls["resultEntryId"] = result_text, result_line, result_entry
@@ -449,11 +568,16 @@ def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[in
     if len(candidates) == 1:
         return candidates[0] if lines[candidates[0]] < line else None
     if not by_id:
-        by_id.update((item["id"], item) for item in entries if type(item) is dict and type(item.get("id")) is str)
+        for item in entries:
+            if type(item) is MessageLine:
+                by_id[item.id] = item
+            elif type(item) is dict and type(item.get("id")) is str:
+                by_id[item["id"]] = item
     by_entry = {id(call_entry[index]): index for index in candidates}
     current: Any = entry
     for _ in range(len(entries)):
-        parent = current.get("parentId") if type(current) is dict else None
+        kind = type(current)
+        parent = current.parentId if kind is MessageLine else current.get("parentId") if kind is dict else None
         current = by_id.get(parent) if type(parent) is str else None
         if current is None:
             break
@@ -470,7 +594,7 @@ def reference_usage_rows(read: ReadSession, candidates: list[Candidate], usage: 
     entry, and the session's sums of what `usage` counts (lines its scan cannot read get a row, not counted,
     and take no part in its de-duplication). The reference the fast count is tested against."""
     totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": 0.0}
-    entries, unread = read.entries, read.unread
+    entries, unread = [_usage_dict(entry) for entry in read.entries], read.unread
     rows: list[tuple[Any, ...]] = []
     scanned = [None if line in unread else entry for entry, line in zip(entries, read.lines, strict=True)] \
         if unread else entries
@@ -496,3 +620,15 @@ def reference_usage_rows(read: ReadSession, candidates: list[Candidate], usage: 
     for name in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"):
         totals[name] += sum(value for value, counted in zip(usage[name], usage["counted"], strict=True) if counted)
     return totals
+
+
+def _usage_dict(entry: Any) -> Any:
+    """A struct-decoded message line as the dict the usage scan reads (every field it looks at), else `entry`."""
+    if type(entry) is not MessageLine:
+        return entry
+    message = entry.message
+    fields: dict[str, Any] = {"role": ROLES[type(message)]}
+    if type(message) is Assistant:
+        fields.update(provider=message.provider, model=message.model, api=message.api, usage=message.usage)
+    return {"type": "message", "id": entry.id, "parentId": entry.parentId, "timestamp": entry.timestamp,
+            "message": fields}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Any, Final
 
 from pi_tools.corpus.rows import Columns, IndexInputError, file_rows
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
     import polars as pl
 
 COMPRESSION: Final = "zstd"
+COMPRESSION_LEVEL: Final = 1
+"""zstd's fastest level: on the index's tables it writes half as fast again as polars' default level (3) and
+files no larger (the text columns compress as well; measured on the generated 1 MB sessions)."""
 
 
 @dataclass(frozen=True)
@@ -130,15 +134,15 @@ _SEPARATOR = "\x1f"
 
 def _string_lists(name: str, values: list[list[str]]) -> pl.Series:
     """A List(String) column, built from one joined string per row: polars builds a list column from Python
-    lists an object at a time (10 ms for a 1 MB session's messages), a string column in one copy."""
+    lists an object at a time (10 ms for a 1 MB session's messages), a string column in one copy. A row that
+    joins to "" (no names, or one empty name) travels as a null and is written as [], as it always was."""
     import polars as pl
 
-    joined = [_SEPARATOR.join(items) for items in values]
-    if any(_SEPARATOR in item for items in values for item in items):
+    if _SEPARATOR in "".join(chain.from_iterable(values)):
         return pl.Series(name, [_clean(items) for items in values], dtype=pl.List(pl.String))
-    column = _series(name, joined, pl.String)
-    return pl.select(pl.when(column == "").then(pl.lit([], dtype=pl.List(pl.String)))
-                     .otherwise(column.str.split(_SEPARATOR)).alias(name)).to_series()
+    column = _series(name, [_SEPARATOR.join(items) or None for items in values], pl.String)
+    return pl.select(column.str.split(_SEPARATOR).fill_null(pl.lit([], dtype=pl.List(pl.String)))
+                     .alias(name)).to_series()
 
 
 def _clean(value: Any) -> Any:
@@ -151,5 +155,5 @@ def _clean(value: Any) -> Any:
 
 def parquet_bytes(data: pl.DataFrame) -> bytes:
     buffer = io.BytesIO()
-    data.write_parquet(buffer, compression=COMPRESSION, statistics=True)
+    data.write_parquet(buffer, compression=COMPRESSION, compression_level=COMPRESSION_LEVEL, statistics=True)
     return buffer.getvalue()

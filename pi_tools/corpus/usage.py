@@ -9,12 +9,18 @@ costs a fraction of it. tests/test_index.py checks that both give the same rows 
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any
 
-from pi_tools.audit.usage_scan import _Accumulator, pricer, usage_of
+from pi_tools.audit.usage_scan import ENTRY_TIMESTAMP, _Accumulator, pricer, usage_of
+from pi_tools.corpus.lines import MessageLine
 
 Candidate = tuple[Any, int, int | None, bool]
 """(entry, line, entry time in epoch ms, on the active path) of an entry that may carry usage."""
+
+WIDE = (1 << 64) - 1
+"""Counts above this are floats to orjson (so 0 to `usage`); only msgspec, which decodes the struct lines,
+gives them as integers. (A stored cost's total is a float either way: `+ 0.0`.)"""
 
 _NAMES = ("line", "entryId", "provider", "model", "api", "timestamp", "input", "output", "cacheRead",
           "cacheWrite", "totalTokens", "cost", "costSource", "counted", "onActivePath")
@@ -29,27 +35,45 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
     seen: set[tuple[bytes, int]] = set()
     rows: list[tuple[Any, ...]] = []
     for entry, line, stamp_ms, active in candidates:
-        found = usage_of(entry)
-        if found is None:
-            continue
-        message, tokens = found
+        message: Any
+        provider: str | None
+        model: str | None
+        api: str | None
+        entry_id: str | None
+        if type(entry) is MessageLine:  # an assistant message line with the fields' types Pi writes
+            message = entry.message
+            tokens = message.usage
+            if not isinstance(tokens, dict) or type(tokens.get("input")) not in (int, float) \
+                    or type(tokens.get("output")) not in (int, float):
+                continue
+            stamp = entry.timestamp
+            if ENTRY_TIMESTAMP.fullmatch(stamp) is None:
+                continue
+            provider, model, api, entry_id = message.provider, message.model, message.api, entry.id
+        else:
+            found = usage_of(entry)
+            if found is None:
+                continue
+            message, tokens = found
+            stamp = entry["timestamp"]
+            provider, model, api, entry_id = (value if type(value) is str else None for value in (
+                message.get("provider"), message.get("model"), message.get("api"), entry.get("id")))
         get = tokens.get
         input_tokens = get("input")
-        if type(input_tokens) is not int or input_tokens < 0:
+        if type(input_tokens) is not int or input_tokens < 0 or input_tokens > WIDE:
             input_tokens = 0
         output_tokens = get("output")
-        if type(output_tokens) is not int or output_tokens < 0:
+        if type(output_tokens) is not int or output_tokens < 0 or output_tokens > WIDE:
             output_tokens = 0
         cache_read = get("cacheRead", 0)
-        if type(cache_read) is not int or cache_read < 0:
+        if type(cache_read) is not int or cache_read < 0 or cache_read > WIDE:
             cache_read = 0
         cache_write = get("cacheWrite", 0)
-        if type(cache_write) is not int or cache_write < 0:
+        if type(cache_write) is not int or cache_write < 0 or cache_write > WIDE:
             cache_write = 0
         total = get("totalTokens")
-        if type(total) is not int or total < 0:
+        if type(total) is not int or total < 0 or total > WIDE:
             total = input_tokens + output_tokens + cache_read + cache_write
-        stamp = entry["timestamp"]
         if line in unread:
             counted = False
         else:
@@ -64,16 +88,10 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
             amount, source = stored + 0.0, "stored"
         else:
             write_1h = get("cacheWrite1h")
-            recomputed, source = price(message.get("provider") if type(message.get("provider")) is str else None,
-                                       message.get("model") if type(message.get("model")) is str else None,
-                                       input_tokens, output_tokens, cache_read, cache_write,
-                                       write_1h if type(write_1h) is int and write_1h >= 0 else 0)
+            recomputed, source = price(provider, model, input_tokens, output_tokens, cache_read, cache_write,
+                                       write_1h if type(write_1h) is int and 0 <= write_1h <= WIDE else 0)
             amount = 0.0 + recomputed
-        provider, model, api, entry_id = message.get("provider"), message.get("model"), message.get("api"), \
-            entry.get("id")
-        rows.append((line, entry_id if type(entry_id) is str else None,
-                     provider if type(provider) is str else None, model if type(model) is str else None,
-                     api if type(api) is str else None, stamp_ms, input_tokens, output_tokens, cache_read,
+        rows.append((line, entry_id, provider, model, api, stamp_ms, input_tokens, output_tokens, cache_read,
                      cache_write, total, amount, source, counted, active))
     if rows:
         for name, values in zip(_NAMES, zip(*rows, strict=True), strict=True):
@@ -81,5 +99,5 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
     totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
                               "cost": 0.0}
     for name in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"):
-        totals[name] += sum(value for value, counted in zip(usage[name], usage["counted"], strict=True) if counted)
+        totals[name] += sum(compress(usage[name], usage["counted"]))  # the generator's order of additions
     return totals
