@@ -49,6 +49,11 @@ const dates = [null, 0, 1700000000000, 1700000000000.9, -1.5, 8.64e15, 8.64e15 +
   "not a date", [], {}];
 // Local-time forms depend on the zone: fixed to UTC here and in the test.
 write("date_parse", dates.map((v) => ({ value: v, result: encodeNumber(new Date(v).getTime()) })));
+// toISOString of a time value; an invalid Date throws (JSON.stringify writes null): recorded as null.
+const isoTimes = [0, 1, -1, 1.5, -1.5, 86399999, -86400000, 1767225600123, 253402300799999, 253402300800000,
+  -62167219200000, -62167219200001, -62198755200000, 951782400000, 4107542400000, 8.64e15, -8.64e15, 8.64e15 + 1,
+  -8.64e15 - 1, 9.8765432109876543e22, 2 ** 53, 1e300];
+write("date_to_iso_string", isoTimes.map((v) => { const d = new Date(v); return { value: v, result: Number.isNaN(d.getTime()) ? null : d.toISOString() }; }));
 
 const access = [];
 const probe = (label, fn) => { try { fn(); access.push({ case: label, error: null }); } catch (e) { access.push({ case: label, error: e.message }); } };

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +63,15 @@ def test_text_output_shows_lone_surrogates_instead_of_crashing(cli: Any) -> None
     assert "turn \\ud83d zero" in listing.stdout
     tree = cli("tree", "fixtures/bad/lone_surrogate.jsonl")
     assert tree.code == 0 and tree.stdout.splitlines()[1] == "e0000000 user: turn \\ud83d zero  •"
+
+
+def test_ls_of_a_time_javascript_cannot_hold_shows_no_date(cli: Any, tmp_path: Path) -> None:
+    """Pi's `modified` is `new Date(last activity)`: Invalid Date past 8.64e15 ms, null in JSON."""
+    text = (CASES / "c000_linear.jsonl").read_text(encoding="utf-8")
+    stamps = re.findall(r'"role":"user","content":.*?"timestamp":(\d+)', text)
+    assert stamps
+    (tmp_path / "huge.jsonl").write_text(text.replace(stamps[0], "98765432109876543210987", 1), encoding="utf-8")
+    run = cli("ls", str(tmp_path), "--format", "json")
+    assert (run.code, [(info["created"] is not None, info["modified"]) for info in run.documents()]) == (0, [(True, None)])
+    table = cli("ls", str(tmp_path))
+    assert table.code == 0 and table.stdout.splitlines()[1].startswith("(invalid date)  ")

@@ -427,3 +427,17 @@ def test_tables_removed_by_hand_are_written_again(tmp_path: Path) -> None:
     again = index_corpus([str(corpus)], str(out), Engine(jobs=1))
     assert (again.parsed, again.errors) == (7, [])
     assert _tables(out) == before
+
+
+@pytest.mark.parametrize("stamp", ["98765432109876543210987", "1e17", "8640000000000001"])
+def test_a_message_time_javascript_cannot_hold_is_null(tmp_path: Path, stamp: str) -> None:
+    """A message timestamp past JavaScript's Date range (Pi's `new Date` of it is Invalid Date), even past
+    Int64: the session's `modified` is null, as JSON.stringify writes such a Date, and the run goes on."""
+    text = (ROOT / SMALL).read_text(encoding="utf-8").replace('"timestamp":1772355601000', f'"timestamp":{stamp}')
+    session = tmp_path / "huge.jsonl"
+    session.write_text(text, encoding="utf-8")
+    out = tmp_path / "idx"
+    run = subprocess.run([sys.executable, "-m", "pi_tools", "index", str(session), "-o", str(out)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout) == (0, ""), run.stderr
+    assert one(f"select created, modified from '{out}/sessions/*.parquet'") == (ms("2026-03-01T09:00:00"), None)

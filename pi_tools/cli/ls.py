@@ -44,7 +44,7 @@ def ls_command(
     rows = [("MODIFIED", "ID", "MSGS", "NAME", "CWD", "FIRST MESSAGE")]
     for info in infos:
         rows.append((
-            str(info["modified"])[:19], str(info["id"])[:36], str(info["messageCount"]),
+            (info["modified"] or "(invalid date)")[:19], str(info["id"])[:36], str(info["messageCount"]),
             shorten(info["name"] or "", 20), shorten(info["cwd"], 30), shorten(info["firstMessage"], 50),
         ))
     sys.stdout.write("\n".join(align_columns(rows)) + "\n")

@@ -110,10 +110,29 @@ def frame(table: str, columns: Columns) -> pl.DataFrame:
 
     schema = polars_schema(table)
     build = {name: (pl.Int64 if isinstance(kind, pl.Datetime) else kind) for name, kind in schema.items()}
-    series = [_series(name, columns[name], kind) for name, kind in build.items()]
+    series = [_time_series(name, columns[name]) if isinstance(schema[name], pl.Datetime)
+              else _series(name, columns[name], kind) for name, kind in build.items()]
     result = pl.DataFrame(series)
-    times = [pl.col(name).cast(kind) for name, kind in schema.items() if isinstance(kind, pl.Datetime)]
+    # A time JavaScript cannot hold (|ms| > 8.64e15: Pi's `new Date` of it is Invalid Date) is written as null,
+    # as JSON.stringify writes such a Date; past it, readers' own timestamp types overflow too.
+    times = [pl.when(pl.col(name).abs() <= MAX_JS_TIME_MS).then(pl.col(name)).cast(kind).alias(name)
+             for name, kind in schema.items() if isinstance(kind, pl.Datetime)]
     return result.with_columns(times) if times else result
+
+
+MAX_JS_TIME_MS = 8_640_000_000_000_000
+
+
+def _time_series(name: str, values: list[Any]) -> pl.Series:
+    """Epoch milliseconds as Int64; a value past Int64 (a session may store any number) is out of JavaScript's
+    range anyway, so it becomes null before polars sees it."""
+    import polars as pl
+
+    try:
+        return pl.Series(name, values, dtype=pl.Int64)
+    except (OverflowError, TypeError):
+        return pl.Series(name, [None if value is None or abs(value) > MAX_JS_TIME_MS else value
+                                for value in values], dtype=pl.Int64)
 
 
 def _series(name: str, values: list[Any], kind: Any) -> pl.Series:

@@ -510,3 +510,35 @@ def js_date_ms(value: Any) -> int | None:
     elif not isinstance(value, str):
         value = "[object Object]"
     return _time_clip(_parse_string(value))
+
+
+def _civil_from_days(days: int) -> tuple[int, int, int]:
+    """(year, month, day) of a day count from 1970-01-01, proleptic Gregorian, any year (JS dates reach
+    275,760 years either side, far past what Python's datetime holds)."""
+    days += 719468
+    era = days // 146097
+    day_of_era = days - era * 146097
+    year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36524 - day_of_era // 146096) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    shifted_month = (5 * day_of_year + 2) // 153
+    day = day_of_year - (153 * shifted_month + 2) // 5 + 1
+    month = shifted_month + 3 if shifted_month < 10 else shifted_month - 9
+    return year_of_era + era * 400 + (1 if month <= 2 else 0), month, day
+
+
+def js_iso_string(ms: float | int | None) -> str | None:
+    """`new Date(ms).toISOString()`, or None where the date is invalid (NaN, or beyond 8.64e15 ms, where
+    toISOString throws and JSON.stringify of the Date gives null). Years past 9999 or before 0 take JavaScript's
+    six-digit signed form (+010000-01-01T00:00:00.000Z)."""
+    if ms is None:
+        return None
+    clipped = _time_clip(float(ms))
+    if clipped is None:
+        return None
+    days, in_day = divmod(clipped, 86_400_000)
+    year, month, day = _civil_from_days(days)
+    hours, rest = divmod(in_day, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    seconds, millis = divmod(rest, 1000)
+    year_text = f"{year:04d}" if 0 <= year <= 9999 else f"{'+' if year > 0 else '-'}{abs(year):06d}"
+    return f"{year_text}-{month:02d}-{day:02d}T{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}Z"

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
-from pi_tools.js.date import js_date_ms
+from pi_tools.js.date import js_date_ms, js_iso_string
 from pi_tools.js.errors import JsonSyntaxError
 from pi_tools.session.jsonparse import loads_line
 from pi_tools.session.reader import paused_gc
@@ -33,10 +32,6 @@ def _text_of(message: dict[str, Any]) -> str:
     return ""
 
 
-def _iso(ms: float | int | None) -> str | None:
-    if ms is None:
-        return None
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def session_info(path: str) -> dict[str, Any] | None:
@@ -99,8 +94,8 @@ def session_info(path: str) -> dict[str, Any] | None:
         "cwd": header.get("cwd") if isinstance(header.get("cwd"), str) else "",
         "name": name,
         "parentSessionPath": header.get("parentSession"),
-        "created": _iso(created),
-        "modified": _iso(modified),
+        "created": js_iso_string(created),
+        "modified": js_iso_string(modified),
         "messageCount": count,
         "firstMessage": first_message or "(no messages)",
         "_modifiedMs": modified,
