@@ -240,3 +240,48 @@ def test_parts_built_by_the_payload_helper_give_the_same_findings(tmp_path: Path
     # is payload_document_in_parts' probe with no messages).
     assert 1 < len(built_here) < 401
 
+
+def test_early_reading_of_preflight_arguments_agrees_with_the_command() -> None:
+    """The entry point starts payload's helper for `preflight FILE` from a light reading of the arguments
+    (engine.early): it must know every option of the command that takes a value, and step aside for the flags
+    that leave the helper out (--replay builds many small payloads, --list-rules none)."""
+    import typer
+
+    from pi_tools.cli.app import app
+    from pi_tools.engine.early import ENGINE_OPTIONS, PREFLIGHT_VALUE_OPTIONS, payload_arguments
+
+    command = typer.main.get_command(app).commands["preflight"]  # type: ignore[attr-defined]
+    options = [param for param in command.params if param.param_type_name == "option"]
+    assert {name for param in options if not param.is_flag for name in param.opts} == (
+        PREFLIGHT_VALUE_OPTIONS | ENGINE_OPTIONS)
+    assert {name for param in options if param.is_flag for name in param.opts} == {
+        "--replay", "--all-branches", "--list-rules"}
+
+    def read(args: list[str]) -> Any:
+        return payload_arguments(args, PREFLIGHT_VALUE_OPTIONS, ("--help",))
+
+    assert read(["--format", "json", "--model=google/x", "s.jsonl"]) == (["s.jsonl"], {"--format", "--model"})
+    assert read(["--replay", "s.jsonl"]) is None
+    assert read(["--list-rules"]) is None
+    assert read(["--jobs", "2", "s.jsonl"]) is None
+
+
+def test_the_preflight_command_gives_the_same_findings_with_payload_s_helper(tmp_path: Path, cli: Any) -> None:
+    """`pi-tools preflight FILE` on a session large enough for the parts path starts payload's helper as
+    `payload` does; the report is byte for byte the one made without it (PI_TOOLS_SPLIT_BYTES=off)."""
+    import os
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("the helper needs two usable cores")
+    path = _damaged(tmp_path, rounds=2600)  # about 9 MB of message text: over PARTS_FROM
+    assert Path(path).stat().st_size > parts_module.PARTS_FROM
+    args = ["preflight", "--format", "json", "--model", "google/gemini-3-flash-preview", path]
+    helped = cli(*args, timeout=600)
+    alone = cli(*args, env={"PI_TOOLS_SPLIT_BYTES": "off"}, timeout=600)
+    assert helped.code == alone.code == 1 and helped.stderr == alone.stderr == ""
+    assert helped.stdout == alone.stdout
+    findings = [json.loads(line) for line in helped.stdout.splitlines()]
+    rules = {found["rule"] for found in findings if found.get("kind") == "finding"}
+    assert "google-image-media-type" in rules
+    traced = [found for found in findings if found.get("kind") == "finding" and found["entryId"] is not None]
+    assert len(traced) >= 2600  # a BMP image in every round, each traced to its user entry
