@@ -26,15 +26,16 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import orjson
 
 from pi_tools.audit.preflight.check import PreflightRequest, PreflightResult, finding, locate
 from pi_tools.audit.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, convert_traced, map_origins
 from pi_tools.audit.preflight.rules import Hit, iter_hits, rules_for
+from pi_tools.audit.preflight.scans import PartScanner, merge, scan_names
 from pi_tools.audit.preflight.view import RequestView
 from pi_tools.docs import EncodedItems, LazyMessages
 from pi_tools.js.values import UNDEFINED
@@ -62,9 +63,8 @@ class _Parts:
     offsets: list[int]
     origins: list[Origin]
     chunks: list[_Chunk]
-    items: list[Any] = field(default_factory=list)
-    """The payload's items as the rules read them (decoded once: tracing slices them instead of decoding a part's
-    JSON text again)."""
+    items: _LazyItems
+    """The payload's items as the rules read them (a chunk decoded once, for the rules or for tracing)."""
     reach: dict[int, int] = field(default_factory=dict)
     """Per part, the last of its own items a finding points at: its mapping need go no further (map_origins'
     upto_item)."""
@@ -125,7 +125,10 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     payload_request = PayloadRequest(api=api, model=reference, system_prompt=request.system_prompt,
                                      tools=request.tools, reasoning=request.reasoning, session_id=request.session_id)
     llm_doc = llm_document(context_doc)
-    document = payload_document_in_parts(llm_doc, payload_request, build_elsewhere, min_text_bytes, part_bytes)
+    names = scan_names(api)
+    built: list[Any] = []
+    document = payload_document_in_parts(llm_doc, payload_request, build_elsewhere, min_text_bytes, part_bytes,
+                                         scan=PartScanner(names) if names else None, joined=built.extend)
     if document is None:  # not cut (one part only): built whole, from the plan, the tree being gone
         from pi_tools.audit.preflight.session import check_whole
 
@@ -152,13 +155,15 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     planned_parts = _detached(planned_parts, source)
     del llm_doc, context_doc, planned  # with the parts detached, the file's text goes before the view is made
     chunks: list[_Chunk] = []
-    items: list[Any] = []
+    count = 0
     size = 0
     for position, encoded in enumerate(listed):
         part = position - 1 if has_prefix else position
-        chunks.append(_Chunk(len(items), encoded, part if part >= 0 else None))
-        items.extend(_decode(encoded))
+        chunks.append(_Chunk(count, encoded, part if part >= 0 else None))
+        count += encoded.count
         size += len(encoded.json) + (1 if encoded.count and size else 0)
+    items = _LazyItems(chunks, count)
+    scans = _part_scans(built, chunks, has_prefix, names)
     rest = {name: value for name, value in payload.items() if name != key}
     size += len(orjson.dumps({**rest, key: []}))
     offsets = [0]
@@ -175,15 +180,71 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
         estimate: int | None = estimate_context_tokens(estimate_context)
     except Exception:  # noqa: BLE001 - damaged content: the estimate is then unknown, the other rules still run
         estimate = None
-    compact = {**rest, key: items}
+    compact: dict[str, Any] = {**rest, key: []}  # the items stay JSON text until a rule or a trace reads one
     has_system = bool(request.system_prompt)
     view = RequestView(api, model, compact, estimate=estimate, size=size,
-                       source=lambda index: _source(parts, api, model, index, has_system))
+                       source=lambda index: _source(parts, api, model, index, has_system), scans=scans,
+                       given_items=items)
     hits = list(iter_hits(rules_for(api, model, enabled=request.enabled), view))
     _note_reach(parts, hits)
     result.findings = [finding(source, hit, api, reference, _locate(parts, api, model, hit, has_system))
                        for hit in hits]
     return result
+
+
+class _LazyItems(Sequence[Any]):
+    """The payload's items, each chunk decoded from its JSON text on first use (and kept): the rules read the
+    scans made while the parts were built (scans.py), so most chunks are never decoded."""
+
+    def __init__(self, chunks: list[_Chunk], count: int) -> None:
+        self._chunks = chunks
+        self._starts = [chunk.start for chunk in chunks]
+        self._count = count
+        self._decoded: dict[int, list[Any]] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    def chunk(self, position: int) -> list[Any]:
+        """The items of chunk `position`, decoded."""
+        items = self._decoded.get(position)
+        if items is None:
+            items = self._decoded[position] = _decode(self._chunks[position].encoded)
+        return items
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError("payload item index out of range")
+        position = bisect_right(self._starts, index) - 1
+        return self.chunk(position)[index - self._starts[position]]
+
+    def __iter__(self) -> Iterator[Any]:
+        for position in range(len(self._chunks)):
+            yield from self.chunk(position)
+
+
+def _part_scans(built: list[Any], chunks: list[_Chunk], has_prefix: bool,
+                names: tuple[str, ...]) -> dict[str, Any] | None:
+    """The item scans of the whole payload from those made of each part as it was built (None where one is
+    missing: the rules then scan the items themselves)."""
+    if not names or not built:
+        return None
+    pieces = [part.scan for part in built]
+    if has_prefix:
+        pieces.insert(0, built[-1].prefix_scan)
+    if len(pieces) != len(chunks) or any(piece is None for piece in pieces):
+        return None
+    return merge([(chunk.start, piece) for chunk, piece in zip(chunks, pieces, strict=True)])
 
 
 def _detached(planned_parts: list[Any], path: str) -> list[Any]:
@@ -217,10 +278,8 @@ def _note_reach(parts: _Parts, hits: Sequence[Hit]) -> None:
 
 
 def _chunk_items(parts: _Parts, chunk: _Chunk) -> list[Any]:
-    """A chunk's items, sliced from the decoded payload."""
-    position = parts.chunks.index(chunk)
-    end = parts.chunks[position + 1].start if position + 1 < len(parts.chunks) else len(parts.items)
-    return parts.items[chunk.start:end]
+    """A chunk's items (decoded once, shared with the rules' view)."""
+    return parts.items.chunk(parts.chunks.index(chunk))
 
 
 def _chunk_of(parts: _Parts, item: int) -> _Chunk:

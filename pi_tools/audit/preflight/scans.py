@@ -1,0 +1,92 @@
+"""Item scans: the per-item facts an API's rules read, gathered in one pass that can run part by part.
+
+A rule over a large payload mostly asks the same few questions of every item (its role, its tool calls and
+results, its images, its blank text blocks) and then relates the answers across items. A scan answers the
+per-item questions once, as rows whose first field is the item's index, and the rules relate the rows. Because a
+row depends on its own item only, a payload built in parts (parts.py) is scanned part by part, in whichever
+process builds the part and while its objects are still at hand (stages.build_claimed_parts' `scan`); the main
+process then only shifts each part's rows by the part's first index. Its items are never decoded from their JSON
+text for the rules: on the 100 MB benchmark session decoding them cost more than all the rules together.
+
+The whole payload (a small session, --replay) is scanned the same way, by the same function: one implementation
+of every rule, whatever the path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+Rows = list[tuple[Any, ...]]
+"""Rows of one kind; each row's first field is an item index."""
+
+Summary = dict[str, Rows]
+"""One scan's rows by kind (every kind present, possibly empty)."""
+
+Scan = Callable[[Sequence[Any]], Summary]
+
+_SCANS: dict[str, tuple[frozenset[str], Scan]] = {}
+
+
+def item_scan(name: str, apis: Iterable[str]) -> Callable[[Scan], Scan]:
+    """Register the decorated function as the scan `name` for these APIs."""
+    def register(scan: Scan) -> Scan:
+        if name in _SCANS:
+            raise ValueError(f"item scan {name} registered twice")
+        _SCANS[name] = (frozenset(apis), scan)
+        return scan
+    return register
+
+
+def scan_names(api: str) -> tuple[str, ...]:
+    """The scans registered for an API (the rule modules are loaded first)."""
+    from pi_tools.audit.preflight.rules import _load
+
+    _load()
+    return tuple(name for name, (apis, _) in _SCANS.items() if api in apis)
+
+
+class PartScanner:
+    """The scans of one API run over one part's items: a small picklable object, so that payload's helper
+    process can scan the parts it builds (it imports the rule modules on first use)."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+
+    def __call__(self, items: Sequence[Any]) -> dict[str, Summary]:
+        from pi_tools.audit.preflight.rules import _load
+
+        _load()
+        return {name: _SCANS[name][1](items) for name in self.names}
+
+
+def merge(pieces: Sequence[tuple[int, dict[str, Summary]]]) -> dict[str, Summary]:
+    """The scans of a whole item list from those of its consecutive pieces, given each piece's first index."""
+    merged: dict[str, Summary] = {}
+    for offset, scans in pieces:
+        for name, summary in scans.items():
+            target = merged.setdefault(name, {})
+            for kind, rows in summary.items():
+                into = target.setdefault(kind, [])
+                if offset:
+                    into.extend([(row[0] + offset, *row[1:]) for row in rows])
+                else:
+                    into.extend(rows)
+    return merged
+
+
+def scanned(view: Any, name: str) -> Summary:
+    """Scan `name` of the view's items: handed over with the view (scanned part by part), else made once here."""
+    given = view.scans
+    if given is not None and name in given:
+        summary: Summary = given[name]
+        return summary
+    from pi_tools.audit.preflight.rules import _load
+
+    _load()
+    return view.cached(f"scan:{name}", lambda: _SCANS[name][1](view.items))  # type: ignore[no-any-return]
+
+
+def firsts(rows: Rows) -> list[int]:
+    """The item indices of rows (in order)."""
+    return [row[0] for row in rows]
