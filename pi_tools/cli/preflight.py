@@ -123,8 +123,9 @@ def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: st
     checked: Any = map_inputs(preflight_file, inputs, request, engine, lambda path, error: PreflightResult(path, error=error))
     if helper is not None and len(inputs) == 1 and inputs[0][1] is None:
         from pi_tools.batch import preflight_helped
+        from pi_tools.cli.common import keep_until_exit
 
-        checked = [preflight_helped(inputs[0][0], request, helper)]
+        checked = [preflight_helped(inputs[0][0], request, helper, keep_until_exit)]
     for result in checked:
         if result.error is not None:
             report(result.error)

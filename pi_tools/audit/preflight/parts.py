@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -86,14 +86,16 @@ def _message_count(part: Any) -> int:
 
 
 def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_text_bytes: int = PARTS_FROM,
-                       part_bytes: int | None = None, build_elsewhere: Any = None) -> PreflightResult | None:
+                       part_bytes: int | None = None, build_elsewhere: Any = None,
+                       keep: Callable[..., None] | None = None) -> PreflightResult | None:
     """The check of `tree`'s next request through the parts path, or None where it does not apply (see the module
     docstring). `tree` must be a BulkSession the caller no longer needs: its index is dropped once the context is
     planned, as `payload` drops it.
 
     `build_elsewhere` is payload's stages.PartsBuilder (the payload helper's `build_parts`): another process then
     builds parts from the back while this one builds them from the front, exactly as for `payload`. Nothing
-    else is asked of it: the parts come back as JSON text either way, and tracing reads the file itself."""
+    else is asked of it: the parts come back as JSON text either way, and tracing reads the file itself.
+    `keep` holds the check's large objects past it (see cli.common.keep_until_exit), as payload's build does."""
     from pi_tools.audit.preflight.session import resolve_target
     from pi_tools.messages import default_registry
     from pi_tools.messages.convert import iter_llm_messages
@@ -189,6 +191,8 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     _note_reach(parts, hits)
     result.findings = [finding(source, hit, api, reference, _locate(parts, api, model, hit, has_system))
                        for hit in hits]
+    if keep is not None:
+        keep(built, scans, parts, view, document)
     return result
 
 
