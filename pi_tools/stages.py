@@ -311,7 +311,7 @@ from the front with, and the function that waits for the other's built parts (No
 
 def build_claimed_parts(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
                         planned_parts: list[Any], claim: Callable[[], int | None],
-                        scan: Callable[[list[Any]], Any] | None = None) -> dict[int, Any] | None:
+                        scan: Callable[..., Any] | None = None) -> dict[int, Any] | None:
     """The parts `claim` hands out, built in turn ({index: Part}, the last part as the Tail): only one part's
     messages exist at a time. None where a part cannot be built apart (raises what building one raises).
     `scan`: see split.build_part."""
@@ -334,7 +334,7 @@ def build_claimed_parts(api: str, model: Any, options: dict[str, Any], context: 
 
 def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_elsewhere: PartsBuilder | None,
                               min_text_bytes: int = 0, part_bytes: int | None = None,
-                              scan: Callable[[list[Any]], Any] | None = None,
+                              scan: Callable[..., Any] | None = None,
                               joined: Callable[[list[Any]], None] | None = None) -> Document | None:
     """payload_document for a large session, its conversation built in parts of about `part_bytes` of message
     text (default split.PART_BYTES), so that its messages never all exist at once; with `build_elsewhere`, another

@@ -115,25 +115,26 @@ def _loads_tools(results: list[dict[str, Any]]) -> bool:
 
 
 def build_part(api: str, model: Model, context: dict[str, Any], options: dict[str, Any],
-               scan: Callable[[list[Any]], Any] | None = None) -> Part | None:
+               scan: Callable[..., Any] | None = None) -> Part | None:
     """A part before the last, or None where this API or model cannot build one apart (raises what building
-    it raises). `scan` is called on the part's payload messages while they are objects (preflight's rules read
-    what it returns instead of decoding the text again)."""
+    it raises). `scan` is called with the part's payload messages while they are objects, its llm messages and
+    its EncodedItems (preflight's rules read what it returns instead of decoding the text again)."""
     history = registry.build_history(api, model, context, options)
     if history is None:
         return None
     converted, renamed, *carried = history
     messages = context.get("messages") or []
     results = _tool_results(messages)
-    scanned = scan(converted) if scan is not None else None
     encoded, carry = registry.encode_part(api, converted, carried[0] if carried else None)
+    scanned = scan(converted, messages, encoded) if scan is not None else None
     return Part(encoded, frozenset(renamed), _result_ids(results), _latest_timestamp(messages), _loads_tools(results),
                 registry.starts_by_continuing(api, converted), carry, scanned)
 
 
 def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any],
-               scan: Callable[[list[Any]], Any] | None = None) -> Tail:
-    """The last part (raises what building it raises); `scan` as for build_part."""
+               scan: Callable[..., Any] | None = None) -> Tail:
+    """The last part (raises what building it raises); `scan` as for build_part, with the payload messages
+    only."""
     key = _MESSAGE_LISTS[api]
     messages = context.get("messages") or []
     payload, carry, opening = registry.build_tail(api, model, context, options)

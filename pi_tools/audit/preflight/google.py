@@ -28,7 +28,12 @@ def _is_model(item: Any) -> bool:
     return isinstance(item, dict) and item.get("role") == "model"
 
 
-@item_scan("google", API)
+def _unsupported(media: Any) -> bool:
+    """An image media type Gemini refuses (rule google-image-media-type)."""
+    return isinstance(media, str) and media.startswith("image/") and media not in IMAGE_TYPES
+
+
+@item_scan("google", API, finds=lambda scan: any(_unsupported(row[2]) for row in scan["images"]))
 def _scan_items(items: Sequence[Any]) -> Summary:
     """The facts the rules below read of each content, in one pass (rows, see scans.py): model contents with
     function calls (item, first call's part, calls, whether the first call is signed); other contents with
@@ -184,7 +189,7 @@ def _inline_images(view: RequestView) -> list[tuple[int, str, Any, int]]:
       message: "Request contains an invalid argument.", google-gemini/gemini-cli#14838).""")
 def image_media_type(view: RequestView) -> Iterator[Hit]:
     for _, path, media, _ in _inline_images(view):
-        if isinstance(media, str) and media.startswith("image/") and media not in IMAGE_TYPES:
+        if _unsupported(media):
             yield Hit("google-image-media-type", path, f"Unsupported MIME type: {media}")
 
 

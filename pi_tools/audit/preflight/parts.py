@@ -35,7 +35,7 @@ import orjson
 from pi_tools.audit.preflight.check import PreflightRequest, PreflightResult, finding, locate
 from pi_tools.audit.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, convert_traced, map_origins
 from pi_tools.audit.preflight.rules import Hit, iter_hits, rules_for
-from pi_tools.audit.preflight.scans import PartScanner, merge, scan_names
+from pi_tools.audit.preflight.scans import TRACE, PartScanner, merge, scan_names
 from pi_tools.audit.preflight.view import RequestView
 from pi_tools.docs import EncodedItems, LazyMessages
 from pi_tools.js.values import UNDEFINED
@@ -68,7 +68,11 @@ class _Parts:
     reach: dict[int, int] = field(default_factory=dict)
     """Per part, the last of its own items a finding points at: its mapping need go no further (map_origins'
     upto_item)."""
-    traced: dict[int, tuple[list[Any], list[Origin], PayloadOrigins | None]] = field(default_factory=dict)
+    traced: dict[int, tuple[list[Any] | None, list[Origin], PayloadOrigins | None]] = field(default_factory=dict)
+    """Per part: its llm messages (None where the mapping was made while the part was built), their origins and
+    the part's payload mapping."""
+    early: dict[int, tuple[int, PayloadOrigins]] = field(default_factory=dict)
+    """Per part: (llm message count, payload mapping) made as the part was built (scans.PartScanner)."""
     starts: list[int] = field(default_factory=list)
 
 
@@ -130,7 +134,8 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     names = scan_names(api)
     built: list[Any] = []
     document = payload_document_in_parts(llm_doc, payload_request, build_elsewhere, min_text_bytes, part_bytes,
-                                         scan=PartScanner(names) if names else None, joined=built.extend)
+                                         scan=PartScanner(names, api, model) if names else None,
+                                         joined=built.extend)
     if document is None:  # not cut (one part only): built whole, from the plan, the tree being gone
         from pi_tools.audit.preflight.session import check_whole
 
@@ -173,6 +178,9 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
         offsets.append(offsets[-1] + _message_count(planned_part))
     positions: list[Origin] = list(origins)
     parts = _Parts(planned_parts, offsets, positions, chunks, items)
+    for index, piece in enumerate(built[:-1]):
+        if isinstance(piece.scan, dict) and TRACE in piece.scan:
+            parts.early[index] = piece.scan[TRACE]
     # The join holds only where the newest usable usage is in the last part (split.join): Pi's estimate over the
     # whole conversation is then the estimate over the last part.
     estimate_context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": tail}
@@ -292,9 +300,18 @@ def _chunk_of(parts: _Parts, item: int) -> _Chunk:
     return parts.chunks[bisect_right(parts.starts, item) - 1]
 
 
-def _traced_part(parts: _Parts, api: str, model: dict[str, Any], index: int,
-                 has_system: bool) -> tuple[list[Any], list[Origin], PayloadOrigins | None]:
-    """A part's llm messages, their origins and its payload mapping, built again from the file text (cached)."""
+def _traced_part(parts: _Parts, api: str, model: dict[str, Any], index: int, has_system: bool,
+                 messages_needed: bool = False) -> tuple[list[Any] | None, list[Origin], PayloadOrigins | None]:
+    """A part's llm messages, their origins and its payload mapping (cached): the mapping made while the part was
+    built, where there is one and no context message of the part was dropped by convertToLlm (the origins are
+    then the context messages' own), else built again from the file text (also when the messages are needed)."""
+    early = parts.early.get(index)
+    if early is not None and index not in parts.traced and not messages_needed:
+        first = parts.offsets[index]
+        if index + 1 < len(parts.offsets) and early[0] == parts.offsets[index + 1] - first:
+            parts.traced[index] = (None, parts.origins[first:first + early[0]], early[1])
+    if index in parts.traced and messages_needed and parts.traced[index][0] is None:
+        del parts.traced[index]
     if index not in parts.traced:
         planned = parts.planned[index]
         messages = list(planned)
@@ -354,7 +371,7 @@ def _source(parts: _Parts, api: str, model: dict[str, Any], index: int, has_syst
     chunk = _chunk_of(parts, index)
     if chunk.part is None:
         return None
-    llm, _, mapping = _traced_part(parts, api, model, chunk.part, has_system)
+    llm, _, mapping = _traced_part(parts, api, model, chunk.part, has_system, messages_needed=True)
     local = index - chunk.start
     origin: Sequence[int] = mapping.item_origin if mapping is not None else []
-    return llm[origin[local]] if local < len(origin) and origin[local] < len(llm) else None
+    return llm[origin[local]] if llm is not None and local < len(origin) and origin[local] < len(llm) else None

@@ -26,14 +26,23 @@ Summary = dict[str, Rows]
 Scan = Callable[[Sequence[Any]], Summary]
 
 _SCANS: dict[str, tuple[frozenset[str], Scan]] = {}
+_FINDS: dict[str, Callable[[Summary], bool]] = {}
+
+TRACE = "~trace"
+"""The key of a part's scans under which PartScanner puts the part's payload mapping, when it made one."""
 
 
-def item_scan(name: str, apis: Iterable[str]) -> Callable[[Scan], Scan]:
-    """Register the decorated function as the scan `name` for these APIs."""
+def item_scan(name: str, apis: Iterable[str],
+              finds: Callable[[Summary], bool] | None = None) -> Callable[[Scan], Scan]:
+    """Register the decorated function as the scan `name` for these APIs. `finds` says, from a part's rows,
+    that a rule will certainly report an item of the part (an image of a type the API refuses, say): the part's
+    payload is then mapped to its llm messages as it is built (PartScanner), not traced again afterwards."""
     def register(scan: Scan) -> Scan:
         if name in _SCANS:
             raise ValueError(f"item scan {name} registered twice")
         _SCANS[name] = (frozenset(apis), scan)
+        if finds is not None:
+            _FINDS[name] = finds
         return scan
     return register
 
@@ -48,16 +57,37 @@ def scan_names(api: str) -> tuple[str, ...]:
 
 class PartScanner:
     """The scans of one API run over one part's items: a small picklable object, so that payload's helper
-    process can scan the parts it builds (it imports the rule modules on first use)."""
+    process can scan the parts it builds (it imports the rule modules on first use).
 
-    def __init__(self, names: tuple[str, ...]) -> None:
+    Given the part's llm messages and JSON text too (a part before the last, split.build_part), a part that a
+    scan `finds` something in is also mapped to those messages (provenance.map_origins, on its items as decoded
+    from the text, exactly as tracing maps it afterwards), under TRACE as (llm message count, PayloadOrigins):
+    tracing its findings then needs neither the file's text again nor a second conversion, and the work is done
+    by whichever process built the part."""
+
+    def __init__(self, names: tuple[str, ...], api: str | None = None, model: dict[str, Any] | None = None) -> None:
         self.names = names
+        self.api = api
+        self.model = model
 
-    def __call__(self, items: Sequence[Any]) -> dict[str, Summary]:
+    def __call__(self, items: Sequence[Any], messages: Sequence[Any] | None = None,
+                 encoded: Any = None) -> dict[str, Any]:
         from pi_tools.audit.preflight.rules import _load
 
         _load()
-        return {name: _SCANS[name][1](items) for name in self.names}
+        scans: dict[str, Any] = {name: _SCANS[name][1](items) for name in self.names}
+        if (self.api is not None and self.model is not None and messages is not None and encoded is not None
+                and any(name in _FINDS and _FINDS[name](scans[name]) for name in self.names)):
+            import orjson
+
+            from pi_tools.audit.preflight.provenance import map_origins
+            from pi_tools.audit.preflight.view import ITEM_LISTS
+
+            decoded = orjson.loads(b"[" + encoded.json + b"]") if encoded.count else []
+            mapping = map_origins(self.api, self.model, messages, {ITEM_LISTS.get(self.api, "messages"): decoded},
+                                  False)
+            scans[TRACE] = (len(messages), mapping)
+        return scans
 
 
 def merge(pieces: Sequence[tuple[int, dict[str, Summary]]]) -> dict[str, Summary]:
@@ -65,6 +95,8 @@ def merge(pieces: Sequence[tuple[int, dict[str, Summary]]]) -> dict[str, Summary
     merged: dict[str, Summary] = {}
     for offset, scans in pieces:
         for name, summary in scans.items():
+            if name == TRACE:
+                continue
             target = merged.setdefault(name, {})
             for kind, rows in summary.items():
                 into = target.setdefault(kind, [])
