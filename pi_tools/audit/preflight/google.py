@@ -33,7 +33,12 @@ def _unsupported(media: Any) -> bool:
     return isinstance(media, str) and media.startswith("image/") and media not in IMAGE_TYPES
 
 
-@item_scan("google", API, finds=lambda scan: any(_unsupported(row[2]) for row in scan["images"]))
+def _last_refused_image(scan: Summary) -> int | None:
+    """The last item of a part with an image Gemini refuses (scans.item_scan's `finds`)."""
+    return max((row[0] for row in scan["images"] if _unsupported(row[2])), default=None)
+
+
+@item_scan("google", API, finds=_last_refused_image)
 def _scan_items(items: Sequence[Any]) -> Summary:
     """The facts the rules below read of each content, in one pass (rows, see scans.py): model contents with
     function calls (item, first call's part, calls, whether the first call is signed); other contents with

@@ -71,8 +71,9 @@ class _Parts:
     traced: dict[int, tuple[list[Any] | None, list[Origin], PayloadOrigins | None]] = field(default_factory=dict)
     """Per part: its llm messages (None where the mapping was made while the part was built), their origins and
     the part's payload mapping."""
-    early: dict[int, tuple[int, PayloadOrigins]] = field(default_factory=dict)
-    """Per part: (llm message count, payload mapping) made as the part was built (scans.PartScanner)."""
+    early: dict[int, tuple[int, int, PayloadOrigins]] = field(default_factory=dict)
+    """Per part: (llm message count, last item mapped, payload mapping) made as the part was built
+    (scans.PartScanner)."""
     starts: list[int] = field(default_factory=list)
 
 
@@ -308,8 +309,10 @@ def _traced_part(parts: _Parts, api: str, model: dict[str, Any], index: int, has
     early = parts.early.get(index)
     if early is not None and index not in parts.traced and not messages_needed:
         first = parts.offsets[index]
-        if index + 1 < len(parts.offsets) and early[0] == parts.offsets[index + 1] - first:
-            parts.traced[index] = (None, parts.origins[first:first + early[0]], early[1])
+        reach = parts.reach.get(index)
+        if (index + 1 < len(parts.offsets) and early[0] == parts.offsets[index + 1] - first
+                and reach is not None and reach <= early[1]):  # every finding of the part within the mapping
+            parts.traced[index] = (None, parts.origins[first:first + early[0]], early[2])
     if index in parts.traced and messages_needed and parts.traced[index][0] is None:
         del parts.traced[index]
     if index not in parts.traced:

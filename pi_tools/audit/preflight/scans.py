@@ -26,17 +26,18 @@ Summary = dict[str, Rows]
 Scan = Callable[[Sequence[Any]], Summary]
 
 _SCANS: dict[str, tuple[frozenset[str], Scan]] = {}
-_FINDS: dict[str, Callable[[Summary], bool]] = {}
+_FINDS: dict[str, Callable[[Summary], int | None]] = {}
 
 TRACE = "~trace"
 """The key of a part's scans under which PartScanner puts the part's payload mapping, when it made one."""
 
 
 def item_scan(name: str, apis: Iterable[str],
-              finds: Callable[[Summary], bool] | None = None) -> Callable[[Scan], Scan]:
-    """Register the decorated function as the scan `name` for these APIs. `finds` says, from a part's rows,
-    that a rule will certainly report an item of the part (an image of a type the API refuses, say): the part's
-    payload is then mapped to its llm messages as it is built (PartScanner), not traced again afterwards."""
+              finds: Callable[[Summary], int | None] | None = None) -> Callable[[Scan], Scan]:
+    """Register the decorated function as the scan `name` for these APIs. `finds` names, from a part's rows,
+    the last item of the part that a rule will certainly report (an image of a type the API refuses, say), or
+    None: the part's payload is then mapped to its llm messages up to that item as it is built (PartScanner),
+    not traced again afterwards."""
     def register(scan: Scan) -> Scan:
         if name in _SCANS:
             raise ValueError(f"item scan {name} registered twice")
@@ -61,9 +62,10 @@ class PartScanner:
 
     Given the part's llm messages and JSON text too (a part before the last, split.build_part), a part that a
     scan `finds` something in is also mapped to those messages (provenance.map_origins, on its items as decoded
-    from the text, exactly as tracing maps it afterwards), under TRACE as (llm message count, PayloadOrigins):
-    tracing its findings then needs neither the file's text again nor a second conversion, and the work is done
-    by whichever process built the part."""
+    from the text, exactly as tracing maps it afterwards, and only up to the last item found), under TRACE as
+    (llm message count, last item mapped, PayloadOrigins): tracing its findings up to that item then needs
+    neither the file's text again nor a second conversion, and the work is done by whichever process built the
+    part."""
 
     def __init__(self, names: tuple[str, ...], api: str | None = None, model: dict[str, Any] | None = None) -> None:
         self.names = names
@@ -76,17 +78,20 @@ class PartScanner:
 
         _load()
         scans: dict[str, Any] = {name: _SCANS[name][1](items) for name in self.names}
-        if (self.api is not None and self.model is not None and messages is not None and encoded is not None
-                and any(name in _FINDS and _FINDS[name](scans[name]) for name in self.names)):
+        if self.api is None or self.model is None or messages is None or encoded is None:
+            return scans
+        found = [last for name in self.names if name in _FINDS and (last := _FINDS[name](scans[name])) is not None]
+        if found:
             import orjson
 
             from pi_tools.audit.preflight.provenance import map_origins
             from pi_tools.audit.preflight.view import ITEM_LISTS
 
             decoded = orjson.loads(b"[" + encoded.json + b"]") if encoded.count else []
+            upto = max(found)
             mapping = map_origins(self.api, self.model, messages, {ITEM_LISTS.get(self.api, "messages"): decoded},
-                                  False)
-            scans[TRACE] = (len(messages), mapping)
+                                  False, upto_item=upto)
+            scans[TRACE] = (len(messages), upto, mapping)
         return scans
 
 
