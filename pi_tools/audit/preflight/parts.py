@@ -5,16 +5,18 @@ part's messages exist as objects at a time, and each part's payload messages are
 whole instead, as the check of a small session does, holds every context message, every llm message and the whole
 payload as objects at once (about twice payload's peak on the 100 MB benchmark session, and slower).
 
-So for a large session preflight builds the payload exactly as `payload` does, drops the file's text (the parts
-are detached from it and read their lines again from the file if a finding must be traced), and only then reads
-the payload's JSON text back into objects for the rules, one part at a time; the request size is the JSON text's
-own size. The payload's objects then take the place the file's text held: on the 100 MB benchmark session the
-peak is the build's (about 256 MiB, against 403 MiB when built whole). A view with long strings elided was tried
-and dropped: the objects' own overhead, not their strings, is most of their memory (239 MiB with it, 237 without),
-and eliding cost a second walk over every block. A finding is traced by building only its part again (its
-messages from the file text, its payload items from its JSON text) and mapping that part as the whole is mapped:
-the parts path joins only where each part converts exactly as it does within the whole conversation, so a part
-maps alone as it maps within the whole.
+So for a large session preflight builds the payload exactly as `payload` does (with payload's helper process
+building parts from the back where the command has one), drops the file's text (the parts are detached from it
+and read their lines again from the file if a finding must be traced), and leaves the payload's items as JSON
+text: the rules read item scans (scans.py) made of each part while its objects existed, in whichever process
+built it, and a part's items are decoded only when a rule or a trace reads one of them. The request size is the
+JSON text's own size. Decoding every part for the rules (the previous design) cost more than the rules
+themselves, and held the payload's objects (about 256 MiB at peak on the 100 MB benchmark session, 403 MiB when
+built whole). A finding's part is traced with the mapping its scan made while it was built where the scan
+already saw that finding (scans.PartScanner), else by building only its part again (its messages from the file
+text, its payload items from its JSON text) and mapping that part as the whole is mapped: the parts path joins
+only where each part converts exactly as it does within the whole conversation, so a part maps alone as it maps
+within the whole.
 
 Where the parts path does not apply (a session that is small or not a clean file's, an API not built in parts)
 `preflight_in_parts` answers None before touching the session. A model whose payloads are never built in parts,
