@@ -148,7 +148,10 @@ def tool_use_without_result(view: RequestView) -> Iterator[Hit]:
     count = len(view.items)
     for i, uses in _by_item(view, "uses").items():
         # Results are rows of user messages only: the next message answers nothing unless it is one.
-        answered = {js_set_key(tool_id) for _, tool_id in results.get(i + 1, ())}
+        following = results.get(i + 1, ())
+        if len(uses) == 1 == len(following) and type(uses[0][1]) is str and uses[0][1] == following[0][1]:
+            continue  # one call answered by one result (most of a session): no sets needed
+        answered = {js_set_key(tool_id) for _, tool_id in following}
         missing = [(j, tool_id) for j, tool_id in uses if js_set_key(tool_id) not in answered]
         if missing:
             ids = ", ".join(str(tool_id) for _, tool_id in missing)
@@ -169,7 +172,10 @@ def tool_use_without_result(view: RequestView) -> Iterator[Hit]:
 def tool_result_without_use(view: RequestView) -> Iterator[Hit]:
     uses = _by_item(view, "uses")
     for i, results in _by_item(view, "results").items():
-        issued = {js_set_key(tool_id) for _, tool_id in uses.get(i - 1, ())}
+        previous = uses.get(i - 1, ())
+        if len(results) == 1 == len(previous) and type(results[0][1]) is str and results[0][1] == previous[0][1]:
+            continue
+        issued = {js_set_key(tool_id) for _, tool_id in previous}
         for j, tool_id in results:
             if js_set_key(tool_id) not in issued:
                 yield Hit("anthropic-tool-result-without-use", view.path(i, "content", j),
