@@ -310,9 +310,11 @@ from the front with, and the function that waits for the other's built parts (No
 
 
 def build_claimed_parts(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
-                        planned_parts: list[Any], claim: Callable[[], int | None]) -> dict[int, Any] | None:
+                        planned_parts: list[Any], claim: Callable[[], int | None],
+                        scan: Callable[..., Any] | None = None) -> dict[int, Any] | None:
     """The parts `claim` hands out, built in turn ({index: Part}, the last part as the Tail): only one part's
-    messages exist at a time. None where a part cannot be built apart (raises what building one raises)."""
+    messages exist at a time. None where a part cannot be built apart (raises what building one raises).
+    `scan`: see split.build_part."""
     from pi_tools.providers import split
 
     registry = default_registry()
@@ -321,9 +323,9 @@ def build_claimed_parts(api: str, model: Any, options: dict[str, Any], context: 
     while (index := claim()) is not None:
         messages = list(iter_llm_messages(planned_parts[index], registry))
         if index == last:
-            built[index] = split.build_tail(api, model, {**context, "messages": messages}, options)
+            built[index] = split.build_tail(api, model, {**context, "messages": messages}, options, scan)
         else:
-            part = split.build_part(api, model, {**context, "messages": messages}, options)
+            part = split.build_part(api, model, {**context, "messages": messages}, options, scan)
             if part is None:
                 return None
             built[index] = part
@@ -331,7 +333,9 @@ def build_claimed_parts(api: str, model: Any, options: dict[str, Any], context: 
 
 
 def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_elsewhere: PartsBuilder | None,
-                              min_text_bytes: int = 0, part_bytes: int | None = None) -> Document | None:
+                              min_text_bytes: int = 0, part_bytes: int | None = None,
+                              scan: Callable[..., Any] | None = None,
+                              joined: Callable[[list[Any]], None] | None = None) -> Document | None:
     """payload_document for a large session, its conversation built in parts of about `part_bytes` of message
     text (default split.PART_BYTES), so that its messages never all exist at once; with `build_elsewhere`, another
     process builds parts from the back while this one builds them from the front.
@@ -339,6 +343,9 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
     None, before anything is built, when the session is not a clean file's context, has fewer than
     `min_text_bytes` of message lines, or cannot be cut. Where the parts do not join into exactly the whole
     payload (or building one fails), the payload is built whole, as payload_document does.
+
+    For preflight: every part's payload messages go through `scan` (split.build_part), in whichever process
+    builds the part, and `joined` is given the built parts in order (split.Part..., split.Tail) when they join.
     """
     from pi_tools.providers import split
 
@@ -360,10 +367,13 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
     if build_elsewhere is None:
         claims: Claims = LocalClaims(count)
         waiting: Callable[[], Any] = dict
-    else:
+    elif scan is None:
         claims, waiting = build_elsewhere(api, model, options, context, planned_parts, str(llm_doc.get("source")))
+    else:
+        claims, waiting = build_elsewhere(api, model, options, context, planned_parts, str(llm_doc.get("source")),
+                                          scan=scan)  # type: ignore[call-arg]
     try:
-        here = build_claimed_parts(api, model, options, context, planned_parts, claims.front)
+        here = build_claimed_parts(api, model, options, context, planned_parts, claims.front, scan)
     except Exception:  # noqa: BLE001 - the whole build below reports it exactly as Pi does
         here = None
     there = waiting()  # always collected, so that the other process is ready for the next task
@@ -374,6 +384,8 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
     if here is not None and there is not None and len(here) + len(there) == count:
         built = {**here, **there}
         payload = split.join(api, [built[index] for index in range(count - 1)], built[count - 1])
+        if payload is not None and joined is not None:
+            joined([built[index] for index in range(count)])
     if payload is None:
         return payload_document(llm_doc, request)
     return _payload_result(llm_doc, request, model, lambda: payload, options)

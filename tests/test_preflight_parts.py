@@ -240,3 +240,107 @@ def test_parts_built_by_the_payload_helper_give_the_same_findings(tmp_path: Path
     # is payload_document_in_parts' probe with no messages).
     assert 1 < len(built_here) < 401
 
+
+def test_early_reading_of_preflight_arguments_agrees_with_the_command() -> None:
+    """The entry point starts payload's helper for `preflight FILE` from a light reading of the arguments
+    (engine.early): it must know every option of the command that takes a value, and step aside for the flags
+    that leave the helper out (--replay builds many small payloads, --list-rules none)."""
+    import typer
+
+    from pi_tools.cli.app import app
+    from pi_tools.engine.early import ENGINE_OPTIONS, PREFLIGHT_VALUE_OPTIONS, payload_arguments
+
+    command = typer.main.get_command(app).commands["preflight"]  # type: ignore[attr-defined]
+    options = [param for param in command.params if param.param_type_name == "option"]
+    assert {name for param in options if not param.is_flag for name in param.opts} == (
+        PREFLIGHT_VALUE_OPTIONS | ENGINE_OPTIONS)
+    assert {name for param in options if param.is_flag for name in param.opts} == {
+        "--replay", "--all-branches", "--list-rules"}
+
+    def read(args: list[str]) -> Any:
+        return payload_arguments(args, PREFLIGHT_VALUE_OPTIONS, ("--help",))
+
+    assert read(["--format", "json", "--model=google/x", "s.jsonl"]) == (["s.jsonl"], {"--format", "--model"})
+    assert read(["--replay", "s.jsonl"]) is None
+    assert read(["--list-rules"]) is None
+    assert read(["--jobs", "2", "s.jsonl"]) is None
+
+
+def test_the_preflight_command_gives_the_same_findings_with_payload_s_helper(tmp_path: Path, cli: Any) -> None:
+    """`pi-tools preflight FILE` on a session large enough for the parts path starts payload's helper as
+    `payload` does; the report is byte for byte the one made without it (PI_TOOLS_SPLIT_BYTES=off)."""
+    import os
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("the helper needs two usable cores")
+    path = _damaged(tmp_path, rounds=2600)  # about 9 MB of message text: over PARTS_FROM
+    assert Path(path).stat().st_size > parts_module.PARTS_FROM
+    args = ["preflight", "--format", "json", "--model", "google/gemini-3-flash-preview", path]
+    helped = cli(*args, timeout=600)
+    alone = cli(*args, env={"PI_TOOLS_SPLIT_BYTES": "off"}, timeout=600)
+    assert helped.code == alone.code == 1 and helped.stderr == alone.stderr == ""
+    assert helped.stdout == alone.stdout
+    findings = [json.loads(line) for line in helped.stdout.splitlines()]
+    rules = {found["rule"] for found in findings if found.get("kind") == "finding"}
+    assert "google-image-media-type" in rules
+    traced = [found for found in findings if found.get("kind") == "finding" and found["entryId"] is not None]
+    assert len(traced) >= 2600  # a BMP image in every round, each traced to its user entry
+
+
+@pytest.mark.parametrize("target", ["anthropic/claude-sonnet-4-5", "openai/gpt-5.1", "google/gemini-3-flash-preview"])
+def test_part_scans_merged_equal_the_scan_of_the_joined_items(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              target: str) -> None:
+    """The rules of a payload built in parts read item scans made part by part (scans.py) and shifted by each
+    part's first index; they must be exactly the scan of the whole item list, and the items must stay JSON text
+    until a rule or a trace reads one (the rules themselves decode a chunk or two at most here)."""
+    from pi_tools.audit.preflight import scans
+
+    path = _damaged(tmp_path, rounds=30)
+    views: list[Any] = []
+    decoded: list[int] = []
+    real_view, real_decode = parts_module.RequestView, parts_module._decode
+
+    def view(*args: Any, **kwargs: Any) -> Any:
+        views.append(real_view(*args, **kwargs))
+        return views[-1]
+
+    def decode(encoded: Any) -> list[Any]:
+        decoded.append(encoded.count)
+        return real_decode(encoded)
+
+    by_rules: list[int] = []
+    real_hits = parts_module.iter_hits
+
+    def hits(*args: Any) -> Any:
+        found = list(real_hits(*args))
+        by_rules.append(len(decoded))  # chunks decoded once the rules ran (tracing decodes its parts after)
+        return iter(found)
+
+    monkeypatch.setattr(parts_module, "RequestView", view)
+    monkeypatch.setattr(parts_module, "_decode", decode)
+    monkeypatch.setattr(parts_module, "iter_hits", hits)
+    result = preflight_in_parts(load_context_source(path, False), path, PreflightRequest(model=target),
+                                min_text_bytes=0, part_bytes=1)
+    assert result is not None and result.error is None and result.findings
+    (checked,) = [seen for seen in views if seen.given_items is not None]  # the others only name the item key
+    api = checked.api
+    chunks = len(checked.items._chunks)
+    assert chunks > 30 and checked.scans is not None
+    assert by_rules and by_rules[0] <= 2, (by_rules, chunks)  # the rules read one item or two, not the parts
+    items = list(checked.items)
+    assert len(items) == len(checked.items) == sum(c.encoded.count for c in checked.items._chunks)
+    names = scans.scan_names(api)
+    assert set(checked.scans) == set(names) and names
+    for name in names:
+        whole = scans._SCANS[name][1](items)
+        merged = checked.scans[name]
+        assert set(merged) == set(whole), name
+        for kind, rows in whole.items():
+            if (name, kind) == ("responses", "heads"):
+                # a part records its first item's type and role too (it may follow a reasoning item of the part
+                # before it): more rows than the whole scan's, each one true of its item
+                assert set(rows) <= set(merged[kind])
+                assert all(row == (row[0], items[row[0]].get("type"), items[row[0]].get("role"))
+                           for row in merged[kind])
+            else:
+                assert merged[kind] == rows, (name, kind)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, fail, report
+from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, before_exit, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 
 if TYPE_CHECKING:
@@ -42,9 +42,14 @@ def preflight_command(
     Example: pi-tools preflight --model anthropic/claude-sonnet-4-5 --format sarif ~/.pi/agent/sessions > pre.sarif
     """
     chosen = chosen_engine(engine, scheduler, jobs, progress="preflight")
+    helper = None
     if paths and not list_rules and len(paths) == 1 and chosen.kind == "local":
-        from pi_tools.engine.early import read_ahead
+        from pi_tools.engine.early import payload_helper, read_ahead
 
+        if not replay:  # one file: payload's helper builds part of a large payload beside this one, as for payload
+            helper = payload_helper(paths, False)
+            if helper is not None:
+                before_exit(helper.close)
         read_ahead(paths)  # the file is read while the rule modules are imported
     from pi_tools.audit.preflight.rules import SEVERITY_RANK, all_rules
 
@@ -92,7 +97,7 @@ def preflight_command(
                              chosen)
         else:
             status = _check(inputs, output_format, fail_on, threshold, enabled, known, model, system_prompt,
-                            tool_list, reasoning, leaf, chosen)
+                            tool_list, reasoning, leaf, chosen, helper)
     except EngineError as exc:
         fail(str(exc))
     from pi_tools.cli.common import exit_without_teardown
@@ -102,7 +107,8 @@ def preflight_command(
 
 def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: str, threshold: int,
            enabled: frozenset[str] | None, known: set[str], model: str | None, system_prompt: str | None,
-           tools: list[dict[str, object]] | None, reasoning: str | None, leaf: str | None, engine: Engine) -> int:
+           tools: list[dict[str, object]] | None, reasoning: str | None, leaf: str | None, engine: Engine,
+           helper: Any = None) -> int:
     from pi_tools.audit.formats import json_lines, junit, sarif
     from pi_tools.audit.preflight.check import PreflightRequest, PreflightResult
     from pi_tools.audit.preflight.report import as_audit_results, catalogue, findings_table
@@ -114,7 +120,13 @@ def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: st
     request = PreflightRequest(model=model, system_prompt=system_prompt, tools=tools, reasoning=reasoning,  # type: ignore[arg-type]
                                leaf=leaf, enabled=enabled)
     results = []
-    for result in map_inputs(preflight_file, inputs, request, engine, lambda path, error: PreflightResult(path, error=error)):
+    checked: Any = map_inputs(preflight_file, inputs, request, engine, lambda path, error: PreflightResult(path, error=error))
+    if helper is not None and len(inputs) == 1 and inputs[0][1] is None:
+        from pi_tools.batch import preflight_helped
+        from pi_tools.cli.common import keep_until_exit
+
+        checked = [preflight_helped(inputs[0][0], request, helper, keep_until_exit)]
+    for result in checked:
         if result.error is not None:
             report(result.error)
         results.append(result)

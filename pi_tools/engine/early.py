@@ -23,6 +23,11 @@ PAYLOAD_VALUE_OPTIONS = frozenset({"--api", "--model", "--system-prompt", "--too
 """The options of `payload` that take a value and leave the early start in place (tests check this against the
 command itself, with ENGINE_OPTIONS)."""
 
+PREFLIGHT_VALUE_OPTIONS = frozenset({"--model", "--system-prompt", "--tools", "--reasoning", "--leaf", "--format",
+                                     "--fail-on", "--rules"})
+"""The same for `preflight` (its check of the next request; --replay, --all-branches and --list-rules leave the
+helper out: a replay builds many small payloads, never in parts)."""
+
 ENGINE_OPTIONS = frozenset({"--engine", "--scheduler", "--jobs"})
 """Options that say how work runs: with any of them the command decides everything itself."""
 
@@ -42,8 +47,10 @@ def _started_then(args: list[str], command: Callable[[], object]) -> None:
     command()
 
 
-def payload_arguments(args: list[str]) -> tuple[list[str], set[str]] | None:
-    """The files and the options named in `payload`'s arguments, or None when they do not read plainly."""
+def payload_arguments(args: list[str], value_options: frozenset[str] = PAYLOAD_VALUE_OPTIONS,
+                      flags: tuple[str, ...] = ("--wire", "--help")) -> tuple[list[str], set[str]] | None:
+    """The files and the options named in `payload`'s arguments (or another command's, given its options that
+    take a value and its flags), or None when they do not read plainly."""
     files: list[str] = []
     options: set[str] = set()
     position = 0
@@ -56,11 +63,11 @@ def payload_arguments(args: list[str]) -> tuple[list[str], set[str]] | None:
         if token.startswith("-") and token != "-":
             name, has_value, _ = token.partition("=")
             options.add(name)
-            if name in PAYLOAD_VALUE_OPTIONS and not has_value:
+            if name in value_options and not has_value:
                 if position >= len(args):
                     return None
                 position += 1
-            elif name not in PAYLOAD_VALUE_OPTIONS and name not in ("--wire", "--help"):
+            elif name not in value_options and name not in flags:
                 return None  # an option this reading does not know (or an engine option): leave it all to typer
             continue
         files.append(token)
@@ -68,11 +75,14 @@ def payload_arguments(args: list[str]) -> tuple[list[str], set[str]] | None:
 
 
 def start_early(args: list[str]) -> None:
-    """For `payload FILE` (one file: several go to the engine's pool): fork the helper (before any thread
-    exists) and start reading the file."""
-    if not args or args[0] != "payload":
+    """For `payload FILE` and `preflight FILE` (one file: several go to the engine's pool): fork the helper
+    (before any thread exists) and start reading the file."""
+    if not args or args[0] not in ("payload", "preflight"):
         return
-    parsed = payload_arguments(args[1:])
+    if args[0] == "payload":
+        parsed = payload_arguments(args[1:])
+    else:
+        parsed = payload_arguments(args[1:], PREFLIGHT_VALUE_OPTIONS, ("--help",))
     if parsed is None:
         return
     files, options = parsed

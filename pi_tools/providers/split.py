@@ -32,7 +32,7 @@ None, so that the whole build reports exactly the error Pi reports.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import eq
@@ -78,6 +78,8 @@ class Part:
     """Whether the part's first payload message may belong with the previous part's last."""
     carry: Any = None
     """What the API's conversion carries across the cut (see the module docstring), for its join_parts."""
+    scan: Any = None
+    """What build_part's `scan` made of the part's payload messages (None without one)."""
 
 
 @dataclass
@@ -95,6 +97,9 @@ class Tail:
     carry: Any = None
     prefix: EncodedItems | None = None
     """The items the payload's list opens with that belong to no part (a system message), if any."""
+    scan: Any = None
+    """What build_tail's `scan` made of the part's payload messages, and of the prefix's (None without one)."""
+    prefix_scan: Any = None
 
 
 def _tool_results(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -109,9 +114,11 @@ def _loads_tools(results: list[dict[str, Any]]) -> bool:
     return any(map(dict.get, results, repeat("addedToolNames")))
 
 
-def build_part(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Part | None:
+def build_part(api: str, model: Model, context: dict[str, Any], options: dict[str, Any],
+               scan: Callable[..., Any] | None = None) -> Part | None:
     """A part before the last, or None where this API or model cannot build one apart (raises what building
-    it raises)."""
+    it raises). `scan` is called with the part's payload messages while they are objects, its llm messages and
+    its EncodedItems (preflight's rules read what it returns instead of decoding the text again)."""
     history = registry.build_history(api, model, context, options)
     if history is None:
         return None
@@ -119,12 +126,15 @@ def build_part(api: str, model: Model, context: dict[str, Any], options: dict[st
     messages = context.get("messages") or []
     results = _tool_results(messages)
     encoded, carry = registry.encode_part(api, converted, carried[0] if carried else None)
+    scanned = scan(converted, messages, encoded) if scan is not None else None
     return Part(encoded, frozenset(renamed), _result_ids(results), _latest_timestamp(messages), _loads_tools(results),
-                registry.starts_by_continuing(api, converted), carry)
+                registry.starts_by_continuing(api, converted), carry, scanned)
 
 
-def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Tail:
-    """The last part (raises what building it raises)."""
+def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any],
+               scan: Callable[..., Any] | None = None) -> Tail:
+    """The last part (raises what building it raises); `scan` as for build_part, with the payload messages
+    only."""
     key = _MESSAGE_LISTS[api]
     messages = context.get("messages") or []
     payload, carry, opening = registry.build_tail(api, model, context, options)
@@ -142,6 +152,8 @@ def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[st
         continues=registry.starts_by_continuing(api, conversation),
         carry=carry,
         prefix=EncodedItems(dump_items(converted[:opening]), opening) if opening else None,
+        scan=scan(conversation) if scan is not None else None,
+        prefix_scan=scan(converted[:opening]) if scan is not None and opening else None,
     )
 
 

@@ -255,9 +255,12 @@ class BulkSession:
     def origins(self, plan: ContextPlan) -> list[tuple[Any, int]]:
         """(entry id, file line) of each message the plan's entries produce, in order (clean files: line index + 1
         is the file line; a message line gives one message, a parsed entry what entry_to_messages makes of it)."""
-        out: list[tuple[Any, int]] = []
         ids, parsed = self._ids, self._parsed
-        for index in plan.entries:
+        entries = plan.entries
+        if parsed.keys().isdisjoint(entries):  # only message lines (the usual case): one message each, in C
+            return list(zip(map(ids.__getitem__, entries), map((1).__add__, entries), strict=True))
+        out: list[tuple[Any, int]] = []
+        for index in entries:
             entry = parsed.get(index)
             count = 1 if entry is None else len(entry_to_messages(entry))
             out.extend([(ids[index], index + 1)] * count)

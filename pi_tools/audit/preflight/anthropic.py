@@ -5,10 +5,12 @@ public issue threads named in each rule's `source`."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pi_tools.audit.preflight.rules import Hit, rule
+from pi_tools.audit.preflight.scans import Rows, Summary, firsts, item_scan, scanned
 from pi_tools.audit.preflight.view import RequestView, blocks
 from pi_tools.js.values import js_set_key
 
@@ -30,68 +32,104 @@ def _tool_results(item: Any) -> list[tuple[int, Any]]:
             if isinstance(b, dict) and b.get("type") == "tool_result"]
 
 
-class _Scan:
+@item_scan("anthropic", API)
+def _scan_items(items: Sequence[Any]) -> Summary:
     """One pass over the messages, shared by the rules below (each reading only what it needs): a large
-    session's payload holds 10^5 blocks, and a pass per rule cost more than building the payload."""
-
-    def __init__(self, view: RequestView) -> None:
-        self.uses: dict[int, list[tuple[int, Any]]] = {}
-        self.results: dict[int, list[tuple[int, Any]]] = {}
-        self.blank: list[tuple[str, str]] = []  # (path, message)
-        self.empty: list[int] = []
-        self.bad_ids: list[tuple[int, int, str, str]] = []  # (item, block, key, label)
-        self.images: list[tuple[int, str, Any]] = []
-        path = view.path
-        fullmatch = TOOL_ID.fullmatch
-        for i, item in enumerate(view.items):
-            if type(item) is not dict:
+    session's payload holds 10^5 blocks, and a pass per rule cost more than building the payload. Rows (see
+    scans.py): tool_use ids of assistant messages and tool_result ids of user messages (item, block, id); blank
+    text blocks (item, path below the item, message); messages without content (item, role); ids outside the
+    pattern (item, block, key, label); images (item, path below the item, base64 length or None, source type,
+    media type); turn starts and assistant messages (item)."""
+    uses: Rows = []
+    results: Rows = []
+    blank: Rows = []
+    empty: Rows = []
+    bad_ids: Rows = []
+    images: Rows = []
+    turn_starts: Rows = []
+    assistants: Rows = []
+    fullmatch = TOOL_ID.fullmatch
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            continue
+        content = item.get("content")
+        role = item.get("role")
+        if role == "assistant":
+            assistants.append((i,))
+        elif role == "user" and _starts_turn(content):
+            turn_starts.append((i,))
+        if type(item) is not dict:
+            continue
+        if content == "" or content == []:
+            empty.append((i, role))
+        if type(content) is not list:
+            continue
+        for j, block in enumerate(content):
+            if type(block) is not dict:
                 continue
-            content = item.get("content")
-            if content == "" or content == []:
-                self.empty.append(i)
-            if type(content) is not list:
-                continue
-            role = item.get("role")
-            for j, block in enumerate(content):
-                if type(block) is not dict:
-                    continue
-                kind = block.get("type")
-                if kind == "text":
-                    text = block.get("text")
-                    if type(text) is str and not text.strip():
-                        what = "must be non-empty" if text == "" else "must contain non-whitespace text"
-                        self.blank.append((path(i, "content", j), f"messages: text content blocks {what}"))
-                elif kind == "tool_use":
-                    if role == "assistant":
-                        self.uses.setdefault(i, []).append((j, block.get("id")))
-                    value = block.get("id")
-                    if type(value) is not str or fullmatch(value) is None:
-                        self.bad_ids.append((i, j, "id", "tool_use.id"))
-                elif kind == "tool_result":
-                    if role == "user":
-                        self.results.setdefault(i, []).append((j, block.get("tool_use_id")))
-                    value = block.get("tool_use_id")
-                    if type(value) is not str or fullmatch(value) is None:
-                        self.bad_ids.append((i, j, "tool_use_id", "tool_result.tool_use_id"))
-                    inner = block.get("content")
-                    if type(inner) is list:
-                        for k, part in enumerate(inner):
-                            if type(part) is not dict:
-                                continue
-                            if part.get("type") == "image":
-                                self.images.append((i, path(i, "content", j, "content", k), part.get("source")))
-                            elif part.get("type") == "text":
-                                text = part.get("text")
-                                if type(text) is str and text != "" and not text.strip():
-                                    self.blank.append((path(i, "content", j, "content", k),
-                                                       "messages: text content blocks must contain non-whitespace "
-                                                       "text"))
-                elif kind == "image":
-                    self.images.append((i, path(i, "content", j), block.get("source")))
+            kind = block.get("type")
+            if kind == "text":
+                text = block.get("text")
+                if type(text) is str and not text.strip():
+                    what = "must be non-empty" if text == "" else "must contain non-whitespace text"
+                    blank.append((i, ("content", j), f"messages: text content blocks {what}"))
+            elif kind == "tool_use":
+                value = block.get("id")
+                if role == "assistant":
+                    uses.append((i, j, value))
+                if type(value) is not str or fullmatch(value) is None:
+                    bad_ids.append((i, j, "id", "tool_use.id"))
+            elif kind == "tool_result":
+                value = block.get("tool_use_id")
+                if role == "user":
+                    results.append((i, j, value))
+                if type(value) is not str or fullmatch(value) is None:
+                    bad_ids.append((i, j, "tool_use_id", "tool_result.tool_use_id"))
+                inner = block.get("content")
+                if type(inner) is list:
+                    for k, part in enumerate(inner):
+                        if type(part) is not dict:
+                            continue
+                        if part.get("type") == "image":
+                            images.append((i, ("content", j, "content", k), *_image_facts(part.get("source"))))
+                        elif part.get("type") == "text":
+                            text = part.get("text")
+                            if type(text) is str and text != "" and not text.strip():
+                                blank.append((i, ("content", j, "content", k),
+                                              "messages: text content blocks must contain non-whitespace text"))
+            elif kind == "image":
+                images.append((i, ("content", j), *_image_facts(block.get("source"))))
+    return {"uses": uses, "results": results, "blank": blank, "empty": empty, "bad_ids": bad_ids, "images": images,
+            "turn_starts": turn_starts, "assistants": assistants}
 
 
-def _scan(view: RequestView) -> _Scan:
-    return view.cached("anthropic.scan", lambda: _Scan(view))
+def _starts_turn(content: Any) -> bool:
+    """Whether a user message with this content starts a new assistant turn (it is not only tool results)."""
+    return not isinstance(content, list) or not content or any(
+        not (isinstance(b, dict) and b.get("type") == "tool_result") for b in content)
+
+
+def _image_facts(source: Any) -> tuple[Any, ...]:
+    """What the image rules read of an image's source: the base64 text's length (None if it has none), whether
+    the source is an object, its type and media type (never the image itself: rows travel between processes)."""
+    if not isinstance(source, dict):
+        return None, False, None, None
+    data = source.get("data")
+    return (len(data) if isinstance(data, str) else None), True, source.get("type"), source.get("media_type")
+
+
+def _scan(view: RequestView) -> Summary:
+    return scanned(view, "anthropic")
+
+
+def _by_item(view: RequestView, kind: str) -> dict[int, list[tuple[int, Any]]]:
+    """Rows (item, block, id) of the scan as {item: [(block, id), ...]}, in payload order."""
+    def build() -> dict[int, list[tuple[int, Any]]]:
+        grouped: dict[int, list[tuple[int, Any]]] = {}
+        for i, j, tool_id in _scan(view)[kind]:
+            grouped.setdefault(i, []).append((j, tool_id))
+        return grouped
+    return view.cached(f"anthropic.{kind}", build)
 
 
 @rule("anthropic-tool-use-without-result", "error", "A tool_use block without its tool_result in the next message",
@@ -106,19 +144,21 @@ def _scan(view: RequestView) -> _Scan:
       appears with payloads that did not come from Pi, or with results another message separates from their
       call.""")
 def tool_use_without_result(view: RequestView) -> Iterator[Hit]:
-    scan = _scan(view)
-    items = view.items
-    for i, uses in scan.uses.items():
-        following = items[i + 1] if i + 1 < len(items) else None
-        answered = {js_set_key(tool_id) for _, tool_id in scan.results.get(i + 1, ())} \
-            if isinstance(following, dict) and following.get("role") == "user" else set()
+    results = _by_item(view, "results")
+    count = len(view.items)
+    for i, uses in _by_item(view, "uses").items():
+        # Results are rows of user messages only: the next message answers nothing unless it is one.
+        following = results.get(i + 1, ())
+        if len(uses) == 1 == len(following) and type(uses[0][1]) is str and uses[0][1] == following[0][1]:
+            continue  # one call answered by one result (most of a session): no sets needed
+        answered = {js_set_key(tool_id) for _, tool_id in following}
         missing = [(j, tool_id) for j, tool_id in uses if js_set_key(tool_id) not in answered]
         if missing:
             ids = ", ".join(str(tool_id) for _, tool_id in missing)
             yield Hit("anthropic-tool-use-without-result", view.path(i, "content", missing[0][0]),
                       f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
                       f"{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next "
-                      "message.", needs=min(i + 1, len(items) - 1))
+                      "message.", needs=min(i + 1, count - 1))
 
 
 @rule("anthropic-tool-result-without-use", "error", "A tool_result block whose tool_use is not in the previous message",
@@ -130,15 +170,22 @@ def tool_use_without_result(view: RequestView) -> Iterator[Hit]:
       "names the entry (rule tool-result-unmatched).",
       """A tool_result must answer a tool_use of the assistant message immediately before it.""")
 def tool_result_without_use(view: RequestView) -> Iterator[Hit]:
-    scan = _scan(view)
-    for i, results in scan.results.items():
-        issued = {js_set_key(tool_id) for _, tool_id in scan.uses.get(i - 1, ())}
+    uses = _by_item(view, "uses")
+    for i, results in _by_item(view, "results").items():
+        previous = uses.get(i - 1, ())
+        if len(results) == 1 == len(previous) and type(results[0][1]) is str and results[0][1] == previous[0][1]:
+            continue
+        issued = {js_set_key(tool_id) for _, tool_id in previous}
         for j, tool_id in results:
             if js_set_key(tool_id) not in issued:
                 yield Hit("anthropic-tool-result-without-use", view.path(i, "content", j),
                           f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
                           f"{tool_id}. Each `tool_result` block must have a corresponding `tool_use` block in the "
                           "previous message.")
+
+
+def _positions(view: RequestView, scan: Summary, kind: str) -> list[int]:
+    return view.cached(f"anthropic.{kind}.positions", lambda: firsts(scan[kind]))
 
 
 def _thinking_on(view: RequestView) -> bool:
@@ -201,8 +248,12 @@ def thinking_tool_loop(view: RequestView) -> Iterator[Hit]:
     last = view.items[end - 1]
     if not isinstance(last, dict) or last.get("role") != "user" or not _tool_results(last):
         return
-    starts, first = _turn_index(view)
-    index = first[starts[end]]
+    scan = _scan(view)
+    turn_starts, assistants = _positions(view, scan, "turn_starts"), _positions(view, scan, "assistants")
+    before = bisect_left(turn_starts, end)
+    start = turn_starts[before - 1] + 1 if before else 0  # the turn the request ends in starts here
+    at = bisect_left(assistants, start)
+    index = assistants[at] if at < len(assistants) else len(view.items)
     if index >= end:
         return
     content = blocks(view.items[index])
@@ -228,8 +279,8 @@ def thinking_tool_loop(view: RequestView) -> Iterator[Hit]:
       """Anthropic refuses text blocks that are empty or hold only whitespace, in any message. Pi leaves blank
       text out of what it converts, so this appears with hand-made or tool-made content.""")
 def empty_text(view: RequestView) -> Iterator[Hit]:
-    for path, message in _scan(view).blank:
-        yield Hit("anthropic-empty-text", path, message)
+    for i, rest, message in _scan(view)["blank"]:
+        yield Hit("anthropic-empty-text", view.path(i, *rest), message)
 
 
 @rule("anthropic-empty-message", "error", "A message with no content", API, "items",
@@ -239,9 +290,9 @@ def empty_text(view: RequestView) -> Iterator[Hit]:
       """Every message but a final assistant one must have content: an empty string or an empty block list is
       refused.""")
 def empty_message(view: RequestView) -> Iterator[Hit]:
-    items = view.items
-    for i in _scan(view).empty:
-        final_assistant = i == len(items) - 1 and items[i].get("role") == "assistant"
+    count = len(view.items)
+    for i, role in _scan(view)["empty"]:
+        final_assistant = i == count - 1 and role == "assistant"
         if not final_assistant:
             yield Hit("anthropic-empty-message", view.path(i, "content"),
                       f"messages.{i}: all messages must have non-empty content except for the optional final "
@@ -255,7 +306,7 @@ def empty_message(view: RequestView) -> Iterator[Hit]:
       "else: rewrite the call and its result ids in the entries.",
       """Tool call ids sent to Anthropic must match ^[a-zA-Z0-9_-]+$ (Pi also cuts them to 64 characters).""")
 def tool_id(view: RequestView) -> Iterator[Hit]:
-    for i, j, key, label in _scan(view).bad_ids:
+    for i, j, key, label in _scan(view)["bad_ids"]:
         yield Hit("anthropic-tool-id", view.path(i, "content", j, key),
                   f"messages.{i}.content.{j}.{label}: String should match pattern '^[a-zA-Z0-9_-]+$'")
 
@@ -274,9 +325,11 @@ def tool_name(view: RequestView) -> Iterator[Hit]:
                       f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'")
 
 
-def _images(view: RequestView) -> list[tuple[int, str, Any]]:
-    """(item, path, source) of every image block, in tool results too."""
-    return _scan(view).images
+def _images(view: RequestView) -> list[tuple[int, str, Any, bool, Any, Any]]:
+    """(item, path, base64 length, source is an object, source type, media type) of every image block, in tool
+    results too."""
+    return view.cached("anthropic.images", lambda: [(i, view.path(i, *rest), *facts)
+                                                    for i, rest, *facts in _scan(view)["images"]])
 
 
 @rule("anthropic-image-size", "error", "A base64 image over 5 MB", API, "items",
@@ -286,12 +339,11 @@ def _images(view: RequestView) -> list[tuple[int, str, Any]]:
       "effect) replaces images with a placeholder.",
       """Anthropic measures the limit on the base64 text: 5,242,880 characters.""")
 def image_size(view: RequestView) -> Iterator[Hit]:
-    for i, path, source in _images(view):
-        data = source.get("data") if isinstance(source, dict) else None
-        if isinstance(data, str) and len(data) > IMAGE_BYTES:
+    for i, path, length, _, _, _ in _images(view):
+        if length is not None and length > IMAGE_BYTES:
             head = path.replace(f"{view.key}[{i}]", f"messages.{i}").replace("[", ".").replace("]", "")
             yield Hit("anthropic-image-size", path, f"{head}.image.source.base64: image exceeds 5 MB maximum: "
-                      f"{len(data)} bytes > {IMAGE_BYTES} bytes")
+                      f"{length} bytes > {IMAGE_BYTES} bytes")
 
 
 @rule("anthropic-image-media-type", "error", "An image media type Anthropic does not take", API, "items",
@@ -301,11 +353,11 @@ def image_size(view: RequestView) -> Iterator[Hit]:
       "Convert the image to PNG or JPEG in the entry, or drop it.",
       """Only JPEG, PNG, GIF and WebP images are accepted.""")
 def image_media_type(view: RequestView) -> Iterator[Hit]:
-    for _item, path, source in _images(view):
-        if isinstance(source, dict) and source.get("type") == "base64" and source.get("media_type") not in IMAGE_TYPES:
+    for _item, path, _, is_object, kind, media_type in _images(view):
+        if is_object and kind == "base64" and media_type not in IMAGE_TYPES:
             yield Hit("anthropic-image-media-type", path,
                       f"{path}.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or "
-                      f"'image/webp' (got {source.get('media_type')!r})")
+                      f"'image/webp' (got {media_type!r})")
 
 
 @rule("anthropic-image-count", "error", "More than 100 images in one request", API, "tail",

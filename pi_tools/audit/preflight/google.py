@@ -3,10 +3,12 @@ hit says it the way the request's own API would)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pi_tools.audit.preflight.rules import Hit, rule
+from pi_tools.audit.preflight.scans import Rows, Summary, firsts, item_scan, scanned
 from pi_tools.audit.preflight.view import RequestView, blocks
 from pi_tools.providers.google_generative_ai.payload import gemini_major_version
 
@@ -26,6 +28,62 @@ def _is_model(item: Any) -> bool:
     return isinstance(item, dict) and item.get("role") == "model"
 
 
+def _unsupported(media: Any) -> bool:
+    """An image media type Gemini refuses (rule google-image-media-type)."""
+    return isinstance(media, str) and media.startswith("image/") and media not in IMAGE_TYPES
+
+
+def _last_refused_image(scan: Summary) -> int | None:
+    """The last item of a part with an image Gemini refuses (scans.item_scan's `finds`)."""
+    return max((row[0] for row in scan["images"] if _unsupported(row[2])), default=None)
+
+
+@item_scan("google", API, finds=_last_refused_image)
+def _scan_items(items: Sequence[Any]) -> Summary:
+    """The facts the rules below read of each content, in one pass (rows, see scans.py): model contents with
+    function calls (item, first call's part, calls, whether the first call is signed); other contents with
+    function responses (item, first response's part, responses); model contents (item); turn starts (item);
+    inline images (item, path below the item, mimeType, decoded bytes)."""
+    calls: Rows = []
+    responses: Rows = []
+    models: Rows = []
+    turn_starts: Rows = []
+    images: Rows = []
+    for i, item in enumerate(items):
+        parts = blocks(item, "parts")
+        if _is_model(item):
+            models.append((i,))
+            found = [j for j, part in enumerate(parts) if isinstance(part, dict) and "functionCall" in part]
+            if found:
+                calls.append((i, found[0], len(found), bool(item["parts"][found[0]].get("thoughtSignature"))))
+        else:
+            found = [j for j, part in enumerate(parts) if isinstance(part, dict) and "functionResponse" in part]
+            if found:
+                responses.append((i, found[0], len(found)))
+            if _is_turn_start(item):
+                turn_starts.append((i,))
+        for j, part in enumerate(parts):
+            if not isinstance(part, dict):
+                continue
+            places: list[tuple[tuple[Any, ...], Any]] = [(("parts", j), part)]
+            response = part.get("functionResponse")
+            if isinstance(response, dict):
+                places += [(("parts", j, "functionResponse", "parts", k), inner)
+                           for k, inner in enumerate(blocks(response, "parts")) if isinstance(inner, dict)]
+            for rest, holder in places:
+                inline = holder.get("inlineData")
+                if isinstance(inline, dict):
+                    data = inline.get("data")
+                    size = len(data) * 3 // 4 if isinstance(data, str) else 0
+                    images.append((i, rest, inline.get("mimeType"), size))
+    return {"calls": calls, "responses": responses, "models": models, "turn_starts": turn_starts, "images": images}
+
+
+def _rows(view: RequestView, kind: str) -> dict[int, tuple[Any, ...]]:
+    """The scan's rows of one kind by item."""
+    return view.cached(f"google.{kind}", lambda: {row[0]: row for row in scanned(view, "google")[kind]})
+
+
 @rule("google-function-response-count", "error",
       "A function call turn not answered by the same number of function responses right after it", API, "items",
       "Please ensure that the number of function response parts is equal to the number of function call parts of "
@@ -37,24 +95,21 @@ def _is_model(item: Any) -> bool:
       """The content after a model content with N functionCall parts must carry exactly N functionResponse parts,
       and function responses may only follow a function call turn.""")
 def response_count(view: RequestView) -> Iterator[Hit]:
-    items = view.items
-    for i, item in enumerate(items):
-        if _is_model(item):
-            calls = _function_calls(item)
-            if not calls:
-                continue
-            following = items[i + 1] if i + 1 < len(items) else None
-            answered = len(_function_responses(following)) if not _is_model(following) else 0
-            if following is not None and answered != len(calls):
-                yield Hit("google-function-response-count", view.path(i, "parts", calls[0]),
+    count = len(view.items)
+    calls, responses = _rows(view, "calls"), _rows(view, "responses")  # responses: of contents not the model's
+    for i in sorted({*calls, *responses}):
+        call = calls.get(i)
+        if call is not None:
+            following = responses.get(i + 1)
+            answered = following[2] if following is not None else 0
+            if i + 1 < count and answered != call[2]:
+                yield Hit("google-function-response-count", view.path(i, "parts", call[1]),
                           "Please ensure that the number of function response parts is equal to the number of "
-                          f"function call parts of the function call turn ({len(calls)} call(s) in contents[{i}], "
+                          f"function call parts of the function call turn ({call[2]} call(s) in contents[{i}], "
                           f"{answered} response(s) in contents[{i + 1}]).", needs=i + 1)
-        elif _function_responses(item):
-            previous = items[i - 1] if i > 0 else None
-            if not _is_model(previous) or not _function_calls(previous):
-                yield Hit("google-function-response-count", view.path(i, "parts", _function_responses(item)[0]),
-                          "Please ensure that function response turn comes immediately after a function call turn.")
+        elif i - 1 not in calls:
+            yield Hit("google-function-response-count", view.path(i, "parts", responses[i][1]),
+                      "Please ensure that function response turn comes immediately after a function call turn.")
 
 
 def _is_turn_start(item: Any) -> bool:
@@ -66,24 +121,10 @@ def _is_turn_start(item: Any) -> bool:
 
 
 def _signature_index(view: RequestView) -> tuple[list[int], list[int]]:
-    """(start of the turn each request end falls in, next unsigned model step from each position)."""
+    """(turn starts, model steps whose first function call is unsigned), as item indices in order."""
     def build() -> tuple[list[int], list[int]]:
-        items = view.items
-        starts, start = [], 0
-        for i, item in enumerate(items):
-            starts.append(start)
-            if _is_turn_start(item):
-                start = i + 1
-        starts.append(start)
-        unsigned = [len(items)] * (len(items) + 1)
-        for i in range(len(items) - 1, -1, -1):
-            unsigned[i] = unsigned[i + 1]
-            item = items[i]
-            if _is_model(item):
-                calls = _function_calls(item)
-                if calls and not item["parts"][calls[0]].get("thoughtSignature"):
-                    unsigned[i] = i
-        return starts, unsigned
+        scan = scanned(view, "google")
+        return firsts(scan["turn_starts"]), [row[0] for row in scan["calls"] if not row[3]]
     return view.cached("google.signatures", build)
 
 
@@ -105,8 +146,11 @@ def thought_signature(view: RequestView) -> Iterator[Hit]:
     end = view.end
     if end == 0:
         return
-    starts, unsigned = _signature_index(view)
-    first = unsigned[starts[end]]
+    turn_starts, unsigned = _signature_index(view)
+    before = bisect_left(turn_starts, end)
+    start = turn_starts[before - 1] + 1 if before else 0  # the current turn: after the last turn start
+    at = bisect_left(unsigned, start)
+    first = unsigned[at] if at < len(unsigned) else len(view.items)
     if first >= end:
         return
     item = view.items[first]
@@ -133,25 +177,8 @@ def _max_images(model: dict[str, Any]) -> int:
 
 def _inline_images(view: RequestView) -> list[tuple[int, str, Any, int]]:
     """Every inline image part (also inside function responses): (item, path, mimeType, decoded bytes)."""
-    def build() -> list[tuple[int, str, Any, int]]:
-        found: list[tuple[int, str, Any, int]] = []
-        for i, item in enumerate(view.items):
-            for j, part in enumerate(blocks(item, "parts")):
-                if not isinstance(part, dict):
-                    continue
-                places = [(view.path(i, "parts", j), part)]
-                response = part.get("functionResponse")
-                if isinstance(response, dict):
-                    places += [(view.path(i, "parts", j, "functionResponse", "parts", k), inner)
-                               for k, inner in enumerate(blocks(response, "parts")) if isinstance(inner, dict)]
-                for path, holder in places:
-                    inline = holder.get("inlineData")
-                    if isinstance(inline, dict):
-                        data = inline.get("data")
-                        size = len(data) * 3 // 4 if isinstance(data, str) else 0
-                        found.append((i, path, inline.get("mimeType"), size))
-        return found
-    return view.cached("google.images", build)
+    return view.cached("google.images", lambda: [(i, view.path(i, *rest), media, size)
+                                                 for i, rest, media, size in scanned(view, "google")["images"]])
 
 
 @rule("google-image-media-type", "error", "An inline image of a type Gemini does not take", API, "items",
@@ -167,7 +194,7 @@ def _inline_images(view: RequestView) -> list[tuple[int, str, Any, int]]:
       message: "Request contains an invalid argument.", google-gemini/gemini-cli#14838).""")
 def image_media_type(view: RequestView) -> Iterator[Hit]:
     for _, path, media, _ in _inline_images(view):
-        if isinstance(media, str) and media.startswith("image/") and media not in IMAGE_TYPES:
+        if _unsupported(media):
             yield Hit("google-image-media-type", path, f"Unsupported MIME type: {media}")
 
 
@@ -216,12 +243,10 @@ def image_size(view: RequestView) -> Iterator[Hit]:
       consecutive contents of one role (the recorded Vertex requests of fixtures/realworld/marcpadz dexter-v3
       hold user contents in a row and were answered), so no general alternation rule is checked.""")
 def function_call_turn(view: RequestView) -> Iterator[Hit]:
-    items = view.items
-    for i, item in enumerate(items):
-        if _is_model(item):
-            calls = _function_calls(item)
-            if calls and (i == 0 or _is_model(items[i - 1])):
-                yield Hit("google-function-call-turn", view.path(i, "parts", calls[0]),
-                          "Please ensure that function call turn comes immediately after a user turn or after a "
-                          f"function response turn (contents[{i}] follows "
-                          f"{'nothing' if i == 0 else f'the model content contents[{i - 1}]'}).")
+    models = view.cached("google.model_set", lambda: set(firsts(scanned(view, "google")["models"])))
+    for i, call in _rows(view, "calls").items():
+        if i == 0 or i - 1 in models:
+            yield Hit("google-function-call-turn", view.path(i, "parts", call[1]),
+                      "Please ensure that function call turn comes immediately after a user turn or after a "
+                      f"function response turn (contents[{i}] follows "
+                      f"{'nothing' if i == 0 else f'the model content contents[{i - 1}]'}).")

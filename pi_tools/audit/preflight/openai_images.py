@@ -11,11 +11,12 @@ Chat Completions, an `input_image` item in a user message or a function_call_out
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pi_tools.audit.preflight.completions import OPENAI_HOSTED
 from pi_tools.audit.preflight.rules import Hit, rule
+from pi_tools.audit.preflight.scans import Rows, Summary, item_scan, scanned
 from pi_tools.audit.preflight.view import RequestView, blocks
 
 API = ("openai-completions", "openai-responses", "azure-openai-responses")
@@ -48,25 +49,30 @@ def _data_url(part: Any) -> Any:
     return None
 
 
+@item_scan("openai.images", API)
+def _scan_items(items: Sequence[Any]) -> Summary:
+    """Every inline image (rows, see scans.py): (item, path below the item, media type, decoded bytes)."""
+    found: Rows = []
+    for i, item in enumerate(items):
+        places = [("content", blocks(item))]
+        if isinstance(item, dict) and item.get("type") == "function_call_output":
+            places.append(("output", blocks(item, "output")))
+        for key, parts in places:
+            for j, part in enumerate(parts):
+                url = _data_url(part)
+                if not isinstance(url, str) or not url.startswith("data:"):
+                    continue
+                head, _, data = url.partition(",")
+                media = head[5:].split(";", 1)[0]
+                size = len(data) * 3 // 4  # decoded bytes, to within the 2 of padding
+                found.append((i, (key, j), media, size))
+    return {"images": found}
+
+
 def _images(view: RequestView) -> list[tuple[int, str, str, int]]:
     """Every inline image of the payload: (item, path, media type, decoded bytes), in payload order."""
-    def build() -> list[tuple[int, str, str, int]]:
-        found: list[tuple[int, str, str, int]] = []
-        for i, item in enumerate(view.items):
-            places = [("content", blocks(item))]
-            if isinstance(item, dict) and item.get("type") == "function_call_output":
-                places.append(("output", blocks(item, "output")))
-            for key, parts in places:
-                for j, part in enumerate(parts):
-                    url = _data_url(part)
-                    if not isinstance(url, str) or not url.startswith("data:"):
-                        continue
-                    head, _, data = url.partition(",")
-                    media = head[5:].split(";", 1)[0]
-                    size = len(data) * 3 // 4  # decoded bytes, to within the 2 of padding
-                    found.append((i, view.path(i, key, j), media, size))
-        return found
-    return view.cached("openai.images", build)
+    return view.cached("openai.images", lambda: [(i, view.path(i, *rest), media, size)
+                                                 for i, rest, media, size in scanned(view, "openai.images")["images"]])
 
 
 @rule("openai-image-media-type", "error", "An image OpenAI does not decode (PNG, JPEG, WebP and GIF only)", API,

@@ -5,16 +5,18 @@ part's messages exist as objects at a time, and each part's payload messages are
 whole instead, as the check of a small session does, holds every context message, every llm message and the whole
 payload as objects at once (about twice payload's peak on the 100 MB benchmark session, and slower).
 
-So for a large session preflight builds the payload exactly as `payload` does, drops the file's text (the parts
-are detached from it and read their lines again from the file if a finding must be traced), and only then reads
-the payload's JSON text back into objects for the rules, one part at a time; the request size is the JSON text's
-own size. The payload's objects then take the place the file's text held: on the 100 MB benchmark session the
-peak is the build's (about 256 MiB, against 403 MiB when built whole). A view with long strings elided was tried
-and dropped: the objects' own overhead, not their strings, is most of their memory (239 MiB with it, 237 without),
-and eliding cost a second walk over every block. A finding is traced by building only its part again (its
-messages from the file text, its payload items from its JSON text) and mapping that part as the whole is mapped:
-the parts path joins only where each part converts exactly as it does within the whole conversation, so a part
-maps alone as it maps within the whole.
+So for a large session preflight builds the payload exactly as `payload` does (with payload's helper process
+building parts from the back where the command has one), drops the file's text (the parts are detached from it
+and read their lines again from the file if a finding must be traced), and leaves the payload's items as JSON
+text: the rules read item scans (scans.py) made of each part while its objects existed, in whichever process
+built it, and a part's items are decoded only when a rule or a trace reads one of them. The request size is the
+JSON text's own size. Decoding every part for the rules (the previous design) cost more than the rules
+themselves, and held the payload's objects (about 256 MiB at peak on the 100 MB benchmark session, 403 MiB when
+built whole). A finding's part is traced with the mapping its scan made while it was built where the scan
+already saw that finding (scans.PartScanner), else by building only its part again (its messages from the file
+text, its payload items from its JSON text) and mapping that part as the whole is mapped: the parts path joins
+only where each part converts exactly as it does within the whole conversation, so a part maps alone as it maps
+within the whole.
 
 Where the parts path does not apply (a session that is small or not a clean file's, an API not built in parts)
 `preflight_in_parts` answers None before touching the session. A model whose payloads are never built in parts,
@@ -26,15 +28,16 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import orjson
 
 from pi_tools.audit.preflight.check import PreflightRequest, PreflightResult, finding, locate
 from pi_tools.audit.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, convert_traced, map_origins
 from pi_tools.audit.preflight.rules import Hit, iter_hits, rules_for
+from pi_tools.audit.preflight.scans import TRACE, PartScanner, merge, scan_names
 from pi_tools.audit.preflight.view import RequestView
 from pi_tools.docs import EncodedItems, LazyMessages
 from pi_tools.js.values import UNDEFINED
@@ -62,13 +65,17 @@ class _Parts:
     offsets: list[int]
     origins: list[Origin]
     chunks: list[_Chunk]
-    items: list[Any] = field(default_factory=list)
-    """The payload's items as the rules read them (decoded once: tracing slices them instead of decoding a part's
-    JSON text again)."""
+    items: _LazyItems
+    """The payload's items as the rules read them (a chunk decoded once, for the rules or for tracing)."""
     reach: dict[int, int] = field(default_factory=dict)
     """Per part, the last of its own items a finding points at: its mapping need go no further (map_origins'
     upto_item)."""
-    traced: dict[int, tuple[list[Any], list[Origin], PayloadOrigins | None]] = field(default_factory=dict)
+    traced: dict[int, tuple[list[Any] | None, list[Origin], PayloadOrigins | None]] = field(default_factory=dict)
+    """Per part: its llm messages (None where the mapping was made while the part was built), their origins and
+    the part's payload mapping."""
+    early: dict[int, tuple[int, int, PayloadOrigins]] = field(default_factory=dict)
+    """Per part: (llm message count, last item mapped, payload mapping) made as the part was built
+    (scans.PartScanner)."""
     starts: list[int] = field(default_factory=list)
 
 
@@ -86,14 +93,16 @@ def _message_count(part: Any) -> int:
 
 
 def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_text_bytes: int = PARTS_FROM,
-                       part_bytes: int | None = None, build_elsewhere: Any = None) -> PreflightResult | None:
+                       part_bytes: int | None = None, build_elsewhere: Any = None,
+                       keep: Callable[..., None] | None = None) -> PreflightResult | None:
     """The check of `tree`'s next request through the parts path, or None where it does not apply (see the module
     docstring). `tree` must be a BulkSession the caller no longer needs: its index is dropped once the context is
     planned, as `payload` drops it.
 
     `build_elsewhere` is payload's stages.PartsBuilder (the payload helper's `build_parts`): another process then
     builds parts from the back while this one builds them from the front, exactly as for `payload`. Nothing
-    else is asked of it: the parts come back as JSON text either way, and tracing reads the file itself."""
+    else is asked of it: the parts come back as JSON text either way, and tracing reads the file itself.
+    `keep` holds the check's large objects past it (see cli.common.keep_until_exit), as payload's build does."""
     from pi_tools.audit.preflight.session import resolve_target
     from pi_tools.messages import default_registry
     from pi_tools.messages.convert import iter_llm_messages
@@ -125,7 +134,11 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     payload_request = PayloadRequest(api=api, model=reference, system_prompt=request.system_prompt,
                                      tools=request.tools, reasoning=request.reasoning, session_id=request.session_id)
     llm_doc = llm_document(context_doc)
-    document = payload_document_in_parts(llm_doc, payload_request, build_elsewhere, min_text_bytes, part_bytes)
+    names = scan_names(api)
+    built: list[Any] = []
+    document = payload_document_in_parts(llm_doc, payload_request, build_elsewhere, min_text_bytes, part_bytes,
+                                         scan=PartScanner(names, api, model) if names else None,
+                                         joined=built.extend)
     if document is None:  # not cut (one part only): built whole, from the plan, the tree being gone
         from pi_tools.audit.preflight.session import check_whole
 
@@ -152,13 +165,15 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     planned_parts = _detached(planned_parts, source)
     del llm_doc, context_doc, planned  # with the parts detached, the file's text goes before the view is made
     chunks: list[_Chunk] = []
-    items: list[Any] = []
+    count = 0
     size = 0
     for position, encoded in enumerate(listed):
         part = position - 1 if has_prefix else position
-        chunks.append(_Chunk(len(items), encoded, part if part >= 0 else None))
-        items.extend(_decode(encoded))
+        chunks.append(_Chunk(count, encoded, part if part >= 0 else None))
+        count += encoded.count
         size += len(encoded.json) + (1 if encoded.count and size else 0)
+    items = _LazyItems(chunks, count)
+    scans = _part_scans(built, chunks, has_prefix, names)
     rest = {name: value for name, value in payload.items() if name != key}
     size += len(orjson.dumps({**rest, key: []}))
     offsets = [0]
@@ -166,6 +181,9 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
         offsets.append(offsets[-1] + _message_count(planned_part))
     positions: list[Origin] = list(origins)
     parts = _Parts(planned_parts, offsets, positions, chunks, items)
+    for index, piece in enumerate(built[:-1]):
+        if isinstance(piece.scan, dict) and TRACE in piece.scan:
+            parts.early[index] = piece.scan[TRACE]
     # The join holds only where the newest usable usage is in the last part (split.join): Pi's estimate over the
     # whole conversation is then the estimate over the last part.
     estimate_context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": tail}
@@ -175,15 +193,73 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
         estimate: int | None = estimate_context_tokens(estimate_context)
     except Exception:  # noqa: BLE001 - damaged content: the estimate is then unknown, the other rules still run
         estimate = None
-    compact = {**rest, key: items}
+    compact: dict[str, Any] = {**rest, key: []}  # the items stay JSON text until a rule or a trace reads one
     has_system = bool(request.system_prompt)
     view = RequestView(api, model, compact, estimate=estimate, size=size,
-                       source=lambda index: _source(parts, api, model, index, has_system))
+                       source=lambda index: _source(parts, api, model, index, has_system), scans=scans,
+                       given_items=items)
     hits = list(iter_hits(rules_for(api, model, enabled=request.enabled), view))
     _note_reach(parts, hits)
     result.findings = [finding(source, hit, api, reference, _locate(parts, api, model, hit, has_system))
                        for hit in hits]
+    if keep is not None:
+        keep(built, scans, parts, view, document)
     return result
+
+
+class _LazyItems(Sequence[Any]):
+    """The payload's items, each chunk decoded from its JSON text on first use (and kept): the rules read the
+    scans made while the parts were built (scans.py), so most chunks are never decoded."""
+
+    def __init__(self, chunks: list[_Chunk], count: int) -> None:
+        self._chunks = chunks
+        self._starts = [chunk.start for chunk in chunks]
+        self._count = count
+        self._decoded: dict[int, list[Any]] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    def chunk(self, position: int) -> list[Any]:
+        """The items of chunk `position`, decoded."""
+        items = self._decoded.get(position)
+        if items is None:
+            items = self._decoded[position] = _decode(self._chunks[position].encoded)
+        return items
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError("payload item index out of range")
+        position = bisect_right(self._starts, index) - 1
+        return self.chunk(position)[index - self._starts[position]]
+
+    def __iter__(self) -> Iterator[Any]:
+        for position in range(len(self._chunks)):
+            yield from self.chunk(position)
+
+
+def _part_scans(built: list[Any], chunks: list[_Chunk], has_prefix: bool,
+                names: tuple[str, ...]) -> dict[str, Any] | None:
+    """The item scans of the whole payload from those made of each part as it was built (None where one is
+    missing: the rules then scan the items themselves)."""
+    if not names or not built:
+        return None
+    pieces = [part.scan for part in built]
+    if has_prefix:
+        pieces.insert(0, built[-1].prefix_scan)
+    if len(pieces) != len(chunks) or any(piece is None for piece in pieces):
+        return None
+    return merge([(chunk.start, piece) for chunk, piece in zip(chunks, pieces, strict=True)])
 
 
 def _detached(planned_parts: list[Any], path: str) -> list[Any]:
@@ -217,10 +293,8 @@ def _note_reach(parts: _Parts, hits: Sequence[Hit]) -> None:
 
 
 def _chunk_items(parts: _Parts, chunk: _Chunk) -> list[Any]:
-    """A chunk's items, sliced from the decoded payload."""
-    position = parts.chunks.index(chunk)
-    end = parts.chunks[position + 1].start if position + 1 < len(parts.chunks) else len(parts.items)
-    return parts.items[chunk.start:end]
+    """A chunk's items (decoded once, shared with the rules' view)."""
+    return parts.items.chunk(parts.chunks.index(chunk))
 
 
 def _chunk_of(parts: _Parts, item: int) -> _Chunk:
@@ -229,9 +303,20 @@ def _chunk_of(parts: _Parts, item: int) -> _Chunk:
     return parts.chunks[bisect_right(parts.starts, item) - 1]
 
 
-def _traced_part(parts: _Parts, api: str, model: dict[str, Any], index: int,
-                 has_system: bool) -> tuple[list[Any], list[Origin], PayloadOrigins | None]:
-    """A part's llm messages, their origins and its payload mapping, built again from the file text (cached)."""
+def _traced_part(parts: _Parts, api: str, model: dict[str, Any], index: int, has_system: bool,
+                 messages_needed: bool = False) -> tuple[list[Any] | None, list[Origin], PayloadOrigins | None]:
+    """A part's llm messages, their origins and its payload mapping (cached): the mapping made while the part was
+    built, where there is one and no context message of the part was dropped by convertToLlm (the origins are
+    then the context messages' own), else built again from the file text (also when the messages are needed)."""
+    early = parts.early.get(index)
+    if early is not None and index not in parts.traced and not messages_needed:
+        first = parts.offsets[index]
+        reach = parts.reach.get(index)
+        if (index + 1 < len(parts.offsets) and early[0] == parts.offsets[index + 1] - first
+                and reach is not None and reach <= early[1]):  # every finding of the part within the mapping
+            parts.traced[index] = (None, parts.origins[first:first + early[0]], early[2])
+    if index in parts.traced and messages_needed and parts.traced[index][0] is None:
+        del parts.traced[index]
     if index not in parts.traced:
         planned = parts.planned[index]
         messages = list(planned)
@@ -291,7 +376,7 @@ def _source(parts: _Parts, api: str, model: dict[str, Any], index: int, has_syst
     chunk = _chunk_of(parts, index)
     if chunk.part is None:
         return None
-    llm, _, mapping = _traced_part(parts, api, model, chunk.part, has_system)
+    llm, _, mapping = _traced_part(parts, api, model, chunk.part, has_system, messages_needed=True)
     local = index - chunk.start
     origin: Sequence[int] = mapping.item_origin if mapping is not None else []
-    return llm[origin[local]] if local < len(origin) and origin[local] < len(llm) else None
+    return llm[origin[local]] if llm is not None and local < len(origin) and origin[local] < len(llm) else None

@@ -3,10 +3,11 @@ reasoning item, function call and output it sends must pair up inside the one in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pi_tools.audit.preflight.rules import Hit, rule
+from pi_tools.audit.preflight.scans import Rows, Summary, item_scan, scanned
 from pi_tools.audit.preflight.view import RequestView
 
 API = ("openai-responses", "azure-openai-responses")
@@ -19,6 +20,33 @@ def _kind(item: Any) -> Any:
     return item.get("type") if isinstance(item, dict) else None
 
 
+@item_scan("responses", API)
+def _scan_items(items: Sequence[Any]) -> Summary:
+    """The rows the rules below read (see scans.py): function calls and outputs in order (item, whether a call,
+    call_id); reasoning items (item, id); the type and role of the first item and of each item after a reasoning
+    item (item, type, role), which is all the rules ask of the items that follow one."""
+    ids: Rows = []
+    reasoning: Rows = []
+    heads: Rows = []
+    after_reasoning = True  # a part's first item may follow a reasoning item of the part before it
+    for i, item in enumerate(items):
+        kind = _kind(item)
+        if after_reasoning:
+            heads.append((i, kind, item.get("role") if isinstance(item, dict) else None))
+        after_reasoning = kind == "reasoning"
+        if kind in CALLS:
+            ids.append((i, True, item.get("call_id")))
+        elif kind in OUTPUTS:
+            ids.append((i, False, item.get("call_id")))
+        elif after_reasoning:
+            reasoning.append((i, item.get("id")))
+    return {"ids": ids, "reasoning": reasoning, "heads": heads}
+
+
+def _scan(view: RequestView) -> Summary:
+    return scanned(view, "responses")
+
+
 @rule("responses-output-without-call", "error", "A function_call_output whose function_call is not in the input",
       API, "items",
       "No tool call found for function call output with call_id ID.",
@@ -28,13 +56,12 @@ def _kind(item: Any) -> Any:
       """Every function_call_output must answer a function_call that appears earlier in the same input.""")
 def output_without_call(view: RequestView) -> Iterator[Hit]:
     seen: set[Any] = set()
-    for i, item in enumerate(view.items):
-        kind = _kind(item)
-        if kind in CALLS:
-            seen.add(item.get("call_id"))
-        elif kind in OUTPUTS and item.get("call_id") not in seen:
+    for i, is_call, call_id in _scan(view)["ids"]:
+        if is_call:
+            seen.add(call_id)
+        elif call_id not in seen:
             yield Hit("responses-output-without-call", view.path(i),
-                      f"No tool call found for function call output with call_id {item.get('call_id')}.")
+                      f"No tool call found for function call output with call_id {call_id}.")
 
 
 @rule("responses-call-without-output", "error", "A function_call without its function_call_output", API, "items",
@@ -45,13 +72,14 @@ def output_without_call(view: RequestView) -> Iterator[Hit]:
       answers unanswered calls with a synthetic error result, so this appears mostly outside Pi.""")
 def call_without_output(view: RequestView) -> Iterator[Hit]:
     outputs: dict[Any, int] = {}
-    for i, item in enumerate(view.items):
-        if _kind(item) in OUTPUTS:
-            outputs.setdefault(item.get("call_id"), i)
-    for i, item in enumerate(view.items):
-        if _kind(item) in CALLS and outputs.get(item.get("call_id"), -1) < i:
+    rows = _scan(view)["ids"]
+    for i, is_call, call_id in rows:
+        if not is_call:
+            outputs.setdefault(call_id, i)
+    for i, is_call, call_id in rows:
+        if is_call and outputs.get(call_id, -1) < i:
             yield Hit("responses-call-without-output", view.path(i),
-                      f"No tool output found for function call {item.get('call_id')}.")
+                      f"No tool output found for function call {call_id}.")
 
 
 @rule("responses-reasoning-without-following", "error", "A reasoning item with nothing of its turn after it", API,
@@ -62,16 +90,16 @@ def call_without_output(view: RequestView) -> Iterator[Hit]:
       """A replayed reasoning item must be followed by the message or function call it produced, not by the
       next user message, a tool output or the end of the input.""")
 def reasoning_without_following(view: RequestView) -> Iterator[Hit]:
-    items = view.items
-    for i, item in enumerate(items):
-        if _kind(item) != "reasoning":
-            continue
-        following = items[i + 1] if i + 1 < len(items) else None
-        kind = _kind(following)
-        if following is None or kind in OUTPUTS or (kind in (None, "message") and following.get("role") != "assistant"):
+    count = len(view.items)
+    scan = _scan(view)
+    heads = view.cached("responses.heads", lambda: {row[0]: row for row in scan["heads"]})
+    for i, item_id in scan["reasoning"]:
+        following = heads.get(i + 1) if i + 1 < count else None
+        if following is None or following[1] in OUTPUTS or (following[1] in (None, "message")
+                                                             and following[2] != "assistant"):
             yield Hit("responses-reasoning-without-following", view.path(i),
-                      f"Item '{item.get('id')}' of type 'reasoning' was provided without its required following "
-                      "item.", needs=min(i + 1, len(items) - 1))
+                      f"Item '{item_id}' of type 'reasoning' was provided without its required following "
+                      "item.", needs=min(i + 1, count - 1))
 
 
 @rule("responses-call-id-length", "error", "A call_id over 64 characters", API, "items",
@@ -81,10 +109,8 @@ def reasoning_without_following(view: RequestView) -> Iterator[Hit]:
       "Rewrite the call and result ids in the entries (ids other providers minted are the usual cause).",
       """call_id values of function calls and outputs are at most 64 characters.""")
 def call_id_length(view: RequestView) -> Iterator[Hit]:
-    for i, item in enumerate(view.items):
-        if _kind(item) in CALLS or _kind(item) in OUTPUTS:
-            cid = item.get("call_id")
-            if isinstance(cid, str) and len(cid) > MAX_CALL_ID:
-                yield Hit("responses-call-id-length", view.path(i, "call_id"),
-                          f"Invalid 'input[{i}].call_id': string too long. Expected a string with maximum length "
-                          f"{MAX_CALL_ID}, but got a string with length {len(cid)} instead.")
+    for i, _, cid in _scan(view)["ids"]:
+        if isinstance(cid, str) and len(cid) > MAX_CALL_ID:
+            yield Hit("responses-call-id-length", view.path(i, "call_id"),
+                      f"Invalid 'input[{i}].call_id': string too long. Expected a string with maximum length "
+                      f"{MAX_CALL_ID}, but got a string with length {len(cid)} instead.")

@@ -36,18 +36,19 @@ def resolve_target(reference: str | None, session_model: Any) -> dict[str, Any]:
 
 
 def preflight_tree(tree: Any, source: str, request: PreflightRequest, release: bool = False,
-                   build_elsewhere: Any = None) -> PreflightResult:
+                   build_elsewhere: Any = None, keep: Any = None) -> PreflightResult:
     """Build the next request for `tree` (a SessionTree or BulkSession) and check it; with `release` (the caller
     owns the tree and needs it no more) the session's bytes and index are dropped once its messages are built,
     as `payload` does, so the encoder works beside neither. A large clean session is then checked through
     payload's parts path (parts.py), never holding its payload whole; `build_elsewhere` (payload's helper, see
-    parts.preflight_in_parts) then builds some of the parts in another process."""
+    parts.preflight_in_parts) then builds some of the parts in another process, and `keep` holds the large
+    objects of that check past it."""
     if request.leaf is not None and request.leaf not in tree.by_id:
         raise ContextError(f"Entry {request.leaf} not found")
     if release:
         from pi_tools.audit.preflight.parts import preflight_in_parts
 
-        checked = preflight_in_parts(tree, source, request, build_elsewhere=build_elsewhere)
+        checked = preflight_in_parts(tree, source, request, build_elsewhere=build_elsewhere, keep=keep)
         if checked is not None:
             return checked
     traced = trace_context(tree, UNDEFINED if request.leaf is None else request.leaf)
@@ -94,14 +95,15 @@ def check_whole(source: str, request: PreflightRequest, header: Any, plan: Any, 
     return result
 
 
-def preflight_path(path: str, request: PreflightRequest, build_elsewhere: Any = None) -> PreflightResult:
+def preflight_path(path: str, request: PreflightRequest, build_elsewhere: Any = None,
+                   keep: Any = None) -> PreflightResult:
     """Preflight of one session file; unreadable input or an impossible target becomes the result's error.
-    `build_elsewhere`: see preflight_tree."""
+    `build_elsewhere`, `keep`: see preflight_tree."""
     from pi_tools.session.load import load_context_source
 
     try:
         return preflight_tree(load_context_source(path, False), path, request, release=True,
-                              build_elsewhere=build_elsewhere)
+                              build_elsewhere=build_elsewhere, keep=keep)
     except (SessionReadError, ContextError, PreflightError) as exc:
         message = str(exc)
         return PreflightResult(path, error=message if path in message else f"{path}: {message}")

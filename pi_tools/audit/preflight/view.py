@@ -7,7 +7,7 @@ rules find items, the current turn and totals from indexes the view caches once 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -35,10 +35,16 @@ class RequestView:
     source: Callable[[int], Any] | None = None  # the llm Message a payload item came from (None: unknown)
     size: int | None = None  # the request body's JSON size when known without serialising it (parts.py)
     memo: dict[str, Any] = field(default_factory=dict)
+    scans: dict[str, Any] | None = None  # item scans made part by part (scans.py); else made here from the items
+    given_items: Sequence[Any] | None = None  # the items when the payload holds them as JSON text (parts.py)
 
     def __post_init__(self) -> None:
-        items = self.payload.get(ITEM_LISTS.get(self.api, "messages"))
-        self.items: list[Any] = items if isinstance(items, list) else []
+        self.items: Sequence[Any]
+        if self.given_items is not None:
+            self.items = self.given_items
+        else:
+            items = self.payload.get(ITEM_LISTS.get(self.api, "messages"))
+            self.items = items if isinstance(items, list) else []
         self.key = ITEM_LISTS.get(self.api, "messages")
         if self.end < 0:
             self.end = len(self.items)
