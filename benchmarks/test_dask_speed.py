@@ -7,6 +7,11 @@ outputs must be identical. What the cluster costs is split into a fixed part (st
 LocalCluster: the same run over one small file, less the local one) and a per-file part (the rest of the
 difference over the corpus, divided by its files): docs/scale.md builds its estimate from these two.
 
+The target is for 2,000 files, where the fixed part weighs a tenth of what it does over 200. With a smaller
+corpus (PI_TOOLS_BENCH_CORPUS_COUNT=200, a quarter of an hour less on a loaded machine) the test also prints
+the ratio those two parts give at 2,000 files (each engine's small-file run plus 2,000 times its time per file)
+and checks that projection instead of the measured ratio; over the full corpus it checks the measured one.
+
 Runnable on its own: .venv/bin/python -m pytest benchmarks/test_dask_speed.py -s
 """
 
@@ -26,6 +31,7 @@ from processes import PI_TOOLS, ROOT, run_process, session_corpus
 pytest.importorskip("distributed")
 
 TARGET_RATIO = 1.3
+TARGET_FILES = 2000
 ROUNDS = int(os.environ.get("PI_TOOLS_BENCH_ROUNDS", "3"))
 SMALL = ROOT / "fixtures" / "conformance" / "cases" / "c002_branching.jsonl"
 
@@ -67,18 +73,28 @@ def test_dask_local_cluster_within_1_3x_of_the_local_pool(stage: str, corpus: Pa
     benchmark.pedantic(one_round, rounds=1, iterations=1)
     for _ in range(ROUNDS - 1):
         one_round()
-    # The fixed cost of a LocalCluster: one small file, on both engines.
-    start = [run_process(command(stage, SMALL, DASK)).seconds - run_process(command(stage, SMALL, LOCAL)).seconds
-             for _ in range(ROUNDS)]
+    # The fixed cost of a LocalCluster: one small file, on both engines (interleaved too).
+    small_local: list[float] = []
+    small_dask: list[float] = []
+    for _ in range(ROUNDS):
+        small_dask.append(run_process(command(stage, SMALL, DASK)).seconds)
+        small_local.append(run_process(command(stage, SMALL, LOCAL)).seconds)
+    start = [ours - base for ours, base in zip(small_dask, small_local, strict=True)]
     ratios = sorted(ours / base for ours, base in zip(dask, local, strict=True))
     fixed = statistics.median(start)
-    per_file_ms = (statistics.median(dask) - statistics.median(local) - fixed) / files * 1000
+    local_per_file = (statistics.median(local) - statistics.median(small_local)) / files
+    per_file = (statistics.median(dask) - statistics.median(local) - fixed) / files
+    projected = ((statistics.median(small_dask) + TARGET_FILES * (local_per_file + per_file))
+                 / (statistics.median(small_local) + TARGET_FILES * local_per_file))
     benchmark.extra_info.update({
         "files": files, "local_s": local, "dask_s": dask, "ratios": ratios,
-        "cluster_start_s": fixed, "per_file_overhead_ms": per_file_ms,
+        "cluster_start_s": fixed, "per_file_overhead_ms": per_file * 1000,
+        "local_per_file_ms": local_per_file * 1000, f"projected_ratio_{TARGET_FILES}": projected,
     })
     print(f"\n{stage} over {files} files: local pool {min(local):.1f}-{max(local):.1f} s, "
           f"2-worker LocalCluster {min(dask):.1f}-{max(dask):.1f} s; ratio {ratios[0]:.2f}-{ratios[-1]:.2f} "
-          f"(median {statistics.median(ratios):.2f}); cluster start+stop {min(start):.1f}-{max(start):.1f} s; "
-          f"per-file overhead {per_file_ms:.2f} ms")
-    assert statistics.median(ratios) <= TARGET_RATIO
+          f"(median {statistics.median(ratios):.2f}); cluster start+stop {min(start):.2f}-{max(start):.2f} s "
+          f"(median {fixed:.2f}); per-file overhead {per_file * 1000:.2f} ms "
+          f"(local {local_per_file * 1000:.2f} ms a file); projected ratio at {TARGET_FILES} files {projected:.2f}")
+    checked = statistics.median(ratios) if files >= TARGET_FILES else projected
+    assert checked <= TARGET_RATIO

@@ -403,8 +403,9 @@ def test_cli_ctrl_c_on_a_terminal_cancels_quietly(long_corpus: Path) -> None:
     # workers are connected to its scheduler, and so at work.
     while not (len(workers) == 2 and all(connected(w) for w in workers)) and run.poll() is None \
             and time.monotonic() < deadline:
+        # The workers are forked (spawned once polars is loaded): every descendant but multiprocessing's helper.
         workers = [child for child in psutil.Process(run.pid).children(recursive=True)
-                   if "spawn_main" in " ".join(child.cmdline())]
+                   if "resource_tracker" not in " ".join(child.cmdline())]
         time.sleep(0.1)
     time.sleep(1)
     assert run.poll() is None, "the run ended before it could be interrupted"

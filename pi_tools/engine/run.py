@@ -185,3 +185,4 @@ def map_inputs(task: Callable[[tuple[str, Any]], R], inputs: Sequence[tuple[str,
     results = map_ordered(task, [(name, options) for name in names], engine, weights=[size_of(name) for name in names])
     for name, error in inputs:
         yield failed(name, error) if error is not None else next(results)
+    next(results, None)  # run the engine's generator to its end: a cluster it started closes now, not when collected
