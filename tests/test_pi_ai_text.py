@@ -59,3 +59,26 @@ def test_short_hash_prints_base36_as_number_to_string(number: int) -> None:
 )
 def test_sanitize_surrogates(text: str, expected: str) -> None:
     assert sanitize_surrogates(text) == expected
+
+
+# (id, id.replace(/[^a-zA-Z0-9_-]/g, "_"), id.replace(/[^a-zA-Z0-9]/g, "")) from Node: the ids that str methods
+# answer without the regex (letters, digits, _ and -) and those that still need it (non-ASCII letters and digits,
+# which Python's isalnum accepts and the JS classes do not).
+NODE_ID_REPLACEMENTS: list[tuple[str, str, str]] = [
+    ("toolu_01-AB", "toolu_01-AB", "toolu01AB"), ("call|fc_x", "call_fc_x", "callfcx"), ("é", "_", ""),
+    ("😀", "__", ""), ("٣", "_", ""), ("x²", "x_", "x"), ("", "", ""), ("a b\n", "a_b_", "ab"), ("__-", "__-", ""),
+]
+
+
+@pytest.mark.parametrize(("text", "sanitized", "_alphanumerics"), NODE_ID_REPLACEMENTS)
+def test_sanitize_id_chars_matches_node(text: str, sanitized: str, _alphanumerics: str) -> None:
+    from pi_tools.providers.sanitize import sanitize_id_chars
+
+    assert sanitize_id_chars(text) == sanitized
+
+
+@pytest.mark.parametrize(("text", "_sanitized", "alphanumerics"), NODE_ID_REPLACEMENTS)
+def test_mistral_alphanumerics_match_node(text: str, _sanitized: str, alphanumerics: str) -> None:
+    from pi_tools.providers.mistral_conversations.payload import _alphanumerics
+
+    assert _alphanumerics(text) == alphanumerics

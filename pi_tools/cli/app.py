@@ -91,6 +91,28 @@ app.command("run")(run_command)
 app.command("decode")(decode_command)
 
 
+def _for_arguments(args: list[str]) -> typer.Typer:
+    """The app as `args` need it: for `pi-tools COMMAND ...`, with that command alone registered.
+
+    Typer builds the click command of every registered command on each run (their signatures, type hints and
+    defaults), about a tenth of a second for twenty commands, most of it for commands that will not run; a large
+    `payload` waits for it before it reads its file. The group, its callback and the command are unchanged, so
+    the command's help, usage lines and errors read exactly the same. Anything else (no command, an option
+    first, an unknown name, shell completion, which lists every command) gets the whole app.
+    """
+    import copy
+    import os
+
+    if not args or os.environ.get("_PI_TOOLS_COMPLETE"):
+        return app
+    chosen = [command for command in app.registered_commands if command.name == args[0]]
+    if len(chosen) != 1:
+        return app
+    narrow = copy.copy(app)
+    narrow.registered_commands = chosen
+    return narrow
+
+
 def main() -> None:
     # A pi-tools process is short-lived and its data (parsed JSON) holds no reference cycles: the cyclic
     # collector would only rescan millions of live objects again and again (3x slower on a 100 MB session).
@@ -104,4 +126,4 @@ def main() -> None:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    app()
+    _for_arguments(sys.argv[1:])()

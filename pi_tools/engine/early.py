@@ -92,11 +92,23 @@ def start_early(args: list[str]) -> None:
     if "--wire" not in options:
         from pi_tools.engine.helper import PayloadWorker
 
-        worker = PayloadWorker.start(files)
+        worker = PayloadWorker.start(files, _option_value(args, "--api"))
     _early["payload"] = (files, worker)
     from pi_tools.engine.readahead import start_reading
 
     start_reading(files[0])
+
+
+def _option_value(args: list[str], name: str) -> str | None:
+    """The value given to option `name` (`--api X` or `--api=X`), if any: a hint, typer parses the real one."""
+    for position, token in enumerate(args):
+        if token == "--":
+            break
+        if token == name and position + 1 < len(args):
+            return args[position + 1]
+        if token.startswith(name + "="):
+            return token[len(name) + 1:]
+    return None
 
 
 def take_early_worker(files: list[str]) -> tuple[bool, Any]:

@@ -167,9 +167,10 @@ class PayloadWorker:
         """Ctrl-C ends the helper at once (engine.cancel), whatever it is doing."""
 
     @classmethod
-    def start(cls, files: list[str]) -> PayloadWorker | None:
+    def start(cls, files: list[str], api: str | None = None) -> PayloadWorker | None:
         """Fork the helper when it can pay off: two usable cores and a named file at least the threshold (the
-        first such file has its second half indexed by the helper at once)."""
+        first such file has its second half indexed by the helper at once). `api`, when known, is the API whose
+        modules the helper imports while it waits for its first task (see _warm_up)."""
         threshold = split_threshold()
         if threshold is None or not hasattr(os, "fork") or _usable_cpus() < 2:
             return None
@@ -199,7 +200,7 @@ class PayloadWorker:
         if pid == 0:
             os.close(task_write)
             os.close(result_read)
-            _serve(task_read, result_write, large, claims)  # never returns
+            _serve(task_read, result_write, large, claims, api)  # never returns
         os.close(task_read)
         os.close(result_write)
         return cls(pid, os.fdopen(task_write, "wb"), os.fdopen(result_read, "rb"), large, claims)
@@ -410,7 +411,23 @@ def _first_part_past(planned_parts: list[Any], share: float) -> int:
     return len(sizes) - 1
 
 
-def _serve(task_fd: int, result_fd: int, large: str, claims: SharedClaims) -> None:
+def _warm_up(api: str | None) -> None:
+    """What building a first part would load, loaded before its task comes: the role registry (the installed
+    entry points) and the API's payload module. The helper has indexed its half of the file before the main
+    process has planned the context, so this costs it nothing, and its first part starts that much sooner."""
+    try:
+        from pi_tools.messages import default_registry
+        from pi_tools.providers import registry, split  # noqa: F401 - imported for the parts to come
+
+        default_registry()
+        package = registry.API_MODULES.get(api or "")
+        if package is not None:
+            __import__(f"pi_tools.providers.{package}.payload")
+    except Exception:  # noqa: BLE001 - building the part imports it again and reports what fails there
+        pass
+
+
+def _serve(task_fd: int, result_fd: int, large: str, claims: SharedClaims, api: str | None = None) -> None:
     """The helper's life: index the large file's second half, then build each task's parts until the task pipe
     closes, and end without any teardown."""
     status = 0
@@ -429,6 +446,7 @@ def _serve(task_fd: int, result_fd: int, large: str, claims: SharedClaims) -> No
             del index
             from pi_tools.stages import build_claimed_parts
 
+            _warm_up(api)
             while True:
                 try:
                     task = pickle.load(tasks)

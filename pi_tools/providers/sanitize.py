@@ -19,7 +19,11 @@ def _underscore_per_code_unit(match: re.Match[str]) -> str:
 
 def sanitize_id_chars(s: str) -> str:
     """``s.replace(/[^a-zA-Z0-9_-]/g, "_")``: a non-unicode JS regex sees an astral character as two code units,
-    so it becomes two underscores (Python's ``re`` would write one)."""
+    so it becomes two underscores (Python's ``re`` would write one).
+
+    Most ids are letters, digits, ``_`` and ``-`` already: str methods answer that without the regex."""
+    if s.isascii() and s.replace("_", "a").replace("-", "a").isalnum():
+        return s
     return _NON_ID_CHAR.sub(_underscore_per_code_unit, s)
 
 

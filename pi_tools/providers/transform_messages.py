@@ -103,7 +103,10 @@ def _rewrite_assistant(
             blocks.append(block if same_model else {"type": "text", "text": thinking})
         elif kind == "text":
             # A missing text stays missing (undefined): readers then say "undefined", not "null".
-            blocks.append(block if same_model else {"type": "text", **({"text": block["text"]} if "text" in block else {})})
+            if same_model:
+                blocks.append(block)
+            else:
+                blocks.append({"type": "text", "text": block["text"]} if "text" in block else {"type": "text"})
         elif kind == "toolCall":
             call = block
             if not same_model and block.get("thoughtSignature"):
@@ -174,29 +177,37 @@ def transform_messages(
         answered_ids = set()
 
     identity = _model_identity(model)
+    append = result.append
     for original in messages:
-        message = _prepare(original, text_only)
+        # _prepare changes nothing for a message with content when the model takes images (the common case).
+        message = _prepare(original, text_only) if text_only or original.get("content") is None else original
         role = message.get("role")
         if role == "assistant":
             calls: list[Any] = []
             message = _rewrite_assistant(message, model, identity, normalize_tool_call_id, id_map, calls)
-            flush()
+            if pending_calls:
+                flush()
             if message.get("stopReason") in ("error", "aborted"):
                 continue
             if calls:
                 pending_calls = calls
                 answered_ids = set()
-            result.append(message)
+            append(message)
         elif role == "toolResult":
-            mapped = id_map.get(_key(message.get("toolCallId")))
-            if mapped and mapped != message.get("toolCallId"):
-                message = {**message, "toolCallId": mapped}
-            answered_ids.add(_key(message.get("toolCallId")))
-            result.append(message)
+            call_id = message.get("toolCallId")
+            key = call_id if type(call_id) is str else js_map_key(call_id)  # _key, inline: once per result
+            if id_map:
+                mapped = id_map.get(key)
+                if mapped and mapped != call_id:
+                    message = {**message, "toolCallId": mapped}
+                    key = mapped if type(mapped) is str else js_map_key(mapped)
+            answered_ids.add(key)
+            append(message)
         elif role == "user":
-            flush()
-            result.append(message)
+            if pending_calls:
+                flush()
+            append(message)
         else:
-            result.append(message)
+            append(message)
     flush()
     return result

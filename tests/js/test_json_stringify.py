@@ -67,6 +67,9 @@ def _slow_stringify(value: Any) -> str:
     {"ratio": 1.5}, {"big": 2**60}, {"edge": 10**15}, {"neg": -(10**16)}, [1e21], [0.5, -0.0], {"10": 1, "b": 2, "2": 3},
     {"01": 1, "b": 2}, {"b": {"0": 1}}, {"x": "see :1.5 and {\"1\": 2}"}, {"s": "\ud83d\ude00"}, {"s": "\ud800"},
     [[[[[]]]]], {"k": (1, 2)}, {"emoji": "😀", "cjk": "中文"}, {chr(0x1F): chr(0)}, [],
+    # where the value is walked instead of orjson's text scanned: the digit limits, keys deep down, bools
+    {"a": [999999999999999, -999999999999999]}, {"a": [1000000000000000]}, {"a": {"b": [{"7": 0}]}},
+    {"a": [True, False, None, {"c": "1,2:3.5e4"}]}, {"\u0663": 1}, {"a": 2**53 + 1},
 ])
 def test_js_stringify_fast_path_writes_what_the_slow_one_writes(value: Any) -> None:
     """orjson writes objects and arrays where its text is V8's; what it would write otherwise takes the path

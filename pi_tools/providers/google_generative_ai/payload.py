@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from pi_tools.js.access import copy_defined, js_join_piece, require_string, string_receiver
@@ -63,6 +64,10 @@ def requires_tool_call_id(model_id: str) -> bool:
     )
 
 
+_requires_tool_call_id_of = cache(requires_tool_call_id)
+"""requires_tool_call_id of a string id, asked for every tool call of a conversation (one regex match each)."""
+
+
 def supports_strict_tool_sampling(model_id: str) -> bool:
     major = gemini_major_version(model_id)
     return major is not None and major >= 3
@@ -105,7 +110,8 @@ def normalize_tool_call_id(tool_call_id: str, model: Model, source_assistant: An
 
     The JS regex works on UTF-16 code units, so an astral character becomes two underscores.
     """
-    if not requires_tool_call_id(model["id"]):
+    model_id = model["id"]
+    if not (_requires_tool_call_id_of(model_id) if type(model_id) is str else requires_tool_call_id(model_id)):
         return tool_call_id
     return sanitize_id_chars(string_receiver(tool_call_id, "id", "replace"))[:64]
 

@@ -45,9 +45,18 @@ _NON_ALPHANUMERIC = re.compile(r"[^a-zA-Z0-9]")
 # --- tool-call ids ---------------------------------------------------------------------------------------------
 
 
+def _alphanumerics(text: str) -> str:
+    """``text.replace(/[^a-zA-Z0-9]/g, "")``; ids are mostly letters and digits with ``_`` or ``-`` between,
+    which str methods drop without the regex."""
+    stripped = text.replace("_", "").replace("-", "")
+    if stripped.isascii() and stripped.isalnum():
+        return stripped
+    return _NON_ALPHANUMERIC.sub("", text)
+
+
 def derive_tool_call_id(tool_call_id: str, attempt: int) -> str:
     """Candidate ``attempt`` for an id: the id itself when it already is 9 alphanumerics, else a hash prefix."""
-    normalized = _NON_ALPHANUMERIC.sub("", tool_call_id)
+    normalized = _alphanumerics(tool_call_id)
     if attempt == 0 and len(normalized) == TOOL_CALL_ID_LENGTH:
         return normalized
     seed_base = normalized or tool_call_id
@@ -77,7 +86,7 @@ def first_candidates(messages: list[Any], model: Model) -> dict[str, str]:
             if isinstance(block, dict) and block.get("type") == "toolCall":
                 tool_call_id = block.get("id")
                 if type(tool_call_id) is str and tool_call_id not in candidates and tool_call_id not in seeds:
-                    normalized = _NON_ALPHANUMERIC.sub("", tool_call_id)
+                    normalized = _alphanumerics(tool_call_id)
                     if len(normalized) == TOOL_CALL_ID_LENGTH:
                         candidates[tool_call_id] = normalized
                     else:
@@ -205,10 +214,14 @@ def tool_result_text(text: str, has_images: bool, supports_images: bool, is_erro
 
 def _tool_message(message: Mapping[str, Any], supports_images: bool) -> dict[str, Any]:
     blocks = content_array(message, "msg.content.filter")
-    text = "\n".join(
-        sanitize_surrogates(string_field(block, "text")) for block in blocks if block_type(block) == "text"
-    )
-    has_images = any(block_type(block) == "image" for block in blocks)
+    if len(blocks) == 1 and type(only := blocks[0]) is dict and only.get("type") == "text" and type(
+            only.get("text")) is str:  # most results: one text block and no image
+        text, has_images = sanitize_surrogates(only["text"]), False
+    else:
+        text = "\n".join(
+            sanitize_surrogates(string_field(block, "text")) for block in blocks if block_type(block) == "text"
+        )
+        has_images = any(block_type(block) == "image" for block in blocks)
     chunks: list[dict[str, Any]] = [
         {
             "type": "text",

@@ -260,8 +260,12 @@ def _tool_result_message(message: dict[str, Any], compat: dict[str, Any]) -> dic
     # toolMsg.content.filter(...) comes first: a string content (left as is for an image-capable model)
     # throws there.
     blocks = content_array(message, "toolMsg.content.filter")
-    text = "\n".join(js_join_piece(block_field(block, "text")) for block in blocks if block_type(block) == "text")
-    has_images = any(block_type(block) == "image" for block in blocks)
+    if len(blocks) == 1 and type(only := blocks[0]) is dict and only.get("type") == "text" and type(
+            only.get("text")) is str:  # most results: one text block, joined and scanned for images as is
+        text, has_images = only["text"], False
+    else:
+        text = "\n".join(js_join_piece(block_field(block, "text")) for block in blocks if block_type(block) == "text")
+        has_images = any(block_type(block) == "image" for block in blocks)
     body = text if text else "(see attached image)" if has_images else "(no tool output)"
     converted: dict[str, Any] = {
         "role": "tool",

@@ -80,12 +80,9 @@ def resolved_compat(model: Model) -> dict[str, Any]:
     }
 
 
-_TRAILING_UNDERSCORES = re.compile(r"_+$")
-
-
 def _id_part(part: str) -> str:
     sanitized = sanitize_id_chars(part)[:MAX_ITEM_ID_LENGTH]
-    return _TRAILING_UNDERSCORES.sub("", sanitized)
+    return sanitized.rstrip("_")  # `.replace(/_+$/, "")`: the sanitized id has no line break for `$` to stop at
 
 
 def _foreign_item_id(item_id: str) -> str:
@@ -238,6 +235,9 @@ def _input_image(block: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _tool_result_output(model: Model, content: list[Any]) -> str | list[dict[str, Any]]:
+    if len(content) == 1 and type(only := content[0]) is dict and only.get("type") == "text" and type(
+            only.get("text")) is str:  # most results: one text block and no image
+        return sanitize_surrogates(only["text"]) if only["text"] else "(no tool output)"
     text = "\n".join(js_join_piece(block.get("text")) for block in content if block_type(block) == "text")
     images = [block for block in content if block_type(block) == "image"]
     if not images or "image" not in (model.get("input") or ()):
