@@ -407,7 +407,18 @@ def test_cli_ctrl_c_on_a_terminal_cancels_quietly(long_corpus: Path) -> None:
         workers = [child for child in psutil.Process(run.pid).children(recursive=True)
                    if "resource_tracker" not in " ".join(child.cmdline())]
         time.sleep(0.1)
-    time.sleep(1)
+
+    def cpu_seconds() -> float:
+        try:
+            return sum(sum(worker.cpu_times()[:2]) for worker in workers)
+        except psutil.Error:
+            return 0.0
+
+    # Connected is not yet at work (on a loaded machine the client may still be connecting, with Ctrl-C held):
+    # wait until the workers have spent a second of CPU since, which only the run's tasks give them.
+    connected_at = cpu_seconds()
+    while cpu_seconds() < connected_at + 1 and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert run.poll() is None, "the run ended before it could be interrupted"
     os.killpg(run.pid, signal.SIGINT)
     _, stderr = run.communicate(timeout=60)
