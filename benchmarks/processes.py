@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,6 +130,13 @@ def big_session(directory: Path, megabytes: int = 100, seed: int = 7) -> Path:
     subprocess.run([sys.executable, str(generator), "--big", "--seed", str(seed), "--out", str(target),
                     "--target-mb", str(megabytes)], check=True, stdout=subprocess.DEVNULL)
     return target
+
+
+def bench_cache() -> Path:
+    """Where generated benchmark inputs are kept between runs (PI_TOOLS_BENCH_CACHE, else the temp folder)."""
+    cache = Path(os.environ.get("PI_TOOLS_BENCH_CACHE", Path(tempfile.gettempdir()) / "pi-tools-bench"))
+    cache.mkdir(parents=True, exist_ok=True)
+    return cache
 
 
 def session_corpus(directory: Path, count: int = 2000, megabytes: int = 1, seed: int = 100) -> Path:

@@ -20,13 +20,12 @@ from __future__ import annotations
 import filecmp
 import os
 import statistics
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from processes import PI_TOOLS, ROOT, run_process, session_corpus
+from processes import PI_TOOLS, ROOT, run_process
 
 pytest.importorskip("distributed")
 
@@ -35,15 +34,6 @@ TARGET_FILES = 2000
 ROUNDS = int(os.environ.get("PI_TOOLS_BENCH_ROUNDS", "3"))
 SMALL = ROOT / "fixtures" / "conformance" / "cases" / "c002_branching.jsonl"
 
-
-@pytest.fixture(scope="module")
-def corpus() -> Path:
-    cache = Path(os.environ.get("PI_TOOLS_BENCH_CACHE", Path(tempfile.gettempdir()) / "pi-tools-bench"))
-    cache.mkdir(parents=True, exist_ok=True)
-    try:
-        return session_corpus(cache)
-    except FileNotFoundError as missing:
-        pytest.skip(f"benchmark corpus generator not found: {missing}")
 
 
 def command(stage: str, target: Path, engine: list[str]) -> list[str]:

@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from processes import PI_TOOLS, ROOT, ProcessRun, run_process, session_corpus
+from processes import PI_TOOLS, ROOT, ProcessRun, run_process
 
 BASELINE_REV = os.environ.get("PI_TOOLS_BENCH_BASELINE_REV", "bf2e05c")
 """main just before the engine took over how work runs (#14 part 1)."""
@@ -110,18 +110,6 @@ def test_payload_of_one_large_session_does_not_regress(benchmark: Any, big_sessi
           f" rounds {figures['ratio_range'][0]:.3f}-{figures['ratio_range'][1]:.3f}")
     assert figures["ratio_rounds_median"] <= 1.05, figures  # no regression (5% for the noise of one run)
 
-
-@pytest.fixture(scope="module")
-def corpus() -> Path:
-    chosen = os.environ.get("PI_TOOLS_BENCH_CORPUS_DIR")  # any folder of sessions instead (e.g. part of the corpus)
-    if chosen:
-        return Path(chosen)
-    cache = Path(os.environ.get("PI_TOOLS_BENCH_CACHE", Path(tempfile.gettempdir()) / "pi-tools-bench"))
-    cache.mkdir(parents=True, exist_ok=True)
-    try:
-        return session_corpus(cache)
-    except FileNotFoundError as missing:
-        pytest.skip(f"benchmark session generator not found: {missing}")
 
 
 @pytest.mark.parametrize("stage", [["usage", "--format", "json"], ["audit", "--format", "json"]],

@@ -24,14 +24,11 @@ import os
 import shutil
 import statistics
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from processes import PI_TOOLS, ROOT, session_corpus
+from processes import PI_TOOLS, ROOT
 
 TARGET_VS_AUDIT = 1.5
 TARGET_INCREMENTAL = 0.05
@@ -48,15 +45,6 @@ def timed(argv: list[str]) -> tuple[float, float, int, int]:
         wall = time.perf_counter() - started
     return wall, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status), usage.ru_maxrss // 1024
 
-
-@pytest.fixture(scope="module")
-def corpus() -> Path:
-    cache = Path(os.environ.get("PI_TOOLS_BENCH_CACHE", Path(tempfile.gettempdir()) / "pi-tools-bench"))
-    cache.mkdir(parents=True, exist_ok=True)
-    try:
-        return session_corpus(cache)
-    except FileNotFoundError as missing:
-        pytest.skip(f"benchmark session generator not found: {missing}")
 
 
 def test_index_against_audit_and_incremental(benchmark: Any, corpus: Path, tmp_path: Path) -> None:

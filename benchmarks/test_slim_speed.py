@@ -8,18 +8,15 @@ import base64
 import json
 import os
 import random
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from processes import PI_TOOLS, best_of
+from processes import PI_TOOLS, bench_cache, best_of
 
 
 def image_session(megabytes: int) -> Path:
     """User turns with a 250 KB screenshot each and assistant text between them; cached on disk."""
-    cache = Path(os.environ.get("PI_TOOLS_BENCH_CACHE", Path(tempfile.gettempdir()) / "pi-tools-bench"))
-    cache.mkdir(parents=True, exist_ok=True)
-    path = cache / f"slim-images-{megabytes}mb.jsonl"
+    path = bench_cache() / f"slim-images-{megabytes}mb.jsonl"
     if path.exists():
         return path
     rng = random.Random(12)
