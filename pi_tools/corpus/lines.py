@@ -142,9 +142,7 @@ class LineDecoder:
         try:
             heads = _decode_lines(lines)
             _check_times(heads)
-        except DECODE_ERRORS:
-            heads = self._one_by_one(lines, first)
-        except (TypeError, orjson.JSONEncodeError):
+        except (*DECODE_ERRORS, TypeError, orjson.JSONEncodeError):
             heads = self._one_by_one(lines, first)
         self.heads += heads
         return heads
