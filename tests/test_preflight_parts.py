@@ -74,7 +74,7 @@ def _whole(path: str, request: PreflightRequest) -> list[dict[str, Any]]:
 
 
 def _in_parts(path: str, request: PreflightRequest, monkeypatch: pytest.MonkeyPatch,
-              applies: bool = True) -> list[dict[str, Any]] | None:
+              applies: bool = True, part_bytes: int = 1) -> list[dict[str, Any]] | None:
     """The findings through the parts path, or None where the request was built whole after all (a model never
     built in parts, parts that do not join) or, unless `applies`, where the parts path does not apply (an API not
     built in parts)."""
@@ -86,7 +86,8 @@ def _in_parts(path: str, request: PreflightRequest, monkeypatch: pytest.MonkeyPa
         return check_whole(*args, **kwargs)
 
     monkeypatch.setattr(session_module, "check_whole", counted)
-    result = preflight_in_parts(load_context_source(path, False), path, request, min_text_bytes=0, part_bytes=1)
+    result = preflight_in_parts(load_context_source(path, False), path, request, min_text_bytes=0,
+                                part_bytes=part_bytes)
     monkeypatch.undo()
     if result is None and not applies:
         return None
@@ -292,7 +293,9 @@ def test_part_scans_merged_equal_the_scan_of_the_joined_items(tmp_path: Path, mo
                                                               target: str) -> None:
     """The rules of a payload built in parts read item scans made part by part (scans.py) and shifted by each
     part's first index; they must be exactly the scan of the whole item list, and the items must stay JSON text
-    until a rule or a trace reads one (the rules themselves decode a chunk or two at most here)."""
+    until a rule or a trace reads one (the rules themselves decode a chunk or two at most here). A scan with a
+    `prune` keeps, part by part, rows of the whole scan only, and at least those that pruning the whole scan
+    keeps (a pair across a cut is not pruned in either part)."""
     from pi_tools.audit.preflight import scans
 
     path = _damaged(tmp_path, rounds=30)
@@ -335,6 +338,15 @@ def test_part_scans_merged_equal_the_scan_of_the_joined_items(tmp_path: Path, mo
         whole = scans._SCANS[name][1](items)
         merged = checked.scans[name]
         assert set(merged) == set(whole), name
+        prune = scans._PRUNES.get(name)
+        if prune is not None:
+            least = prune(whole, len(items))
+            for kind, rows in whole.items():
+                kept = merged[kind]
+                kept_set = set(kept)
+                assert [row for row in rows if row in kept_set] == kept, (name, kind)  # in order, none made up
+                assert set(least[kind]) <= set(kept), (name, kind)
+            continue
         for kind, rows in whole.items():
             if (name, kind) == ("responses", "heads"):
                 # a part records its first item's type and role too (it may follow a reasoning item of the part
@@ -344,3 +356,68 @@ def test_part_scans_merged_equal_the_scan_of_the_joined_items(tmp_path: Path, mo
                            for row in merged[kind])
             else:
                 assert merged[kind] == rows, (name, kind)
+
+
+def _tool_loops(tmp: Path, rounds: int = 40) -> str:
+    """Tool loops in every round, most answered call for call (what pruning leaves out of a part's rows), some
+    not: a result with another id, two calls with one result, a call of the model being switched to (Gemini 3:
+    an unsigned call), and the last round's loop still open."""
+    messages: list[dict[str, Any]] = []
+    for round_ in range(rounds):
+        calls = [{"type": "toolCall", "id": f"c{round_}_{k}", "name": "bash", "arguments": {"c": "ls"}}
+                 for k in range(1 + round_ % 3)]
+        messages += [{"role": "user", "content": [{"type": "text", "text": f"round {round_} " + "words " * 50}]},
+                     _assistant([{"type": "thinking", "thinking": "plan", "thinkingSignature": "sig"}, *calls],
+                                "toolUse")]
+        answered = calls[:-1] if round_ % 7 == 3 else calls
+        for call in answered:
+            call_id = f"other_{round_}" if round_ % 11 == 5 else call["id"]
+            messages.append({"role": "toolResult", "toolCallId": call_id, "toolName": "bash",
+                             "content": [{"type": "text", "text": "out " * 40}], "isError": False})
+        messages.append(_assistant([{"type": "text", "text": "done " * 30}]))
+    messages += [{"role": "user", "content": [{"type": "text", "text": "last"}]},
+                 {**_assistant([{"type": "toolCall", "id": "g1", "name": "bash", "arguments": {}}], "toolUse",
+                               "gemini-3-pro-preview"), "provider": "google", "api": "google-generative-ai"},
+                 {"role": "toolResult", "toolCallId": "g1", "toolName": "bash",
+                  "content": [{"type": "text", "text": "done"}], "isError": False}]
+    return _session(tmp, messages, "loops.jsonl")
+
+
+@pytest.mark.parametrize("target", ["anthropic/claude-sonnet-4-5", "google/gemini-3-flash-preview"])
+def test_pruned_part_rows_give_the_findings_of_the_whole_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              target: str) -> None:
+    """A part's scan rows are pruned where it is built (scans.item_scan's `prune`): answered tool loops leave
+    nothing for the rules to relate. The findings stay those of the whole build, with thinking on and off, and
+    the rows the main process merges are far fewer than the whole scan's."""
+    from pi_tools.audit.preflight import scans
+
+    path = _tool_loops(tmp_path)
+    merged_rows: list[int] = []
+    real_merge = parts_module.merge
+
+    def counted(pieces: Any) -> Any:
+        merged = real_merge(pieces)
+        merged_rows.append(sum(len(rows) for summary in merged.values() for rows in summary.values()))
+        return merged
+
+    for reasoning in (None, "high"):
+        request = PreflightRequest(model=target, reasoning=reasoning)
+        whole = _whole(path, request)
+        assert whole, target
+        for part_bytes in (1, 20_000):  # a round per part, or about ten
+            monkeypatch.setattr(parts_module, "merge", counted)
+            found = _in_parts(path, request, monkeypatch, part_bytes=part_bytes)
+            assert found is not None and found == whole, (target, reasoning, part_bytes)
+    items = json.loads(json.dumps(_whole_payload_items(path, target)))
+    name = "anthropic" if target.startswith("anthropic") else "google"
+    whole_rows = sum(len(rows) for rows in scans._SCANS[name][1](items).values())
+    assert merged_rows and min(merged_rows) * 3 < whole_rows, (merged_rows, whole_rows)
+
+
+def _whole_payload_items(path: str, target: str) -> list[Any]:
+    from pi_tools.stages import PayloadRequest, StageInput, as_llm, payload_document
+
+    api = "anthropic-messages" if target.startswith("anthropic") else "google-generative-ai"
+    llm = as_llm(StageInput(path, tree=load_context_source(path, True)))
+    document = payload_document(llm, PayloadRequest(api=api, model=target))
+    return document["payload"]["messages" if api == "anthropic-messages" else "contents"]

@@ -32,16 +32,53 @@ def _tool_results(item: Any) -> list[tuple[int, Any]]:
             if isinstance(b, dict) and b.get("type") == "tool_result"]
 
 
-@item_scan("anthropic", API)
+def _answered(issued: list[Any], answers: list[Any]) -> bool:
+    """Whether a message's tool_result ids are exactly the tool_use ids of the message before it, as sets (so
+    that neither pairing rule below reports either message)."""
+    if issued == answers and all(type(tool_id) is str for tool_id in issued):
+        return True  # the same ids in the same order (the usual case): no sets needed
+    issued_keys = {js_set_key(tool_id) for tool_id in issued}
+    answer_keys = {js_set_key(tool_id) for tool_id in answers}
+    return issued_keys == answer_keys
+
+
+def _prune(scan: Summary, count: int) -> Summary:
+    """The rows of a part that the rules below can act on when the request is the whole payload (scans.item_scan's
+    `prune`):
+
+    - an assistant message whose tool_use ids the next message answers exactly (rows "paired"): neither pairing
+      rule reports either message, and each reads only the other's rows, so neither message's rows are kept; a
+      pair that straddles the cut is no pair of either part, and the rules relate its rows after the merge;
+    - the thinking rule looks only at the last turn start and the first assistant message after it, so a part
+      keeps its last turn start and the first assistant message after it (the first of the part without one:
+      the turn may have started in an earlier part).
+    """
+    pruned = dict(scan)
+    paired = {row[0] for row in scan["paired"]}
+    if paired:
+        pruned["uses"] = [row for row in scan["uses"] if row[0] not in paired]
+        pruned["results"] = [row for row in scan["results"] if row[0] - 1 not in paired]
+        pruned["paired"] = []
+    turn_starts, assistants = scan["turn_starts"], scan["assistants"]
+    last_start = turn_starts[-1][0] if turn_starts else -1
+    first_after = next((row for row in assistants if row[0] > last_start), None)
+    pruned["turn_starts"] = turn_starts[-1:]
+    pruned["assistants"] = [] if first_after is None else [first_after]
+    return pruned
+
+
+@item_scan("anthropic", API, prune=_prune)
 def _scan_items(items: Sequence[Any]) -> Summary:
     """One pass over the messages, shared by the rules below (each reading only what it needs): a large
     session's payload holds 10^5 blocks, and a pass per rule cost more than building the payload. Rows (see
-    scans.py): tool_use ids of assistant messages and tool_result ids of user messages (item, block, id); blank
-    text blocks (item, path below the item, message); messages without content (item, role); ids outside the
+    scans.py): tool_use ids of assistant messages and tool_result ids of user messages (item, block, id); the
+    assistant messages whose tool_use ids the next message answers exactly (item; see _prune); blank text
+    blocks (item, path below the item, message); messages without content (item, role); ids outside the
     pattern (item, block, key, label); images (item, path below the item, base64 length or None, source type,
     media type); turn starts and assistant messages (item)."""
     uses: Rows = []
     results: Rows = []
+    paired: Rows = []
     blank: Rows = []
     empty: Rows = []
     bad_ids: Rows = []
@@ -49,7 +86,9 @@ def _scan_items(items: Sequence[Any]) -> Summary:
     turn_starts: Rows = []
     assistants: Rows = []
     fullmatch = TOOL_ID.fullmatch
+    issued: list[Any] = []  # the tool_use ids of the item before, if it is an assistant message
     for i, item in enumerate(items):
+        previous, issued = issued, []
         if not isinstance(item, dict):
             continue
         content = item.get("content")
@@ -64,6 +103,7 @@ def _scan_items(items: Sequence[Any]) -> Summary:
             empty.append((i, role))
         if type(content) is not list:
             continue
+        answers: list[Any] = []
         for j, block in enumerate(content):
             if type(block) is not dict:
                 continue
@@ -77,12 +117,14 @@ def _scan_items(items: Sequence[Any]) -> Summary:
                 value = block.get("id")
                 if role == "assistant":
                     uses.append((i, j, value))
+                    issued.append(value)
                 if type(value) is not str or fullmatch(value) is None:
                     bad_ids.append((i, j, "id", "tool_use.id"))
             elif kind == "tool_result":
                 value = block.get("tool_use_id")
                 if role == "user":
                     results.append((i, j, value))
+                    answers.append(value)
                 if type(value) is not str or fullmatch(value) is None:
                     bad_ids.append((i, j, "tool_use_id", "tool_result.tool_use_id"))
                 inner = block.get("content")
@@ -99,8 +141,10 @@ def _scan_items(items: Sequence[Any]) -> Summary:
                                               "messages: text content blocks must contain non-whitespace text"))
             elif kind == "image":
                 images.append((i, ("content", j), *_image_facts(block.get("source"))))
-    return {"uses": uses, "results": results, "blank": blank, "empty": empty, "bad_ids": bad_ids, "images": images,
-            "turn_starts": turn_starts, "assistants": assistants}
+        if answers and previous and _answered(previous, answers):
+            paired.append((i - 1,))
+    return {"uses": uses, "results": results, "paired": paired, "blank": blank, "empty": empty, "bad_ids": bad_ids,
+            "images": images, "turn_starts": turn_starts, "assistants": assistants}
 
 
 def _starts_turn(content: Any) -> bool:

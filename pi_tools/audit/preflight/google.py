@@ -38,7 +38,36 @@ def _last_refused_image(scan: Summary) -> int | None:
     return max((row[0] for row in scan["images"] if _unsupported(row[2])), default=None)
 
 
-@item_scan("google", API, finds=_last_refused_image)
+def _prune(scan: Summary, count: int) -> Summary:
+    """The rows of a part (of `count` items) that the rules below can act on when the request is the whole
+    payload (scans.item_scan's `prune`). A function call turn at i is left out, with the response turn after it,
+    when every rule passes it within the part: i + 1 in the part answers it with as many responses
+    (google-function-response-count, which reads the call for that response too), the content before it is in
+    the part and is not the model's (google-function-call-turn), and its first call is signed or is not the
+    first unsigned one after the part's last turn start (google-thought-signature reads only that one). A model
+    content is kept where a kept call follows it or the part ends with it (a call of the next part may follow);
+    of the turn starts, the part's last."""
+    calls, responses = scan["calls"], scan["responses"]
+    if not calls:
+        return {**scan, "turn_starts": scan["turn_starts"][-1:]}
+    turn_starts = scan["turn_starts"]
+    last_start = turn_starts[-1][0] if turn_starts else -1
+    needed_unsigned = next((row[0] for row in calls if not row[3] and row[0] > last_start), None)
+    answers = {row[0]: row[2] for row in responses}
+    models = {row[0] for row in scan["models"]}
+    dropped = {i for i, _, n, _ in calls
+               if i + 1 < count and answers.get(i + 1) == n and i > 0 and i - 1 not in models
+               and i != needed_unsigned}
+    if not dropped:
+        return {**scan, "turn_starts": turn_starts[-1:]}
+    kept_calls = [row for row in calls if row[0] not in dropped]
+    after_kept = {row[0] - 1 for row in kept_calls}
+    return {**scan, "calls": kept_calls, "responses": [row for row in responses if row[0] - 1 not in dropped],
+            "models": [row for row in scan["models"] if row[0] in after_kept or row[0] == count - 1],
+            "turn_starts": turn_starts[-1:]}
+
+
+@item_scan("google", API, finds=_last_refused_image, prune=_prune)
 def _scan_items(items: Sequence[Any]) -> Summary:
     """The facts the rules below read of each content, in one pass (rows, see scans.py): model contents with
     function calls (item, first call's part, calls, whether the first call is signed); other contents with
@@ -50,33 +79,49 @@ def _scan_items(items: Sequence[Any]) -> Summary:
     turn_starts: Rows = []
     images: Rows = []
     for i, item in enumerate(items):
-        parts = blocks(item, "parts")
-        if _is_model(item):
-            models.append((i,))
-            found = [j for j, part in enumerate(parts) if isinstance(part, dict) and "functionCall" in part]
-            if found:
-                calls.append((i, found[0], len(found), bool(item["parts"][found[0]].get("thoughtSignature"))))
-        else:
-            found = [j for j, part in enumerate(parts) if isinstance(part, dict) and "functionResponse" in part]
-            if found:
-                responses.append((i, found[0], len(found)))
-            if _is_turn_start(item):
-                turn_starts.append((i,))
+        if not isinstance(item, dict):
+            continue  # no parts, not the model's, no turn start
+        parts = item.get("parts")
+        if not isinstance(parts, list):
+            parts = []
+        model = item.get("role") == "model"
+        marker = "functionCall" if model else "functionResponse"
+        first, found, other = -1, 0, False
         for j, part in enumerate(parts):
             if not isinstance(part, dict):
+                other = True
                 continue
-            places: list[tuple[tuple[Any, ...], Any]] = [(("parts", j), part)]
+            if marker in part:
+                if not found:
+                    first = j
+                found += 1
+            else:
+                other = True
+            inline = part.get("inlineData")
+            if isinstance(inline, dict):
+                images.append((i, ("parts", j), inline.get("mimeType"), _decoded_size(inline.get("data"))))
             response = part.get("functionResponse")
             if isinstance(response, dict):
-                places += [(("parts", j, "functionResponse", "parts", k), inner)
-                           for k, inner in enumerate(blocks(response, "parts")) if isinstance(inner, dict)]
-            for rest, holder in places:
-                inline = holder.get("inlineData")
-                if isinstance(inline, dict):
-                    data = inline.get("data")
-                    size = len(data) * 3 // 4 if isinstance(data, str) else 0
-                    images.append((i, rest, inline.get("mimeType"), size))
+                for k, inner in enumerate(blocks(response, "parts")):
+                    if isinstance(inner, dict):
+                        inline = inner.get("inlineData")
+                        if isinstance(inline, dict):
+                            images.append((i, ("parts", j, "functionResponse", "parts", k), inline.get("mimeType"),
+                                           _decoded_size(inline.get("data"))))
+        if model:
+            models.append((i,))
+            if found:
+                calls.append((i, first, found, bool(parts[first].get("thoughtSignature"))))
+        else:
+            if found:
+                responses.append((i, first, found))
+            if other or not parts:  # not only function responses: a user turn (_is_turn_start)
+                turn_starts.append((i,))
     return {"calls": calls, "responses": responses, "models": models, "turn_starts": turn_starts, "images": images}
+
+
+def _decoded_size(data: Any) -> int:
+    return len(data) * 3 // 4 if isinstance(data, str) else 0
 
 
 def _rows(view: RequestView, kind: str) -> dict[int, tuple[Any, ...]]:

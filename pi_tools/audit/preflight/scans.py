@@ -27,23 +27,32 @@ Scan = Callable[[Sequence[Any]], Summary]
 
 _SCANS: dict[str, tuple[frozenset[str], Scan]] = {}
 _FINDS: dict[str, Callable[[Summary], int | None]] = {}
+_PRUNES: dict[str, Callable[[Summary, int], Summary]] = {}
 
 TRACE = "~trace"
 """The key of a part's scans under which PartScanner puts the part's payload mapping, when it made one."""
 
 
-def item_scan(name: str, apis: Iterable[str],
-              finds: Callable[[Summary], int | None] | None = None) -> Callable[[Scan], Scan]:
+def item_scan(name: str, apis: Iterable[str], finds: Callable[[Summary], int | None] | None = None,
+              prune: Callable[[Summary, int], Summary] | None = None) -> Callable[[Scan], Scan]:
     """Register the decorated function as the scan `name` for these APIs. `finds` names, from a part's rows,
     the last item of the part that a rule will certainly report (an image of a type the API refuses, say), or
     None: the part's payload is then mapped to its llm messages up to that item as it is built (PartScanner),
-    not traced again afterwards."""
+    not traced again afterwards.
+
+    `prune(rows, count)` drops, from the rows of a part of `count` items, those that no rule can act on when
+    the part is a slice of a whole request checked once (parts.py: `view.end` is the payload's end): a tool
+    call answered within the part, a turn start that is not the part's last. It runs where the part is built,
+    so the main process merges and the rules read only what may matter (on the 100 MB benchmark session, tens of
+    rows instead of 10^5). It must keep every row a rule could read across the part's first or last item."""
     def register(scan: Scan) -> Scan:
         if name in _SCANS:
             raise ValueError(f"item scan {name} registered twice")
         _SCANS[name] = (frozenset(apis), scan)
         if finds is not None:
             _FINDS[name] = finds
+        if prune is not None:
+            _PRUNES[name] = prune
         return scan
     return register
 
@@ -58,7 +67,8 @@ def scan_names(api: str) -> tuple[str, ...]:
 
 class PartScanner:
     """The scans of one API run over one part's items: a small picklable object, so that payload's helper
-    process can scan the parts it builds (it imports the rule modules on first use).
+    process can scan the parts it builds (it imports the rule modules on first use). The rows are pruned (see
+    item_scan) before they travel: a PartScanner is for the parts path only, whose request is the whole payload.
 
     Given the part's llm messages and JSON text too (a part before the last, split.build_part), a part that a
     scan `finds` something in is also mapped to those messages (provenance.map_origins, on its items as decoded
@@ -67,17 +77,22 @@ class PartScanner:
     neither the file's text again nor a second conversion, and the work is done by whichever process built the
     part."""
 
-    def __init__(self, names: tuple[str, ...], api: str | None = None, model: dict[str, Any] | None = None) -> None:
+    def __init__(self, names: tuple[str, ...] | None, api: str | None = None,
+                 model: dict[str, Any] | None = None) -> None:
         self.names = names
+        """None: the API's scans (scan_names), looked up where the first part is scanned, so that the main
+        process imports the rule modules while the helper builds parts, not before it sends the helper its task."""
         self.api = api
         self.model = model
 
     def __call__(self, items: Sequence[Any], messages: Sequence[Any] | None = None,
                  encoded: Any = None) -> dict[str, Any]:
-        from pi_tools.audit.preflight.rules import _load
-
-        _load()
-        scans: dict[str, Any] = {name: _SCANS[name][1](items) for name in self.names}
+        if self.names is None:
+            self.names = scan_names(str(self.api))
+        scans: dict[str, Any] = {}
+        for name in self.names:
+            rows = _SCANS[name][1](items)
+            scans[name] = _PRUNES[name](rows, len(items)) if name in _PRUNES else rows
         if self.api is None or self.model is None or messages is None or encoded is None:
             return scans
         found = [last for name in self.names if name in _FINDS and (last := _FINDS[name](scans[name])) is not None]
