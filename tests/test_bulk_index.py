@@ -254,3 +254,28 @@ def test_second_halves_indexed_apart_are_used() -> None:
         assert halves._roles == whole._roles and halves.by_id == whole.by_id
         joined += elsewhere.heads is not None  # None: no line starts in the window read past the middle
     assert joined >= 50
+
+
+def test_entry_message_count_is_the_length_of_entry_to_messages() -> None:
+    """BulkSession.origins and preflight's part offsets count the messages of a parsed entry without making them
+    (entry_message_count); every kind of entry, and the junk ones, counts as entry_to_messages makes them."""
+    from pi_tools.session.context import entry_message_count, entry_to_messages
+
+    entries: list[Any] = [None, 3, "x", [], {}, {"type": None}, {"type": "label"}, {"type": "model_change"},
+                          {"type": "message"}, {"type": "message", "message": None},
+                          {"type": "message", "message": {"role": "user", "content": None}},
+                          {"type": "custom_message", "customType": "note", "content": "hi", "timestamp": "bad"},
+                          {"type": "custom_message"}, {"type": "branch_summary", "summary": "s", "fromId": "a"},
+                          {"type": "branch_summary", "summary": ""}, {"type": "branch_summary"},
+                          {"type": "branch_summary", "summary": 0}, {"type": "branch_summary", "summary": [1]},
+                          {"type": "compaction", "summary": "s", "tokensBefore": 3}, {"type": "compaction"},
+                          {"type": "custom", "data": 1}, {"type": "session_info", "name": "n"}]
+    for path in SESSION_FILES:
+        for line in path.read_bytes().splitlines()[:40]:
+            try:
+                entries.append(loads_line(line))
+            except Exception:  # noqa: BLE001 - a damaged line is no entry here
+                continue
+    assert len(entries) > 200
+    for entry in entries:
+        assert entry_message_count(entry) == len(entry_to_messages(entry)), entry

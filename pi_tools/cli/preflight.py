@@ -51,7 +51,7 @@ def preflight_command(
             if helper is not None:
                 before_exit(helper.close)
         read_ahead(paths)  # the file is read while the rule modules are imported
-    from pi_tools.audit.preflight.rules import SEVERITY_RANK, all_rules
+    from pi_tools.audit.preflight.rules import SEVERITY_RANK
 
     if list_rules:
         _write(_rule_list(output_format).encode())
@@ -65,9 +65,10 @@ def preflight_command(
         fail("--all-branches only goes with --replay")
     if not paths:
         fail("no input: name session files or directories (see --help)")
-    known = {rule.id for rule in all_rules()}
+    known = None  # the rule modules are imported while the session is checked, unless --rules needs them now
     enabled = None
     if rules:
+        known = _known_rules()
         wanted = {part.strip() for part in rules.split(",") if part.strip()}
         unknown = sorted(wanted - known)
         if unknown:
@@ -106,7 +107,7 @@ def preflight_command(
 
 
 def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: str, threshold: int,
-           enabled: frozenset[str] | None, known: set[str], model: str | None, system_prompt: str | None,
+           enabled: frozenset[str] | None, known: set[str] | None, model: str | None, system_prompt: str | None,
            tools: list[dict[str, object]] | None, reasoning: str | None, leaf: str | None, engine: Engine,
            helper: Any = None) -> int:
     from pi_tools.audit.formats import json_lines, junit, sarif
@@ -131,7 +132,7 @@ def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: st
             report(result.error)
         results.append(result)
     audit_results = as_audit_results(results)
-    selected = frozenset(enabled or known)
+    selected = frozenset(enabled or (known if known is not None else _known_rules()))
     if output_format == "json":
         _write(json_lines(audit_results))
     elif output_format == "table":
@@ -144,6 +145,12 @@ def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: st
         return EXIT_BAD_INPUT
     failing = any(SEVERITY_RANK[f["severity"]] >= threshold for result in results for f in result.findings)
     return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _known_rules() -> set[str]:
+    from pi_tools.audit.preflight.rules import all_rules
+
+    return {rule.id for rule in all_rules()}
 
 
 def _replay(inputs: list[tuple[str, str | None]], output_format: str, system_prompt: str | None,

@@ -30,7 +30,7 @@ from pi_tools.session.context import (
     PI_SPREAD_LIMIT,
     ContextPlan,
     context_settings,
-    entry_to_messages,
+    entry_message_count,
     pi_cannot_load,
 )
 from pi_tools.session.diagnostics import Diagnostic
@@ -257,12 +257,13 @@ class BulkSession:
         is the file line; a message line gives one message, a parsed entry what entry_to_messages makes of it)."""
         ids, parsed = self._ids, self._parsed
         entries = plan.entries
-        if parsed.keys().isdisjoint(entries):  # only message lines (the usual case): one message each, in C
+        if parsed.keys().isdisjoint(entries) or all(  # entries of one message each (the usual case): in C
+                entry_message_count(parsed[index]) == 1 for index in parsed.keys() & set(entries)):
             return list(zip(map(ids.__getitem__, entries), map((1).__add__, entries), strict=True))
         out: list[tuple[Any, int]] = []
         for index in entries:
             entry = parsed.get(index)
-            count = 1 if entry is None else len(entry_to_messages(entry))
+            count = 1 if entry is None else entry_message_count(entry)
             out.extend([(ids[index], index + 1)] * count)
         return out
 

@@ -142,6 +142,17 @@ def entry_to_messages(entry: Any) -> list[Any]:
     return []
 
 
+def entry_message_count(entry: Any) -> int:
+    """len(entry_to_messages(entry)) without making the messages (a summary's timestamp is not parsed): where a
+    planned context's messages start and end is asked of every entry that is not a message line."""
+    if not isinstance(entry, dict):
+        return 0
+    entry_type = entry.get("type")
+    if entry_type in ("message", "custom_message", "compaction"):
+        return 1
+    return 1 if entry_type == "branch_summary" and js_truthy(entry.get("summary")) else 0
+
+
 @dataclass
 class ContextPlan:
     """Everything about a context except its messages: which entries produce them, and the settings.

@@ -40,6 +40,7 @@ class PlannedMessages:
         self._steps = steps
         self._text_is_checked = text_is_checked  # valid UTF-8, so a message's own text can be written as it is
         self._fetch_text: Callable[[int, int], bytes] = _no_text
+        self._cuts: dict[int, list[int]] = {}
 
     def __iter__(self) -> Iterator[Any]:
         """The context messages as objects (message lines parsed now)."""
@@ -71,7 +72,19 @@ class PlannedMessages:
     def parts(self, size: int) -> list[PlannedMessages]:
         """The messages cut before user message lines into parts of about `size` bytes of line text, sharing
         this file text. The last part holds an assistant line (what payload estimates start from), else it
-        joins the part before it."""
+        joins the part before it. (The cuts are kept: preflight cuts the same messages again after the build.)"""
+        steps = self._steps
+        bounds = self._cuts.get(size)
+        if bounds is None:
+            bounds = self._cuts[size] = self._bounds(size)
+        parts = []
+        for first, last in zip(bounds, bounds[1:], strict=False):
+            part = PlannedMessages(self._data, steps[first:last], self._text_is_checked)
+            part._base = self._base
+            parts.append(part)
+        return parts
+
+    def _bounds(self, size: int) -> list[int]:
         steps = self._steps
         cuts = [0]
         part_start = self.text_span()[0]
@@ -81,13 +94,7 @@ class PlannedMessages:
                 part_start = steps[position][0]
         while len(cuts) > 1 and not any(type(step) is tuple and step[2] == "assistant" for step in steps[cuts[-1]:]):
             cuts.pop()
-        bounds = [*cuts, len(steps)]
-        parts = []
-        for first, last in zip(bounds, bounds[1:], strict=False):
-            part = PlannedMessages(self._data, steps[first:last], self._text_is_checked)
-            part._base = self._base
-            parts.append(part)
-        return parts
+        return [*cuts, len(steps)]
 
     def text_span(self) -> tuple[int, int]:
         """The file offsets of the stretch of text its message lines need (planned lines ascend in the file)."""
@@ -123,7 +130,7 @@ class PlannedMessages:
     def __setstate__(self, state: dict[str, Any]) -> None:
         if state["_data"] is not None:
             state["_data"] = bytes(state["_data"])  # already bytes from protocol 5; a copy only from older ones
-        self.__dict__.update(state, _fetch_text=_no_text)
+        self.__dict__.update(state, _fetch_text=_no_text, _cuts={})
 
     def _keep_only_context_lines(self) -> None:
         """Before messages are built in bulk, keep only the stretch of the file holding the context's lines when

@@ -87,9 +87,11 @@ def _decode(encoded: EncodedItems) -> list[Any]:
 def _message_count(part: Any) -> int:
     """How many context messages a planned part produces (a message line one, a parsed entry what
     entry_to_messages makes of it)."""
-    from pi_tools.session.context import entry_to_messages
+    from pi_tools.session.context import entry_message_count
 
-    return sum(len(entry_to_messages(step)) if type(step) is dict else 1 for step in part._steps)
+    steps = part._steps
+    entries = [step for step in steps if type(step) is dict]
+    return len(steps) - len(entries) + sum(map(entry_message_count, entries))
 
 
 def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_text_bytes: int = PARTS_FROM,
@@ -134,11 +136,11 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     payload_request = PayloadRequest(api=api, model=reference, system_prompt=request.system_prompt,
                                      tools=request.tools, reasoning=request.reasoning, session_id=request.session_id)
     llm_doc = llm_document(context_doc)
-    names = scan_names(api)
     built: list[Any] = []
+    # The scans' names are looked up where the parts are scanned (after the helper has its task); an API without
+    # scans has empty ones, and the rules then read nothing of them (_part_scans).
     document = payload_document_in_parts(llm_doc, payload_request, build_elsewhere, min_text_bytes, part_bytes,
-                                         scan=PartScanner(names, api, model) if names else None,
-                                         joined=built.extend)
+                                         scan=PartScanner(None, api, model), joined=built.extend)
     if document is None:  # not cut (one part only): built whole, from the plan, the tree being gone
         from pi_tools.audit.preflight.session import check_whole
 
@@ -173,7 +175,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
         count += encoded.count
         size += len(encoded.json) + (1 if encoded.count and size else 0)
     items = _LazyItems(chunks, count)
-    scans = _part_scans(built, chunks, has_prefix, names)
+    scans = _part_scans(built, chunks, has_prefix, scan_names(api))
     rest = {name: value for name, value in payload.items() if name != key}
     size += len(orjson.dumps({**rest, key: []}))
     offsets = [0]
