@@ -35,8 +35,6 @@ def _tool_results(item: Any) -> list[tuple[int, Any]]:
 def _answered(issued: list[Any], answers: list[Any]) -> bool:
     """Whether a message's tool_result ids are exactly the tool_use ids of the message before it, as sets (so
     that neither pairing rule below reports either message)."""
-    if issued == answers and all(type(tool_id) is str for tool_id in issued):
-        return True  # the same ids in the same order (the usual case): no sets needed
     issued_keys = {js_set_key(tool_id) for tool_id in issued}
     answer_keys = {js_set_key(tool_id) for tool_id in answers}
     return issued_keys == answer_keys
@@ -86,9 +84,10 @@ def _scan_items(items: Sequence[Any]) -> Summary:
     turn_starts: Rows = []
     assistants: Rows = []
     fullmatch = TOOL_ID.fullmatch
-    issued: list[Any] = []  # the tool_use ids of the item before, if it is an assistant message
+    issued: list[Any] | None = None  # the tool_use ids of the item before, if it is an assistant message
+    issued_strings = True  # ... and whether they are all strings
     for i, item in enumerate(items):
-        previous, issued = issued, []
+        previous, previous_strings, issued = issued, issued_strings, None
         if not isinstance(item, dict):
             continue
         content = item.get("content")
@@ -103,7 +102,7 @@ def _scan_items(items: Sequence[Any]) -> Summary:
             empty.append((i, role))
         if type(content) is not list:
             continue
-        answers: list[Any] = []
+        answers: list[Any] | None = None
         for j, block in enumerate(content):
             if type(block) is not dict:
                 continue
@@ -117,14 +116,21 @@ def _scan_items(items: Sequence[Any]) -> Summary:
                 value = block.get("id")
                 if role == "assistant":
                     uses.append((i, j, value))
-                    issued.append(value)
+                    if issued is None:
+                        issued, issued_strings = [value], type(value) is str
+                    else:
+                        issued.append(value)
+                        issued_strings = issued_strings and type(value) is str
                 if type(value) is not str or fullmatch(value) is None:
                     bad_ids.append((i, j, "id", "tool_use.id"))
             elif kind == "tool_result":
                 value = block.get("tool_use_id")
                 if role == "user":
                     results.append((i, j, value))
-                    answers.append(value)
+                    if answers is None:
+                        answers = [value]
+                    else:
+                        answers.append(value)
                 if type(value) is not str or fullmatch(value) is None:
                     bad_ids.append((i, j, "tool_use_id", "tool_result.tool_use_id"))
                 inner = block.get("content")
@@ -141,8 +147,9 @@ def _scan_items(items: Sequence[Any]) -> Summary:
                                               "messages: text content blocks must contain non-whitespace text"))
             elif kind == "image":
                 images.append((i, ("content", j), *_image_facts(block.get("source"))))
-        if answers and previous and _answered(previous, answers):
-            paired.append((i - 1,))
+        if answers is not None and previous is not None and (
+                (previous_strings and answers == previous) or _answered(previous, answers)):
+            paired.append((i - 1,))  # the same ids in the same order (the usual case), else the same sets
     return {"uses": uses, "results": results, "paired": paired, "blank": blank, "empty": empty, "bad_ids": bad_ids,
             "images": images, "turn_starts": turn_starts, "assistants": assistants}
 
