@@ -21,11 +21,17 @@ from pi_tools.corpus.rows import (
     tree_read,
 )
 from pi_tools.corpus.schema import TABLES
-from pi_tools.corpus.task import frame
+from pi_tools.corpus.task import RowsBatch
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted(path for folder in ("bad", "realworld", "conformance", "fuzz")
                   for path in (ROOT / "fixtures" / folder).rglob("*.jsonl"))
+
+
+def frames_of(name: str, rows: dict[str, Any]) -> dict[str, pl.DataFrame]:
+    batch = RowsBatch()
+    batch.add(name, rows)
+    return batch.frames()
 
 
 def frames(name: str, read: ReadSession, data: bytes, reference: bool) -> dict[str, pl.DataFrame]:
@@ -33,7 +39,7 @@ def frames(name: str, read: ReadSession, data: bytes, reference: bool) -> dict[s
         rows = session_rows(name, read, line_lengths(data), len(data), reference_usage_rows)
     else:
         rows = session_rows(name, read, line_lengths(data), len(data))
-    return {table: frame(table, columns) for table, columns in rows.items()}
+    return frames_of(name, rows)
 
 
 def test_there_are_fixtures_of_every_kind() -> None:
@@ -158,3 +164,20 @@ def test_numbers_the_parsers_read_differently_give_orjsons_rows(variant: str) ->
     fast = frames("variant.jsonl", structs, data, reference=False)
     for table, built in fast.items():
         assert_frame_equal(built, expected[table], check_exact=True)
+
+
+@pytest.mark.parametrize("names", [
+    [["read", "bash"], [], ["edit"], ["", ""], ["a", ""]],
+    [["read"], [""], []],  # one empty name: written as [] (as the index always wrote it)
+    [[], []],
+    [],
+    [["has\x1fseparator"], ["read", "bash"], [""]],  # a name with the separator: the lists as they are
+    [["x", "y\x1f"], ["\x1f"]],
+])
+def test_tool_name_lists_are_the_rows_lists(names: list[list[str]]) -> None:
+    from pi_tools.corpus.task import _string_lists
+
+    holds_separator = any("\x1f" in name for row in names for name in row)
+    expected = names if holds_separator else [[] if row == [""] else row for row in names]
+    built = _string_lists("toolNames", names)
+    assert built.dtype == pl.List(pl.String) and built.to_list() == expected
