@@ -441,3 +441,22 @@ def test_a_message_time_javascript_cannot_hold_is_null(tmp_path: Path, stamp: st
                          capture_output=True, text=True, timeout=120)
     assert (run.returncode, run.stdout) == (0, ""), run.stderr
     assert one(f"select created, modified from '{out}/sessions/*.parquet'") == (ms("2026-03-01T09:00:00"), None)
+
+
+def test_a_file_changed_alone_leaves_no_old_rows(tmp_path: Path) -> None:
+    """One file of a partition changed and nothing else: its old rows go (the partition is rewritten without
+    them) and the tables equal a fresh index's (they used to keep both its old and its new rows)."""
+    corpus = tmp_path / "corpus"
+    files = _corpus(corpus)
+    out = tmp_path / "idx"
+    index_corpus([str(corpus)], str(out), Engine(jobs=1))
+    with files[3].open("ab") as handle:
+        handle.write(b'{"type":"message","id":"zz1","parentId":null,"timestamp":"2026-03-02T10:00:00.000Z",'
+                     b'"message":{"role":"user","content":"appended later","timestamp":1772445600000}}\n')
+    os.utime(files[3], ns=(time.time_ns() - 1800 * 10**9,) * 2)
+    second = index_corpus([str(corpus)], str(out), Engine(jobs=1))
+    assert (second.files, second.parsed) == (len(files), 1)
+    fresh = index_corpus([str(corpus)], str(tmp_path / "fresh"), Engine(jobs=1))
+    assert second.rows == fresh.rows
+    assert _tables(out) == _tables(tmp_path / "fresh")
+    assert one(f"select count(*) from '{out}/sessions/*.parquet'") == (len(files),)
