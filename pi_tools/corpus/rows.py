@@ -77,6 +77,38 @@ def stamp_ms(value: Any) -> int | None:
     return None if value is None else js_ms(value)
 
 
+STAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.3fZ"
+
+
+def entry_times(texts: list[str | None], known: dict[int, int]) -> list[int | None]:
+    """`stamp_ms` of every entry at once: `texts` holds the timestamps of the struct-decoded lines (None for the
+    other entries, whose times `known` holds by row).
+
+    Those timestamps all decoded as msgspec datetimes (lines.LineDecoder checks them), i.e. RFC 3339 with
+    fixed-width fields, a real calendar date, year 1 or later and no leap second; of them, the 24-character
+    `YYYY-MM-DDTHH:MM:SS.mmmZ` ones are exactly the strings `stamp_ms` reads with `datetime.fromisoformat`, and
+    polars reads them in one pass to the same milliseconds. Any other (or any polars does not read) goes
+    through `stamp_ms` itself.
+    """
+    import polars as pl
+
+    if not texts:
+        return []
+    column = pl.Series("t", texts, dtype=pl.String)
+    # (msgspec has refused leap seconds and year 0 already; polars would read them, fromisoformat does not)
+    shaped = (column.str.len_bytes() == 24) & column.str.ends_with("Z") & (column.str.slice(10, 1) == "T") \
+        & (column.str.slice(17, 1) != "6") & ~column.str.starts_with("0000")
+    parsed = pl.DataFrame([column, shaped.alias("shaped")]).select(
+        pl.when(pl.col("shaped")).then(pl.col("t").str.strptime(pl.Datetime("ms"), STAMP_FORMAT, strict=False))
+        .cast(pl.Int64)).to_series()
+    times: list[int | None] = parsed.to_list()
+    for at in (parsed.is_null() & column.is_not_null()).arg_true().to_list():
+        times[at] = stamp_ms(texts[at])
+    for at, time in known.items():
+        times[at] = time
+    return times
+
+
 def js_ms(value: Any) -> int | None:
     time = js_date_ms(value)
     return None if time is None or time != time else int(time)
@@ -272,8 +304,8 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
                        bulk.leaf_id, branches, diagnostics, context_error, unread, lengths)
 
 
-Result = tuple[Any, int, Any, bool, int, int | None, str | None]
-"""(entry, line, toolCallId as found, isError is true, entry's row, entry time, text) of a tool result."""
+Result = tuple[Any, int, Any, bool, int, str | None]
+"""(entry, line, toolCallId as found, isError is true, entry's row, text) of a tool result."""
 
 UsageRows = Callable[[ReadSession, list[Candidate], Columns, list[int | None]], dict[str, Any]]
 
@@ -300,9 +332,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     m_at, m_provider, m_model, m_text, m_thinking, m_tools, m_error = (
         messages[k].append for k in (ENTRY, "provider", "model", "text", "thinking", "toolNames", "isError"))
     calls = rows["tool_calls"]
-    calls["_stamp"] = []  # the assistant entry's time, for msToResult (dropped before returning)
-    c_at, c_id, c_name, c_args, c_stamp = (
-        calls[k].append for k in (ENTRY, "toolCallId", "name", "arguments", "_stamp"))
+    c_at, c_id, c_name, c_args = (calls[k].append for k in (ENTRY, "toolCallId", "name", "arguments"))
     role_counts = dict.fromkeys((*ROLE_COUNTS.values(), "otherMessages"), 0)
     models: dict[str, None] = {}
     calls_by_id: dict[str, list[int]] = {}  # toolCallId -> rows of `calls` with that id
@@ -310,16 +340,16 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     results: list[Result] = []
     last_activity: int | None = None
     context_messages = 0
-    stamps: list[int | None] = []  # the entries' times (their table's column)
-    entries_rows["timestamp"] = stamps
+    stamp_texts: list[str | None] = []  # per entry: a struct line's timestamp, read for all at once (entry_times)
+    text_of_stamp = stamp_texts.append
+    dict_stamps: dict[int, int] = {}  # the times of the other entries (by their row), read one by one
     candidates: list[Candidate] = []  # entries that may carry usage (assistant messages, untyped entries)
 
     for at, (entry, line, used) in enumerate(zip(read.entries, read.lines, read.used, strict=True)):
         if type(entry) is MessageLine:
             # A Pi-shaped message line (corpus/lines.py): every field has the type Pi writes, so the checks
             # of the dict path below all pass; the same values, without them.
-            stamp = stamp_ms(entry.timestamp)
-            stamps.append(stamp)
+            text_of_stamp(entry.timestamp)
             e_id(entry.id)
             e_parent(entry.parentId)
             e_type("message")
@@ -357,7 +387,6 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                         c_id(call_id)
                         c_name(call_name)
                         c_args(_arguments_json(arguments_value(block.arguments)))
-                        c_stamp(stamp)
                 text = "\n".join(texts) if texts else None
                 thinking = "\n".join(thoughts) if thoughts else None
             elif kind is Bash:
@@ -373,7 +402,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 if kind is ToolResult:
                     tool_names.append(message.toolName)
                     is_error = message.isError
-                    results.append((entry, line, message.toolCallId, is_error, at, stamp, text))
+                    results.append((entry, line, message.toolCallId, is_error, at, text))
             if kind is Assistant or kind is User:
                 activity = orjson_number(message.timestamp)
                 if last_activity is None or activity > last_activity:
@@ -388,7 +417,9 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
             continue
         is_dict = type(entry) is dict
         stamp = stamp_ms(entry.get("timestamp")) if is_dict else None
-        stamps.append(stamp)
+        text_of_stamp(None)
+        if stamp is not None:
+            dict_stamps[at] = stamp
         if not is_dict:
             e_id(None)
             e_parent(None)
@@ -462,7 +493,6 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                     c_id(call_id)
                     c_name(call_name)
                     c_args(_arguments_json(block.get("arguments")))
-                    c_stamp(stamp)
                 text = "\n".join(texts) if texts else None
                 thinking = "\n".join(thoughts) if thoughts else None
             else:
@@ -474,7 +504,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 if tool_name is not None:
                     tool_names.append(tool_name)
                 results.append((entry, line, message.get("toolCallId"), message.get("isError") is True, at,
-                                stamp, text))
+                                text))
         if role == "user" or role == "assistant":
             activity = message.get("timestamp")
             if type(activity) not in (int, float):
@@ -489,7 +519,9 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
         m_tools(tool_names)
         m_error(message.get("isError") is True if role == "toolResult" else None)
 
-    _pair_results(read.entries, read.lines, calls, calls_by_id, call_entry, results)
+    stamps = entry_times(stamp_texts, dict_stamps)
+    entries_rows["timestamp"] = stamps
+    _pair_results(read.entries, read.lines, stamps, calls, calls_by_id, call_entry, results)
     usage = usage_of_file(read, candidates, rows["usage"], stamps)
     header = read.header
     created = stamp_ms(header.get("timestamp"))
@@ -507,12 +539,11 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     for column, value in values.items():
         session[column].append(value)
     rows["sessions"] = session
-    del calls["_stamp"]
     return rows
 
 
-def _pair_results(entries: list[Any], entry_lines: list[int], calls: Columns, calls_by_id: dict[str, list[int]],
-                  call_entry: list[Any], results: list[Result]) -> None:
+def _pair_results(entries: list[Any], entry_lines: list[int], stamps: list[int | None], calls: Columns,
+                  calls_by_id: dict[str, list[int]], call_entry: list[Any], results: list[Result]) -> None:
     """Give each tool call its result: the first toolResult (file order) answering its id.
 
     When several calls share an id (a branch retried the turn), a result belongs to the call whose assistant
@@ -526,7 +557,7 @@ def _pair_results(entries: list[Any], entry_lines: list[int], calls: Columns, ca
     ms_to_result: list[Any] = [None] * count
     lines = [entry_lines[at] for at in calls[ENTRY]]
     by_id: dict[str, Any] = {}  # entry id -> entry (the later wins, as in Pi's index), made when first needed
-    for entry, line, call_id, error, at, stamp, text in results:
+    for entry, line, call_id, error, at, text in results:
         candidates = calls_by_id.get(call_id) if type(call_id) is str else None
         if not candidates:
             continue
@@ -537,7 +568,7 @@ def _pair_results(entries: list[Any], entry_lines: list[int], calls: Columns, ca
         result_line[chosen] = line
         result_entry[chosen] = at
         is_error[chosen] = error
-        start = calls["_stamp"][chosen]
+        start, stamp = stamps[calls[ENTRY][chosen]], stamps[at]
         ms_to_result[chosen] = stamp - start if stamp is not None and start is not None else None
     calls["result"], calls["resultLine"], calls[RESULT_ENTRY] = result_text, result_line, result_entry
     calls["isError"], calls["msToResult"] = is_error, ms_to_result
