@@ -16,6 +16,10 @@ Figures, 2,000 x 1 MB, 2 cores, default engine (local pool on both cores):
   index / audit 2.57-2.99 wall (median 2.89), 2.71-3.17 CPU; 48-54 ms CPU per file against audit's 15-20;
   second run 2-3% of the first. Main's index under the same load: 3.4-4.3x audit's CPU. The 1.5x target is not
   reached; the quiet 2,000-file figure is the lead's to take with this benchmark.
+- index-speed, third session (entry columns gathered from the entries frame, entry times in polars, SHA-256),
+  load 4-8, 200 x 1 MB, 3 rounds each, main then the branch: main 2.67-3.25 (median 2.82), the branch
+  2.96-3.09 (median 3.09), CPU ratios 2.85-3.03 and 2.85-3.83; second run 1.3-2.3% of the first. Within the
+  noise; counted in instructions (callgrind) the rows fell 5% and the frames 3% (docs/index.md, Speed).
 """
 
 from __future__ import annotations

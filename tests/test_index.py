@@ -441,3 +441,50 @@ def test_a_message_time_javascript_cannot_hold_is_null(tmp_path: Path, stamp: st
                          capture_output=True, text=True, timeout=120)
     assert (run.returncode, run.stdout) == (0, ""), run.stderr
     assert one(f"select created, modified from '{out}/sessions/*.parquet'") == (ms("2026-03-01T09:00:00"), None)
+
+
+def test_files_hashed_by_an_earlier_index_stay_unchanged(tmp_path: Path) -> None:
+    """An index written when hashes were blake2b's (32 hex digits): a touched file whose content is the same
+    is found unchanged (its hash computed the recorded way), a changed one is parsed and gets a SHA-256."""
+    import hashlib
+
+    corpus = tmp_path / "corpus"
+    files = _corpus(corpus)
+    out = tmp_path / "idx"
+    index_corpus([str(corpus)], str(out), Engine(jobs=1))
+    manifest = orjson.loads((out / "manifest.json").read_bytes())
+    for name, record in manifest["files"].items():
+        assert record["hash"] == hashlib.sha256(Path(name).read_bytes()).hexdigest()
+        record["hash"] = hashlib.blake2b(Path(name).read_bytes(), digest_size=16).hexdigest()
+    (out / "manifest.json").write_bytes(orjson.dumps(manifest))
+    with files[0].open("ab") as handle:
+        handle.write(b'{"type":"message","id":"zz1","parentId":null,"timestamp":"2026-03-02T10:00:00.000Z",'
+                     b'"message":{"role":"user","content":"appended later","timestamp":1772445600000}}\n')
+    for path in files[:2]:
+        os.utime(path, ns=(time.time_ns() - 1700 * 10**9,) * 2)
+    second = index_corpus([str(corpus)], str(out), Engine(jobs=1))
+    assert (second.files, second.parsed, second.hashed, second.unchanged) == (len(files), 1, 2, len(files) - 1)
+    records = orjson.loads((out / "manifest.json").read_bytes())["files"]
+    assert records[str(files[0])]["hash"] == hashlib.sha256(files[0].read_bytes()).hexdigest()
+    assert len(records[str(files[1])]["hash"]) == 32
+    fresh = index_corpus([str(corpus)], str(tmp_path / "fresh"), Engine(jobs=1))
+    assert fresh.rows == second.rows and _tables(out) == _tables(tmp_path / "fresh")
+
+
+def test_a_file_changed_alone_leaves_no_old_rows(tmp_path: Path) -> None:
+    """One file of a partition changed and nothing else: its old rows go (the partition is rewritten without
+    them) and the tables equal a fresh index's (they used to keep both its old and its new rows)."""
+    corpus = tmp_path / "corpus"
+    files = _corpus(corpus)
+    out = tmp_path / "idx"
+    index_corpus([str(corpus)], str(out), Engine(jobs=1))
+    with files[3].open("ab") as handle:
+        handle.write(b'{"type":"message","id":"zz1","parentId":null,"timestamp":"2026-03-02T10:00:00.000Z",'
+                     b'"message":{"role":"user","content":"appended later","timestamp":1772445600000}}\n')
+    os.utime(files[3], ns=(time.time_ns() - 1800 * 10**9,) * 2)
+    second = index_corpus([str(corpus)], str(out), Engine(jobs=1))
+    assert (second.files, second.parsed) == (len(files), 1)
+    fresh = index_corpus([str(corpus)], str(tmp_path / "fresh"), Engine(jobs=1))
+    assert second.rows == fresh.rows
+    assert _tables(out) == _tables(tmp_path / "fresh")
+    assert one(f"select count(*) from '{out}/sessions/*.parquet'") == (len(files),)

@@ -21,11 +21,17 @@ from pi_tools.corpus.rows import (
     tree_read,
 )
 from pi_tools.corpus.schema import TABLES
-from pi_tools.corpus.task import frame
+from pi_tools.corpus.task import RowsBatch
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted(path for folder in ("bad", "realworld", "conformance", "fuzz")
                   for path in (ROOT / "fixtures" / folder).rglob("*.jsonl"))
+
+
+def frames_of(name: str, rows: dict[str, Any]) -> dict[str, pl.DataFrame]:
+    batch = RowsBatch()
+    batch.add(name, rows)
+    return batch.frames()
 
 
 def frames(name: str, read: ReadSession, data: bytes, reference: bool) -> dict[str, pl.DataFrame]:
@@ -33,7 +39,7 @@ def frames(name: str, read: ReadSession, data: bytes, reference: bool) -> dict[s
         rows = session_rows(name, read, line_lengths(data), len(data), reference_usage_rows)
     else:
         rows = session_rows(name, read, line_lengths(data), len(data))
-    return {table: frame(table, columns) for table, columns in rows.items()}
+    return frames_of(name, rows)
 
 
 def test_there_are_fixtures_of_every_kind() -> None:
@@ -158,3 +164,48 @@ def test_numbers_the_parsers_read_differently_give_orjsons_rows(variant: str) ->
     fast = frames("variant.jsonl", structs, data, reference=False)
     for table, built in fast.items():
         assert_frame_equal(built, expected[table], check_exact=True)
+
+
+@pytest.mark.parametrize("names", [
+    [["read", "bash"], [], ["edit"], ["", ""], ["a", ""]],
+    [["read"], [""], []],  # one empty name: written as [] (as the index always wrote it)
+    [[], []],
+    [],
+    [["has\x1fseparator"], ["read", "bash"], [""]],  # a name with the separator: the lists as they are
+    [["x", "y\x1f"], ["\x1f"]],
+])
+def test_tool_name_lists_are_the_rows_lists(names: list[list[str]]) -> None:
+    from pi_tools.corpus.task import _string_lists
+
+    holds_separator = any("\x1f" in name for row in names for name in row)
+    expected = names if holds_separator else [[] if row == [""] else row for row in names]
+    built = _string_lists("toolNames", names)
+    assert built.dtype == pl.List(pl.String) and built.to_list() == expected
+
+
+def test_entry_times_read_at_once_are_stamp_ms() -> None:
+    """The vectorised read of struct lines' timestamps gives `stamp_ms` of every string, whatever its shape
+    (the struct lines' own are RFC 3339 datetimes; here any near miss too: leap seconds, year 0, bad dates,
+    other widths, separators and offsets)."""
+    import random
+
+    from pi_tools.corpus.rows import entry_times, stamp_ms
+
+    rng = random.Random(14)
+    texts: list[str | None] = [None, "", "2026-06-28T02:49:38.179Z", "2024-02-29T23:59:59.999Z",
+                               "2023-02-29T00:00:00.000Z", "0000-01-01T00:00:00.000Z", "0001-01-01T00:00:00.000Z",
+                               "1969-12-31T23:59:59.999Z", "2026-06-30T23:59:60.000Z", "2026-06-30T24:00:00.000Z",
+                               "12026-6-28T02:49:38.179Z", "2026-06-28T2:49:38.1795Z", "2026-06-28t02:49:38.179z"]
+    for _ in range(20000):
+        year = rng.choice([rng.randint(0, 9999), rng.randint(1960, 2100), rng.randint(10000, 99999)])
+        fields = (rng.randint(0, 13), rng.randint(0, 32), rng.randint(0, 25), rng.randint(0, 61), rng.randint(0, 61))
+        fraction = rng.choice([f"{rng.randint(0, 999):03d}", str(rng.randint(0, 99999)), str(rng.randint(0, 9))])
+        sep, zone = rng.choice("TTTt "), rng.choice(["Z", "Z", "z", "+00:00", ""])
+        wide = "{:04d}-{:02d}-{:02d}{{}}{:02d}:{:02d}:{:02d}".format(year, *fields)
+        narrow = "{}-{}-{}{{}}{}:{}:{}".format(year, *fields)
+        texts.append(rng.choice([wide, narrow]).format(sep) + "." + fraction + zone)
+    known = {0: 5, 1: -7}
+    expected = [stamp_ms(text) for text in texts]
+    expected[0], expected[1] = 5, -7
+    assert entry_times(texts, known) == expected
+    assert sum(value is not None for value in expected) > 5000

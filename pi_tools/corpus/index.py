@@ -147,7 +147,9 @@ def _run(paths: list[str], store: Store, engine: Engine | None, report: IndexRep
                                                              for job in jobs])
     for result in results:
         _take(result, generation, by_name, old, keep, stale, report)
-    stale -= set(keep)  # files found unchanged by their hash keep their rows where they are
+    # Files found unchanged by their hash keep their rows where they are; a parsed file's old rows are stale
+    # (its new rows are in this generation's partitions).
+    stale = {name for name in stale if name not in keep or keep[name]["part"] != old[name]["part"]}
     manifest = {**store.manifest, "startedNs": started_ns, "files": dict(sorted(keep.items()))}
     if not report.parsed and not stale and store.manifest["generation"]:
         # Only hashes were checked (touched files, inputs that are still no sessions): the tables stand.

@@ -32,7 +32,7 @@ from pi_tools.corpus.lines import (
     arguments_value,
     orjson_number,
 )
-from pi_tools.corpus.schema import empty_columns
+from pi_tools.corpus.schema import ENTRY, RESULT_ENTRY, own_columns
 from pi_tools.corpus.text import message_text, thinking_text
 from pi_tools.corpus.usage import Candidate, usage_rows
 from pi_tools.js.date import js_date_ms
@@ -75,6 +75,38 @@ def stamp_ms(value: Any) -> int | None:
         except ValueError:
             pass
     return None if value is None else js_ms(value)
+
+
+STAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.3fZ"
+
+
+def entry_times(texts: list[str | None], known: dict[int, int]) -> list[int | None]:
+    """`stamp_ms` of every entry at once: `texts` holds the timestamps of the struct-decoded lines (None for the
+    other entries, whose times `known` holds by row).
+
+    Those timestamps all decoded as msgspec datetimes (lines.LineDecoder checks them), i.e. RFC 3339 with
+    fixed-width fields, a real calendar date, year 1 or later and no leap second; of them, the 24-character
+    `YYYY-MM-DDTHH:MM:SS.mmmZ` ones are exactly the strings `stamp_ms` reads with `datetime.fromisoformat`, and
+    polars reads them in one pass to the same milliseconds. Any other (or any polars does not read) goes
+    through `stamp_ms` itself.
+    """
+    import polars as pl
+
+    if not texts:
+        return []
+    column = pl.Series("t", texts, dtype=pl.String)
+    # (msgspec has refused leap seconds and year 0 already; polars would read them, fromisoformat does not)
+    shaped = (column.str.len_bytes() == 24) & column.str.ends_with("Z") & (column.str.slice(10, 1) == "T") \
+        & (column.str.slice(17, 1) != "6") & ~column.str.starts_with("0000")
+    parsed = pl.DataFrame([column, shaped.alias("shaped")]).select(
+        pl.when(pl.col("shaped")).then(pl.col("t").str.strptime(pl.Datetime("ms"), STAMP_FORMAT, strict=False))
+        .cast(pl.Int64)).to_series()
+    times: list[int | None] = parsed.to_list()
+    for at in (parsed.is_null() & column.is_not_null()).arg_true().to_list():
+        times[at] = stamp_ms(texts[at])
+    for at, time in known.items():
+        times[at] = time
+    return times
 
 
 def js_ms(value: Any) -> int | None:
@@ -272,8 +304,8 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
                        bulk.leaf_id, branches, diagnostics, context_error, unread, lengths)
 
 
-Result = tuple[Any, int, Any, bool, str | None, int | None, str | None]
-"""(entry, line, toolCallId as found, isError is true, entry id, entry time, text) of a tool result."""
+Result = tuple[Any, int, Any, bool, int, str | None]
+"""(entry, line, toolCallId as found, isError is true, entry's row, text) of a tool result."""
 
 UsageRows = Callable[[ReadSession, list[Candidate], Columns, list[int | None]], dict[str, Any]]
 
@@ -288,7 +320,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                  usage_of_file: UsageRows = fast_usage_rows) -> FileRows:
     """Every table's rows from a read file (`usage_of_file`: how the usage table is counted; the reference
     `reference_usage_rows` is what tests compare the fast one with)."""
-    rows: FileRows = {table: empty_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
+    rows: FileRows = {table: own_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
     entries_rows = rows["entries"]
     e_id, e_parent, e_type, e_role = (entries_rows[k].append for k in ("id", "parentId", "type", "role"))
     count_lines = len(lengths)
@@ -297,13 +329,10 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     entries_rows["onActivePath"] = read.active
     entries_rows["inContext"] = read.used
     messages = rows["messages"]
-    m_line, m_entry, m_role, m_provider, m_model, m_text, m_thinking, m_tools, m_error, m_path, m_ctx, m_time = (
-        messages[k].append for k in ("line", "entryId", "role", "provider", "model", "text", "thinking",
-                                     "toolNames", "isError", "onActivePath", "inContext", "timestamp"))
+    m_at, m_provider, m_model, m_text, m_thinking, m_tools, m_error = (
+        messages[k].append for k in (ENTRY, "provider", "model", "text", "thinking", "toolNames", "isError"))
     calls = rows["tool_calls"]
-    calls["_stamp"] = []  # the assistant entry's time, for msToResult (dropped before returning)
-    c_line, c_entry, c_id, c_name, c_args, c_path, c_stamp = (
-        calls[k].append for k in ("line", "entryId", "toolCallId", "name", "arguments", "onActivePath", "_stamp"))
+    c_at, c_id, c_name, c_args = (calls[k].append for k in (ENTRY, "toolCallId", "name", "arguments"))
     role_counts = dict.fromkeys((*ROLE_COUNTS.values(), "otherMessages"), 0)
     models: dict[str, None] = {}
     calls_by_id: dict[str, list[int]] = {}  # toolCallId -> rows of `calls` with that id
@@ -311,24 +340,22 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     results: list[Result] = []
     last_activity: int | None = None
     context_messages = 0
-    stamps: list[int | None] = []  # the entries' times (their table's column)
-    entries_rows["timestamp"] = stamps
+    stamp_texts: list[str | None] = []  # per entry: a struct line's timestamp, read for all at once (entry_times)
+    text_of_stamp = stamp_texts.append
+    dict_stamps: dict[int, int] = {}  # the times of the other entries (by their row), read one by one
     candidates: list[Candidate] = []  # entries that may carry usage (assistant messages, untyped entries)
 
-    for entry, line, active, used in zip(read.entries, read.lines, read.active, read.used, strict=True):
+    for at, (entry, line, used) in enumerate(zip(read.entries, read.lines, read.used, strict=True)):
         if type(entry) is MessageLine:
             # A Pi-shaped message line (corpus/lines.py): every field has the type Pi writes, so the checks
             # of the dict path below all pass; the same values, without them.
-            stamp = stamp_ms(entry.timestamp)
-            stamps.append(stamp)
-            entry_id: str | None = entry.id
-            e_id(entry_id)
+            text_of_stamp(entry.timestamp)
+            e_id(entry.id)
             e_parent(entry.parentId)
             e_type("message")
             message: Any = entry.message  # one of the role structs (their types told apart by `kind`)
             kind: Any = type(message)
             role_name = ROLES[kind]
-            role: str | None = role_name
             e_role(role_name)
             role_counts[ROLE_COUNTS[role_name]] += 1
             context_messages += used
@@ -339,7 +366,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
             text: str | None = None
             is_error: bool | None = None
             if kind is Assistant:
-                candidates.append((entry, line, stamp, active))
+                candidates.append((entry, line, at))
                 provider, model = message.provider, message.model
                 models[f"{provider}/{model}"] = None
                 texts: list[str] = []
@@ -356,13 +383,10 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                         call_id = block.id
                         calls_by_id.setdefault(call_id, []).append(len(call_entry))
                         call_entry.append(entry)
-                        c_line(line)
-                        c_entry(entry_id)
+                        c_at(at)
                         c_id(call_id)
                         c_name(call_name)
                         c_args(_arguments_json(arguments_value(block.arguments)))
-                        c_path(active)
-                        c_stamp(stamp)
                 text = "\n".join(texts) if texts else None
                 thinking = "\n".join(thoughts) if thoughts else None
             elif kind is Bash:
@@ -378,41 +402,37 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 if kind is ToolResult:
                     tool_names.append(message.toolName)
                     is_error = message.isError
-                    results.append((entry, line, message.toolCallId, is_error, entry_id, stamp, text))
+                    results.append((entry, line, message.toolCallId, is_error, at, text))
             if kind is Assistant or kind is User:
                 activity = orjson_number(message.timestamp)
                 if last_activity is None or activity > last_activity:
                     last_activity = int(activity)
-            m_line(line)
-            m_entry(entry_id)
-            m_role(role)
+            m_at(at)
             m_provider(provider)
             m_model(model)
             m_text(text)
             m_thinking(thinking)
             m_tools(tool_names)
             m_error(is_error)
-            m_path(active)
-            m_ctx(used)
-            m_time(stamp)
             continue
         is_dict = type(entry) is dict
         stamp = stamp_ms(entry.get("timestamp")) if is_dict else None
-        stamps.append(stamp)
+        text_of_stamp(None)
+        if stamp is not None:
+            dict_stamps[at] = stamp
         if not is_dict:
             e_id(None)
             e_parent(None)
             e_type(None)
             e_role(None)
             continue
-        entry_id = _text(entry.get("id"))
-        e_id(entry_id)
+        e_id(_text(entry.get("id")))
         e_parent(_text(entry.get("parentId")))
         entry_type = entry.get("type")
         e_type(_text(entry_type))
         message = None
         if entry_type is None:
-            candidates.append((entry, line, stamp, active))
+            candidates.append((entry, line, at))
         if entry_type == "message":
             message = entry.get("message")
             if type(message) is not dict:
@@ -436,7 +456,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
         text = thinking = None
         if role == "assistant":
             if entry_type == "message":
-                candidates.append((entry, line, stamp, active))
+                candidates.append((entry, line, at))
             provider, model = _text(message.get("provider")), _text(message.get("model"))
             if provider is not None or model is not None:
                 models[f"{provider or ''}/{model or ''}"] = None
@@ -469,13 +489,10 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                     if call_id is not None:
                         calls_by_id.setdefault(call_id, []).append(len(call_entry))
                     call_entry.append(entry)
-                    c_line(line)
-                    c_entry(entry_id)
+                    c_at(at)
                     c_id(call_id)
                     c_name(call_name)
                     c_args(_arguments_json(block.get("arguments")))
-                    c_path(active)
-                    c_stamp(stamp)
                 text = "\n".join(texts) if texts else None
                 thinking = "\n".join(thoughts) if thoughts else None
             else:
@@ -486,53 +503,47 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 tool_name = _text(message.get("toolName"))
                 if tool_name is not None:
                     tool_names.append(tool_name)
-                results.append((entry, line, message.get("toolCallId"), message.get("isError") is True,
-                                _text(entry.get("id")), stamp, text))
+                results.append((entry, line, message.get("toolCallId"), message.get("isError") is True, at,
+                                text))
         if role == "user" or role == "assistant":
             activity = message.get("timestamp")
             if type(activity) not in (int, float):
                 activity = stamp
             if activity is not None and (last_activity is None or activity > last_activity):
                 last_activity = int(activity)
-        m_line(line)
-        m_entry(entry_id)
-        m_role(role)
+        m_at(at)
         m_provider(provider)
         m_model(model)
         m_text(text)
         m_thinking(thinking)
         m_tools(tool_names)
         m_error(message.get("isError") is True if role == "toolResult" else None)
-        m_path(active)
-        m_ctx(used)
-        m_time(stamp)
 
-    _pair_results(read.entries, calls, calls_by_id, call_entry, results)
+    stamps = entry_times(stamp_texts, dict_stamps)
+    entries_rows["timestamp"] = stamps
+    _pair_results(read.entries, read.lines, stamps, calls, calls_by_id, call_entry, results)
     usage = usage_of_file(read, candidates, rows["usage"], stamps)
     header = read.header
     created = stamp_ms(header.get("timestamp"))
     leaf = read.leaf
-    session: Columns = empty_columns("sessions")
+    session: Columns = own_columns("sessions")
     values: dict[str, Any] = {
         "id": _text(header.get("id")), "cwd": _text(header.get("cwd")), "name": read.name,
         "parentSession": _text(header.get("parentSession")), "created": created,
         "modified": last_activity if last_activity is not None else created, "bytes": size,
-        "entries": len(read.entries), "messages": len(messages["line"]), **role_counts,
-        "contextMessages": context_messages, "toolCalls": len(calls["line"]), "models": list(models),
+        "entries": len(read.entries), "messages": len(messages[ENTRY]), **role_counts,
+        "contextMessages": context_messages, "toolCalls": len(calls[ENTRY]), "models": list(models),
         "leaf": leaf if type(leaf) is str else None, "branches": read.branches,
         "diagnostics": read.diagnostics, "contextError": read.context_error, **usage,
     }
     for column, value in values.items():
         session[column].append(value)
     rows["sessions"] = session
-    del calls["_stamp"]
-    for table, columns in rows.items():
-        columns["file"] = [name] * (1 if table == "sessions" else len(columns["line"]))
     return rows
 
 
-def _pair_results(entries: list[Any], calls: Columns, calls_by_id: dict[str, list[int]], call_entry: list[Any],
-                  results: list[Result]) -> None:
+def _pair_results(entries: list[Any], entry_lines: list[int], stamps: list[int | None], calls: Columns,
+                  calls_by_id: dict[str, list[int]], call_entry: list[Any], results: list[Result]) -> None:
     """Give each tool call its result: the first toolResult (file order) answering its id.
 
     When several calls share an id (a branch retried the turn), a result belongs to the call whose assistant
@@ -544,9 +555,9 @@ def _pair_results(entries: list[Any], calls: Columns, calls_by_id: dict[str, lis
     result_entry: list[Any] = [None] * count
     is_error: list[Any] = [None] * count
     ms_to_result: list[Any] = [None] * count
-    lines = calls["line"]
+    lines = [entry_lines[at] for at in calls[ENTRY]]
     by_id: dict[str, Any] = {}  # entry id -> entry (the later wins, as in Pi's index), made when first needed
-    for entry, line, call_id, error, entry_id, stamp, text in results:
+    for entry, line, call_id, error, at, text in results:
         candidates = calls_by_id.get(call_id) if type(call_id) is str else None
         if not candidates:
             continue
@@ -555,11 +566,11 @@ def _pair_results(entries: list[Any], calls: Columns, calls_by_id: dict[str, lis
             continue
         result_text[chosen] = text
         result_line[chosen] = line
-        result_entry[chosen] = entry_id
+        result_entry[chosen] = at
         is_error[chosen] = error
-        start = calls["_stamp"][chosen]
+        start, stamp = stamps[calls[ENTRY][chosen]], stamps[at]
         ms_to_result[chosen] = stamp - start if stamp is not None and start is not None else None
-    calls["result"], calls["resultLine"], calls["resultEntryId"] = result_text, result_line, result_entry
+    calls["result"], calls["resultLine"], calls[RESULT_ENTRY] = result_text, result_line, result_entry
     calls["isError"], calls["msToResult"] = is_error, ms_to_result
 
 
@@ -614,9 +625,9 @@ def reference_usage_rows(read: ReadSession, candidates: list[Candidate], usage: 
                      found.cacheWrite, found.totalTokens, found.cost, found.costSource, found.counted, active))
     names = ("line", "entryId", "provider", "model", "api", "timestamp", "input", "output", "cacheRead",
              "cacheWrite", "totalTokens", "cost", "costSource", "counted", "onActivePath")
-    if rows:
-        for name, values in zip(names, zip(*rows, strict=True), strict=True):
-            usage[name] = list(values)
+    usage.clear()  # every column its own (the fast rows take some from the entries table)
+    for index, name in enumerate(names):
+        usage[name] = [row[index] for row in rows]
     for name in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"):
         totals[name] += sum(value for value, counted in zip(usage[name], usage["counted"], strict=True) if counted)
     return totals

@@ -48,6 +48,33 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 
+ENTRY = "_entry"
+"""The column of a file's messages, tool calls and usage rows that holds each row's entry (its index among the
+file's entries rows): the columns they share with the entries table (`FROM_ENTRIES`) are taken from it when the
+frames are built, rather than built and converted once per table."""
+RESULT_ENTRY = "_resultEntry"
+"""A tool call's result entry (its index among the entries rows, or None): gives `resultEntryId`."""
+FROM_ENTRIES: dict[str, tuple[tuple[str, str], ...]] = {
+    "messages": (("line", "line"), ("entryId", "id"), ("role", "role"), ("onActivePath", "onActivePath"),
+                 ("inContext", "inContext"), ("timestamp", "timestamp")),
+    "tool_calls": (("line", "line"), ("entryId", "id"), ("onActivePath", "onActivePath")),
+    "usage": (("line", "line"), ("entryId", "id"), ("timestamp", "timestamp"), ("onActivePath", "onActivePath")),
+}
+"""Table -> (its column, the entries column it equals at the row's entry)."""
+
+
+def own_columns(table: str) -> dict[str, list[Any]]:
+    """The columns a file's rows of `table` are built with: the schema's, less `file` (one name per file) and
+    the `FROM_ENTRIES` columns, plus `ENTRY` (and `RESULT_ENTRY` for tool calls) in their place."""
+    shared = {name for name, _ in FROM_ENTRIES.get(table, ())}
+    columns: dict[str, list[Any]] = {ENTRY: []} if shared else {}
+    columns.update((name, []) for name, _ in TABLES[table] if name != "file" and name not in shared)
+    if table == "tool_calls":
+        del columns["resultEntryId"]
+        columns[RESULT_ENTRY] = []
+    return columns
+
+
 TIME_COLUMNS = frozenset((table, name) for table, columns in TABLES.items()
                          for name, kind in columns if kind == "time")
 """Columns held as epoch milliseconds while rows are built, written as UTC timestamps."""

@@ -14,16 +14,18 @@ from typing import Any
 
 from pi_tools.audit.usage_scan import ENTRY_TIMESTAMP, _Accumulator, pricer, usage_of
 from pi_tools.corpus.lines import MessageLine
+from pi_tools.corpus.schema import ENTRY
 
-Candidate = tuple[Any, int, int | None, bool]
-"""(entry, line, entry time in epoch ms, on the active path) of an entry that may carry usage."""
+Candidate = tuple[Any, int, int]
+"""(entry, line, its row in the entries table) of an entry that may carry usage (the row gives the usage row
+its line, entry id, time and active-path flag: `schema.FROM_ENTRIES`)."""
 
 WIDE = (1 << 64) - 1
 """Counts above this are floats to orjson (so 0 to `usage`); only msgspec, which decodes the struct lines,
 gives them as integers. (A stored cost's total is a float either way: `+ 0.0`.)"""
 
-_NAMES = ("line", "entryId", "provider", "model", "api", "timestamp", "input", "output", "cacheRead",
-          "cacheWrite", "totalTokens", "cost", "costSource", "counted", "onActivePath")
+_NAMES = (ENTRY, "provider", "model", "api", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost",
+          "costSource", "counted")
 
 
 def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, list[Any]]) -> dict[str, Any]:
@@ -34,12 +36,11 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
     price = pricer().price
     seen: set[tuple[bytes, int]] = set()
     rows: list[tuple[Any, ...]] = []
-    for entry, line, stamp_ms, active in candidates:
+    for entry, line, at in candidates:
         message: Any
         provider: str | None
         model: str | None
         api: str | None
-        entry_id: str | None
         if type(entry) is MessageLine:  # an assistant message line with the fields' types Pi writes
             message = entry.message
             tokens = message.usage
@@ -49,15 +50,15 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
             stamp = entry.timestamp
             if ENTRY_TIMESTAMP.fullmatch(stamp) is None:
                 continue
-            provider, model, api, entry_id = message.provider, message.model, message.api, entry.id
+            provider, model, api = message.provider, message.model, message.api
         else:
             found = usage_of(entry)
             if found is None:
                 continue
             message, tokens = found
             stamp = entry["timestamp"]
-            provider, model, api, entry_id = (value if type(value) is str else None for value in (
-                message.get("provider"), message.get("model"), message.get("api"), entry.get("id")))
+            provider, model, api = (value if type(value) is str else None for value in (
+                message.get("provider"), message.get("model"), message.get("api")))
         get = tokens.get
         input_tokens = get("input")
         if type(input_tokens) is not int or input_tokens < 0 or input_tokens > WIDE:
@@ -91,8 +92,8 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
             recomputed, source = price(provider, model, input_tokens, output_tokens, cache_read, cache_write,
                                        write_1h if type(write_1h) is int and 0 <= write_1h <= WIDE else 0)
             amount = 0.0 + recomputed
-        rows.append((line, entry_id, provider, model, api, stamp_ms, input_tokens, output_tokens, cache_read,
-                     cache_write, total, amount, source, counted, active))
+        rows.append((at, provider, model, api, input_tokens, output_tokens, cache_read, cache_write, total, amount,
+                     source, counted))
     if rows:
         for name, values in zip(_NAMES, zip(*rows, strict=True), strict=True):
             usage[name] = list(values)
