@@ -624,8 +624,7 @@ def _build_params(
 PART_INDEX_LABEL = "~pi-tools-part-index~"
 """Stands before a part's own message count in the ids it numbers, until the join knows the true number."""
 _LABEL_BYTES = PART_INDEX_LABEL.encode()
-_LABELLED = re.compile(re.escape(_LABEL_BYTES) + rb"([0-9]+)")
-_OVERLAPPING_LABELS = _LABEL_BYTES[:-1] + _LABEL_BYTES
+_DIGITS = re.compile(rb"[0-9]+")
 
 
 def _part_label(index: int) -> str:
@@ -673,16 +672,18 @@ def encode_part(converted: list[Any], carry: PartCarry) -> tuple[Any, PartCarry]
     from pi_tools.docs import EncodedItems, dump_items
 
     text = dump_items(converted)
-    spans: list[tuple[int, int, int]] | None = []
+    spans: list[tuple[int, int, int]] = []
     if carry.labelled:
-        # Every label of the text must be followed by its number: as many labelled numbers as labels, and no
-        # label that overlaps another (its closing "~" opening the next), which could hide one without a number.
-        spans = [(found.start(), found.end(), int(found[1])) for found in _LABELLED.finditer(text)]
-        if len(spans) != carry.labelled or text.count(_LABEL_BYTES) != len(spans) or _OVERLAPPING_LABELS in text:
-            spans = None
-    elif _LABEL_BYTES in text:
-        spans = None
-    carry.spans = spans
+        find, digits, width = text.find, _DIGITS.match, len(_LABEL_BYTES)
+        at = find(_LABEL_BYTES)
+        while at >= 0:
+            number = digits(text, at + width)
+            if number is None:
+                break
+            spans.append((at, number.end(), int(number.group())))
+            at = find(_LABEL_BYTES, number.end())
+    exact = at < 0 if carry.labelled else _LABEL_BYTES not in text
+    carry.spans = spans if exact and len(spans) == carry.labelled else None
     return EncodedItems(text, len(converted)), carry
 
 
