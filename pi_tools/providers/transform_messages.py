@@ -35,6 +35,8 @@ def _replace_images(content: Any, placeholder: str) -> list[Any]:
     Tool results stored with string content are walked character by character, as the reference's ``for...of``
     does, so a text-only model receives them as a list of one-character strings.
     """
+    if type(content) is list and all(type(block) is dict and block.get("type") != "image" for block in content):
+        return list(content)  # no image (nearly every message): the loop below would copy every block
     result: list[Any] = []
     previous_was_placeholder = False
     for block in for_of(content, "content"):

@@ -34,6 +34,9 @@ class PlannedMessages:
     entry (the few others), so a stage can drop the session index before the messages are built.
     """
 
+    _shares_text = False
+    """A part (parts) reads the text its whole holds: copying its own stretch out would free nothing."""
+
     def __init__(self, data: bytes, steps: list[Any], text_is_checked: bool) -> None:
         self._data = data
         self._base = 0  # file offset of self._data[0]
@@ -81,6 +84,7 @@ class PlannedMessages:
         for first, last in zip(bounds, bounds[1:], strict=False):
             part = PlannedMessages(self._data, steps[first:last], self._text_is_checked)
             part._base = self._base
+            part._shares_text = True
             parts.append(part)
         return parts
 
@@ -136,7 +140,7 @@ class PlannedMessages:
         """Before messages are built in bulk, keep only the stretch of the file holding the context's lines when
         that is much less than the file (after a compaction, often half): once the session is dropped, the rest
         of the file's bytes go before the messages take their place."""
-        if self._base:
+        if self._base or self._shares_text:
             return
         start, end = self.text_span()
         if end > start and 4 * (end - start) < 3 * len(self._data):

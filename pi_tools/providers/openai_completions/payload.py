@@ -9,6 +9,7 @@ leaves ``undefined`` are simply not written.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from pi_tools.js.access import (
@@ -24,7 +25,7 @@ from pi_tools.js.json_stringify import js_stringify
 from pi_tools.js.strings import js_is_blank, js_length, js_slice, js_trim
 from pi_tools.js.values import UNDEFINED, js_set_key, js_truthy
 from pi_tools.providers.data_url import image_data_url
-from pi_tools.providers.hashing import short_hash
+from pi_tools.providers.hashing import short_hash, short_hashes
 from pi_tools.providers.sanitize import sanitize_id_chars, sanitize_surrogates
 
 from ..catalog import Model
@@ -55,12 +56,14 @@ _MISSING: Any = object()
 
 
 def normalize_tool_call_id(
-    tool_call_id: str, model: Model, source_assistant: dict[str, Any] | None = None
+    tool_call_id: str, model: Model, source_assistant: dict[str, Any] | None = None,
+    digests: Mapping[str, str] | None = None,
 ) -> str:
     """Fit a foreign tool-call id into Chat Completions' limits (40 chars for OpenAI).
 
     Responses-style ids ``call|item`` keep both halves so parallel calls sharing a call id stay distinct; when
-    the combination is too long a short hash of the whole id keeps it unique.
+    the combination is too long a short hash of the whole id keeps it unique. `digests` may hold that hash of
+    ids, made ahead (see _pipe_id_digests).
     """
     del source_assistant
     if "|" in (tool_call_id if type(tool_call_id) is list else string_receiver(tool_call_id, "id", "includes")):
@@ -70,7 +73,7 @@ def normalize_tool_call_id(
         combined = f"{call_id}_{item_id}" if item_id else call_id
         if len(combined) <= 40:
             return combined
-        digest = short_hash(tool_call_id)[:8]
+        digest = ((digests.get(tool_call_id) if digests else None) or short_hash(tool_call_id))[:8]
         return f"{call_id[: max(1, 40 - len(digest) - 1)]}_{digest}"
     if model.get("provider") == "openai" and js_length(tool_call_id) > 40:
         return js_slice(tool_call_id, 0, 40)
@@ -284,6 +287,32 @@ def _tools_by_name(tools: list[dict[str, Any]] | None, names: list[str]) -> list
     return [by_name[name] for name in names if name in by_name]
 
 
+def _pipe_id_digests(messages: Any, model: Model) -> dict[str, str]:
+    """short_hash of every Responses-style (``call|item``) tool-call id of other models' assistant messages,
+    hashed together (hashing.short_hashes): normalize_tool_call_id hashes those whose halves are too long
+    together, one at a time a per-character Python loop (a tenth of a large openai-completions build). An id
+    hashed here that needs no hash costs only its share of the bulk hash."""
+    if not isinstance(messages, list):
+        return {}
+    identity = (model.get("provider"), model.get("api"), model.get("id"))
+    ids: dict[str, None] = {}
+    for message in messages:
+        if (type(message) is not dict or message.get("role") != "assistant"
+                or (message.get("provider"), message.get("api"), message.get("model")) == identity):
+            continue
+        content = message.get("content")
+        if type(content) is not list:
+            continue
+        for block in content:
+            if type(block) is dict and block.get("type") == "toolCall":
+                tool_call_id = block.get("id")
+                if type(tool_call_id) is str and "|" in tool_call_id:
+                    ids[tool_call_id] = None
+    if len(ids) < 2:
+        return {}
+    return dict(zip(ids, short_hashes(list(ids)), strict=True))
+
+
 _UNSET: Any = ("unset",)
 """The role of the last message before any message set it (None in the whole conversation)."""
 
@@ -303,7 +332,11 @@ def convert_messages(
     message that set it (each would get a bridge after tool results of the part before); `id_map` receives
     the renamed tool-call ids."""
     converted: list[dict[str, Any]] = []
-    transcript = transform_messages(context.get("messages") or [], model, normalize_tool_call_id, id_map=id_map)
+    source = context.get("messages") or []
+    digests = _pipe_id_digests(source, model)
+    normalizer = normalize_tool_call_id if not digests else (
+        lambda tool_call_id, target, assistant: normalize_tool_call_id(tool_call_id, target, assistant, digests))
+    transcript = transform_messages(source, model, normalizer, id_map=id_map)
     system_prompt = context.get("systemPrompt")
     if system_prompt:
         system_role = "developer" if model.get("reasoning") and compat["supportsDeveloperRole"] else "system"
