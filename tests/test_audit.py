@@ -239,6 +239,28 @@ def test_process_pool_keeps_input_order(tmp_path: Path) -> None:
     assert [r.findings for r in pooled] == [r.findings for r in serial]
 
 
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_json_encoded_per_file_is_what_the_findings_write(jobs: int, tmp_path: Path) -> None:
+    """run_audit_json (each file's lines encoded where it was audited) joins to json_lines of run_audit, and each
+    file's worst severity is that of its findings."""
+    from pi_tools.audit.formats import json_lines
+    from pi_tools.audit.rules import SEVERITY_RANK
+    from pi_tools.audit.runner import run_audit_json
+
+    paths = [str(DATA / name) for name in sorted(p.name for p in DATA.glob("*.jsonl"))]
+    paths.insert(1, str(tmp_path / "missing.jsonl"))
+    enabled = select_rules("all")
+    results = list(run_audit(paths, enabled, Engine(jobs=1)))
+    encoded = list(run_audit_json(paths, enabled, Engine(jobs=jobs)))
+    assert [e.source for e in encoded] == paths
+    assert b"".join(e.lines for e in encoded) == json_lines(results)
+    assert [e.error for e in encoded] == [r.error for r in results]
+    assert encoded[1].error is not None and encoded[1].worst == -1
+    assert [e.worst for e in encoded] == [
+        max((SEVERITY_RANK[f["severity"]] for f in r.findings), default=-1) for r in results]
+    assert {-1, SEVERITY_RANK["error"], SEVERITY_RANK["warning"]} <= {e.worst for e in encoded}  # clean and failing files
+
 def test_pool_only_when_it_helps(tmp_path: Path) -> None:
     small = [str(DATA / "clean.jsonl"), str(DATA / "errored-turn.jsonl")]
     sizes = [os.path.getsize(name) for name in small]

@@ -42,7 +42,7 @@ def audit_command(
         from pi_tools.engine.early import read_ahead
 
         read_ahead(paths)  # one input: its bytes come in while the audit modules import (a directory: nothing read)
-    from pi_tools.audit.formats import FORMATS, json_lines, junit, rule_list, sarif, table
+    from pi_tools.audit.formats import FORMATS, junit, rule_list, sarif, table
     from pi_tools.audit.rules import SEVERITY_RANK, UnknownRuleError, select_rules
     from pi_tools.audit.runner import run_audit
     from pi_tools.docs import dumps_document
@@ -62,6 +62,23 @@ def audit_command(
         fail(f"--rules: {exc}")
     from pi_tools.engine import EngineError
 
+    threshold = SEVERITY_RANK[fail_on]
+    if output_format == "json":  # each file's lines are encoded where it was audited
+        from pi_tools.audit.runner import run_audit_json
+
+        chunks: list[bytes] = []
+        unusable = failing = False
+        try:
+            for encoded in run_audit_json(paths, enabled, chosen):
+                if encoded.error is not None:
+                    report(encoded.error)
+                    unusable = True
+                failing = failing or encoded.worst >= threshold
+                chunks.append(encoded.lines)
+        except EngineError as exc:
+            fail(str(exc))
+        _write(b"".join(chunks))
+        exit_without_teardown(EXIT_BAD_INPUT if unusable else EXIT_FINDINGS if failing else EXIT_OK)
     results = []
     try:
         for result in run_audit(paths, enabled, chosen):
@@ -70,15 +87,12 @@ def audit_command(
             results.append(result)
     except EngineError as exc:
         fail(str(exc))
-    if output_format == "json":
-        _write(json_lines(results))
-    elif output_format == "table":
+    if output_format == "table":
         _write(table(results).encode())
     elif output_format == "junit":
         _write(junit(results, enabled, fail_on).encode())
     else:
         _write(dumps_document(sarif(results, enabled)))
-    threshold = SEVERITY_RANK[fail_on]
     if any(result.error is not None for result in results):
         exit_without_teardown(EXIT_BAD_INPUT)
     failing = any(SEVERITY_RANK[f["severity"]] >= threshold for result in results for f in result.findings)

@@ -51,6 +51,15 @@ WINDOW_PER_THREAD = 4
 """Batches in flight per worker thread: enough that no worker waits for the client between two batches."""
 
 
+QUIET_LOOPS = {
+    "distributed.admin.tick.interval": "500ms",  # event-loop health (a warning we silence anyway)
+    "distributed.admin.tick.cycle": "5s",
+    "distributed.admin.system-monitor.interval": "5s",  # CPU, memory, network and disk figures for a dashboard
+    "distributed.worker.memory.monitor-interval": "1s",  # the spill/pause/terminate thresholds
+}
+"""The embedded cluster's periodic housekeeping, made rarer (distributed's defaults: 20 ms, 1 s, 500 ms, 100 ms)."""
+
+
 class TaskFailed(Exception):
     """A task raised on a worker; the message names the item (the exception itself may not unpickle)."""
 
@@ -162,10 +171,14 @@ def _connect(distributed: Any, engine: Engine) -> tuple[Client, Any]:
         # spawned: a spawned worker imports Python, distributed and pi_tools again (about 1.5 s of the 2.5 s a
         # cluster took to start, and its first task another 0.2 s), a forked one has them already. As for the
         # local pool, polars' thread pool could deadlock a fork: once polars is loaded, workers are spawned.
+        # Its event loops (the scheduler's and nannies' in this process, each worker's beside its task thread)
+        # wake less often: every 20 ms to time themselves, every 100 ms to poll memory, every 500 ms for the
+        # dashboard's system metrics. Each wake-up takes the GIL from the audit running beside it.
         method = "spawn" if "polars" in sys.modules else "fork"
         with dask.config.set({"distributed.worker.profile.enabled": False,
                               "distributed.scheduler.worker-saturation": "inf",
-                              "distributed.worker.multiprocessing-method": method}):
+                              "distributed.worker.multiprocessing-method": method,
+                              **QUIET_LOOPS}):
             cluster = distributed.LocalCluster(
                 n_workers=engine.jobs or cores(), threads_per_worker=1, processes=True, host="127.0.0.1",
                 dashboard_address=None, worker_dashboard_address=None, silence_logs=logging.ERROR,
