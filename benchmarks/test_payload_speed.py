@@ -10,7 +10,6 @@ The reference oracle is a Node harness (../shared/oracle); point PI_TOOLS_ORACLE
 
 from __future__ import annotations
 
-import compileall
 import os
 from pathlib import Path
 from typing import Any
@@ -31,16 +30,6 @@ def _variants() -> list[tuple[str, str]]:
 
 
 VARIANTS = _variants()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _compiled_bytecode() -> None:
-    """An installed pi-tools runs from compiled bytecode (pip compiles it at install time). A checkout whose
-    __pycache__ is older than its sources (after a merge or a reset) compiles the changed modules again in
-    every run when PYTHONDONTWRITEBYTECODE is set, in both processes: about 0.5 G instructions each on a 12 MB
-    session, a tenth of a 100 MB payload's main process. So the bytecode is brought up to date first, and the
-    runs measure pi-tools rather than Python's compiler."""
-    compileall.compile_dir(str(ROOT / "pi_tools"), quiet=1)
 
 
 def _oracle() -> Path:
