@@ -19,15 +19,6 @@ def _function_calls(item: Any) -> list[int]:
     return [j for j, part in enumerate(blocks(item, "parts")) if isinstance(part, dict) and "functionCall" in part]
 
 
-def _function_responses(item: Any) -> list[int]:
-    return [j for j, part in enumerate(blocks(item, "parts"))
-            if isinstance(part, dict) and "functionResponse" in part]
-
-
-def _is_model(item: Any) -> bool:
-    return isinstance(item, dict) and item.get("role") == "model"
-
-
 def _unsupported(media: Any) -> bool:
     """An image media type Gemini refuses (rule google-image-media-type)."""
     return isinstance(media, str) and media.startswith("image/") and media not in IMAGE_TYPES
@@ -115,7 +106,7 @@ def _scan_items(items: Sequence[Any]) -> Summary:
         else:
             if found:
                 responses.append((i, first, found))
-            if other or not parts:  # not only function responses: a user turn (_is_turn_start)
+            if other or not parts:  # not only function responses: a user turn, what starts a turn for thought signatures
                 turn_starts.append((i,))
     return {"calls": calls, "responses": responses, "models": models, "turn_starts": turn_starts, "images": images}
 
@@ -155,14 +146,6 @@ def response_count(view: RequestView) -> Iterator[Hit]:
         elif i - 1 not in calls:
             yield Hit("google-function-response-count", view.path(i, "parts", responses[i][1]),
                       "Please ensure that function response turn comes immediately after a function call turn.")
-
-
-def _is_turn_start(item: Any) -> bool:
-    """A user content that is not only function responses: what starts a new turn for thought signatures."""
-    if not isinstance(item, dict) or item.get("role") == "model":
-        return False
-    parts = blocks(item, "parts")
-    return any(not (isinstance(part, dict) and "functionResponse" in part) for part in parts) or not parts
 
 
 def _signature_index(view: RequestView) -> tuple[list[int], list[int]]:
