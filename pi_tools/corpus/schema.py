@@ -91,11 +91,6 @@ def polars_schema(table: str) -> dict[str, Any]:
     return {name: kinds[kind] for name, kind in TABLES[table]}
 
 
-def empty_columns(table: str) -> dict[str, list[Any]]:
-    """A table's columns with no rows, as the lists rows are appended to."""
-    return {name: [] for name, _ in TABLES[table]}
-
-
 def empty_frame(table: str) -> pl.DataFrame:
     import polars as pl
 
