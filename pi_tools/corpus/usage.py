@@ -34,7 +34,7 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
     days = _Accumulator("UTC", True)  # for its cached day_of only
     day_of = days.day_of
     price = pricer().price
-    seen: set[tuple[bytes, int]] = set()
+    seen: set[tuple[str, int]] = set()  # (entry timestamp, total tokens)
     rows: list[tuple[Any, ...]] = []
     for entry, line, at in candidates:
         message: Any
@@ -48,7 +48,11 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
                     or type(tokens.get("output")) not in (int, float):
                 continue
             stamp = entry.timestamp
-            if ENTRY_TIMESTAMP.fullmatch(stamp) is None:
+            # lines.LineDecoder decoded it as a msgspec datetime: fixed-width digits, a real date, minutes and
+            # seconds within 59. Of those, a 24-character one ending `Z` with `T` at 10 is exactly
+            # `YYYY-MM-DDTHH:MM:SS.mmmZ`: ENTRY_TIMESTAMP matches it and it has a calendar day (`day_of`).
+            dated = len(stamp) == 24 and stamp[23] == "Z" and stamp[10] == "T"
+            if not dated and ENTRY_TIMESTAMP.fullmatch(stamp) is None:
                 continue
             provider, model, api = message.provider, message.model, message.api
         else:
@@ -57,6 +61,7 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
                 continue
             message, tokens = found
             stamp = entry["timestamp"]
+            dated = False
             provider, model, api = (value if type(value) is str else None for value in (
                 message.get("provider"), message.get("model"), message.get("api")))
         get = tokens.get
@@ -78,10 +83,10 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
         if line in unread:
             counted = False
         else:
-            key = (stamp.encode(), total)
+            key = (stamp, total)
             counted = key not in seen
             seen.add(key)
-        if day_of(stamp) is None:
+        if not dated and day_of(stamp) is None:
             continue
         cost = get("cost")
         stored: Any = cost.get("total") if isinstance(cost, dict) else None
