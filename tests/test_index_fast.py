@@ -137,6 +137,8 @@ VARIANTS: dict[str, Any] = {
     "overflowing block field": lambda line: line.replace(b'{"type":"toolCall",', b'{"type":"toolCall","extra":[2e308],'),
     "overflowing arguments": lambda line: line.replace(b'"arguments":{', b'"arguments":{"n":1e309,'),
     "wide arguments": lambda line: line.replace(b'"arguments":{', b'"arguments":{"n":123456789012345678901234567890,'),
+    "arguments orjson writes otherwise": lambda line: line.replace(
+        b'"arguments":{', b'"arguments":{"e":1E2,"s":"\\u00e9","d":1,"d":2, "sp" : [1.0],'),
     "unknown block": lambda line: line.replace(b'"content":[', b'"content":[{"type":"image","data":"","mimeType":"x"},'),
     "unknown entry field": lambda line: line.replace(b'{"type":"message",', b'{"type":"message","extra":{"a":1e500},'),
 }
@@ -209,3 +211,29 @@ def test_entry_times_read_at_once_are_stamp_ms() -> None:
     expected[0], expected[1] = 5, -7
     assert entry_times(texts, known) == expected
     assert sum(value is not None for value in expected) > 5000
+
+
+RAW_ARGUMENTS = [
+    b'{"path":"a.py","n":1,"f":0.5,"ok":true,"none":null,"list":[1,"two",{"x":[]}]}', b'{}', b'[]', b'"text"',
+    b'{"s":"\\u00e9\\n\\"\\\\ \\u001f","u":"\xc3\xa9\xe2\x82\xac"}', b'{"slash":"\\/"}', b'{"a" : 1}',
+    b'{"d":1,"d":2}', b'{"e":1e21}', b'{"e":1E2,"f":1.0,"z":-0.0,"g":1.5e-7}', b'{"big":123456789012345678901234}',
+    b'{"huge":1e400}', b'{"lone":"\\ud800"}', b'[' * 300 + b']' * 300, b'{"k":12345678901234567890}',
+]
+
+
+@pytest.mark.parametrize("count", [1, 2, len(RAW_ARGUMENTS)])
+def test_raw_arguments_are_their_round_trip(count: int) -> None:
+    """One round trip for all of a file's raw tool-call arguments gives each call's own round trip, whether the
+    raw bytes are what orjson writes (then they are taken as they are) or not (an escape, a number form, a
+    space, a repeated key; a number or a nesting orjson refuses)."""
+    import msgspec
+
+    from pi_tools.corpus.lines import arguments_value
+    from pi_tools.corpus.rows import _arguments_json, raw_arguments_json
+
+    for start in range(len(RAW_ARGUMENTS)):
+        raws = [msgspec.Raw(text) for text in (RAW_ARGUMENTS * 2)[start:start + count]]
+        assert raw_arguments_json(raws) == [_arguments_json(arguments_value(raw)) for raw in raws]
+    compact = [msgspec.Raw(text) for text in RAW_ARGUMENTS[:4]]
+    assert raw_arguments_json(compact) == [text.decode() for text in RAW_ARGUMENTS[:4]]
+    assert raw_arguments_json([]) == []

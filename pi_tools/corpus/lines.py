@@ -177,12 +177,12 @@ def arguments_value(arguments: Raw) -> Any:
         return loads_line_lenient(text)
 
 
-_I64_MIN = -(1 << 63)
-_U64_MAX = (1 << 64) - 1
+I64_MIN = -(1 << 63)
+U64_MAX = (1 << 64) - 1
 
 
 def orjson_number(value: Any) -> Any:
     """A decoded number as orjson reads it: an integer beyond 64 bits is a float."""
-    if type(value) is int and not _I64_MIN <= value <= _U64_MAX:
+    if type(value) is int and not I64_MIN <= value <= U64_MAX:
         return float(value)
     return value

@@ -17,10 +17,13 @@ from itertools import islice
 from typing import Any
 
 import orjson
+from msgspec import Raw
 
 from pi_tools.audit.usage_scan import message_usages, scan_reads_line
 from pi_tools.corpus.lines import (
+    I64_MIN,
     ROLES,
+    U64_MAX,
     Assistant,
     Bash,
     LineDecoder,
@@ -30,7 +33,6 @@ from pi_tools.corpus.lines import (
     ToolResult,
     User,
     arguments_value,
-    orjson_number,
 )
 from pi_tools.corpus.schema import ENTRY, RESULT_ENTRY, own_columns
 from pi_tools.corpus.text import message_text, thinking_text
@@ -162,6 +164,30 @@ def _arguments_json(arguments: Any) -> str:
         return orjson.dumps(arguments).decode()
     except (TypeError, orjson.JSONEncodeError):
         return json.dumps(arguments, ensure_ascii=False)
+
+
+def raw_arguments_json(raws: list[Raw]) -> list[str]:
+    """`_arguments_json(arguments_value(raw))` of every struct tool call's raw arguments, with one orjson
+    round trip for the whole file where that gives the raw bytes back.
+
+    Joined as the array `[r1,r2,...]`, the round trip `orjson.dumps(orjson.loads(array))` is
+    `[d1,d2,...]`, where each `di` is that call's own round trip (orjson writes an array's elements as it
+    writes them alone, compact). When it equals the array, every `di` is its `ri`: both lists split the same
+    text at its top-level commas (each `ri` and `di` is one JSON value, whose own commas are nested), and both
+    have one piece per call, so the pieces are the same bytes. Pi writes arguments as JSON.stringify does, which
+    is nearly always what orjson writes (in the generated corpus every call, in the fixtures all but three); any
+    difference (another number form, an escape orjson writes otherwise, a repeated key) or any error of the
+    round trip (nesting, a number or string orjson refuses) takes every call the way it always went."""
+    if not raws:
+        return []
+    joined = b"[" + b",".join(raws) + b"]"
+    try:
+        same = orjson.dumps(orjson.loads(joined)) == joined
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError, TypeError, RecursionError):
+        same = False
+    if same:
+        return [str(raw, "utf-8") for raw in raws]
+    return [_arguments_json(arguments_value(raw)) for raw in raws]
 
 
 def line_lengths(data: bytes) -> list[int]:
@@ -319,58 +345,70 @@ def fast_usage_rows(read: ReadSession, candidates: list[Candidate], usage: Colum
 def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                  usage_of_file: UsageRows = fast_usage_rows) -> FileRows:
     """Every table's rows from a read file (`usage_of_file`: how the usage table is counted; the reference
-    `reference_usage_rows` is what tests compare the fast one with)."""
+    `reference_usage_rows` is what tests compare the fast one with).
+
+    Rows are gathered as one tuple per row and turned into columns at the end (`_columns`), and the entries
+    columns a struct line gives directly are built in one comprehension each: per-value list appends were most
+    of the walk's own time.
+    """
     rows: FileRows = {table: own_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
+    entries = read.entries
     entries_rows = rows["entries"]
-    e_id, e_parent, e_type, e_role = (entries_rows[k].append for k in ("id", "parentId", "type", "role"))
     count_lines = len(lengths)
     entries_rows["line"] = list(read.lines)
     entries_rows["bytes"] = [lengths[line - 1] if line <= count_lines else 0 for line in read.lines]
     entries_rows["onActivePath"] = read.active
     entries_rows["inContext"] = read.used
-    messages = rows["messages"]
-    m_at, m_provider, m_model, m_text, m_thinking, m_tools, m_error = (
-        messages[k].append for k in (ENTRY, "provider", "model", "text", "thinking", "toolNames", "isError"))
-    calls = rows["tool_calls"]
-    c_at, c_id, c_name, c_args = (calls[k].append for k in (ENTRY, "toolCallId", "name", "arguments"))
+    # The struct lines' columns at once (None elsewhere: the dict entries' values are set by the walk below).
+    struct = MessageLine
+    ids: list[Any] = [entry.id if type(entry) is struct else None for entry in entries]
+    parent_ids: list[Any] = [entry.parentId if type(entry) is struct else None for entry in entries]
+    types: list[Any] = ["message" if type(entry) is struct else None for entry in entries]
+    # per entry: a struct line's timestamp, read for all at once (entry_times)
+    stamp_texts: list[str | None] = [entry.timestamp if type(entry) is struct else None for entry in entries]
+    roles: list[Any] = []
+    e_role = roles.append
+    message_rows: list[tuple[Any, ...]] = []  # (entry's row, provider, model, text, thinking, toolNames, isError)
+    m_row = message_rows.append
+    call_rows: list[tuple[Any, ...]] = []  # (entry's row, toolCallId, name, arguments: JSON text or Raw)
+    c_row = call_rows.append
+    raw_calls: list[int] = []  # the call rows whose arguments are a struct's Raw (turned into text at the end)
     role_counts = dict.fromkeys((*ROLE_COUNTS.values(), "otherMessages"), 0)
+    users = assistants = tool_results = bashes = customs = 0
     models: dict[str, None] = {}
     calls_by_id: dict[str, list[int]] = {}  # toolCallId -> rows of `calls` with that id
     call_entry: list[Any] = []  # per call row: its assistant entry (for pairing results along the tree)
     results: list[Result] = []
     last_activity: int | None = None
     context_messages = 0
-    stamp_texts: list[str | None] = []  # per entry: a struct line's timestamp, read for all at once (entry_times)
-    text_of_stamp = stamp_texts.append
     dict_stamps: dict[int, int] = {}  # the times of the other entries (by their row), read one by one
     candidates: list[Candidate] = []  # entries that may carry usage (assistant messages, untyped entries)
 
-    for at, (entry, line, used) in enumerate(zip(read.entries, read.lines, read.used, strict=True)):
-        if type(entry) is MessageLine:
+    for at, (entry, line, used) in enumerate(zip(entries, read.lines, read.used, strict=True)):
+        if type(entry) is struct:
             # A Pi-shaped message line (corpus/lines.py): every field has the type Pi writes, so the checks
             # of the dict path below all pass; the same values, without them.
-            text_of_stamp(entry.timestamp)
-            e_id(entry.id)
-            e_parent(entry.parentId)
-            e_type("message")
             message: Any = entry.message  # one of the role structs (their types told apart by `kind`)
             kind: Any = type(message)
-            role_name = ROLES[kind]
-            e_role(role_name)
-            role_counts[ROLE_COUNTS[role_name]] += 1
             context_messages += used
-            tool_names: list[str] = []
-            provider: str | None = None
-            model: str | None = None
-            thinking: str | None = None
-            text: str | None = None
-            is_error: bool | None = None
-            if kind is Assistant:
+            if kind is ToolResult:
+                tool_results += 1
+                e_role("toolResult")
+                content = message.content
+                texts = [block.text for block in content if type(block) is Text]
+                text = "\n".join(texts) if texts else None
+                is_error = message.isError
+                results.append((entry, line, message.toolCallId, is_error, at, text))
+                m_row((at, None, None, text, None, [message.toolName], is_error))
+            elif kind is Assistant:
+                assistants += 1
+                e_role("assistant")
                 candidates.append((entry, line, at))
                 provider, model = message.provider, message.model
                 models[f"{provider}/{model}"] = None
-                texts: list[str] = []
+                texts = []
                 thoughts: list[str] = []
+                tool_names: list[str] = []
                 for block in message.content:
                     block_kind = type(block)
                     if block_kind is Text:
@@ -381,55 +419,63 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                         call_name = block.name
                         tool_names.append(call_name)
                         call_id = block.id
-                        calls_by_id.setdefault(call_id, []).append(len(call_entry))
+                        same = calls_by_id.get(call_id)
+                        if same is None:
+                            calls_by_id[call_id] = [len(call_entry)]
+                        else:
+                            same.append(len(call_entry))
+                        raw_calls.append(len(call_entry))
                         call_entry.append(entry)
-                        c_at(at)
-                        c_id(call_id)
-                        c_name(call_name)
-                        c_args(_arguments_json(arguments_value(block.arguments)))
-                text = "\n".join(texts) if texts else None
-                thinking = "\n".join(thoughts) if thoughts else None
-            elif kind is Bash:
-                pieces = [value for value in (message.command, message.output) if value]
-                text = "\n".join(pieces) if pieces else None
-            else:
+                        c_row((at, call_id, call_name, block.arguments))
+                m_row((at, provider, model, "\n".join(texts) if texts else None,
+                       "\n".join(thoughts) if thoughts else None, tool_names, None))
+                activity = message.timestamp
+                if type(activity) is int and not I64_MIN <= activity <= U64_MAX:
+                    activity = float(activity)  # as orjson reads it (lines.orjson_number)
+                if last_activity is None or activity > last_activity:
+                    last_activity = int(activity)
+            elif kind is User:
+                users += 1
+                e_role("user")
                 content = message.content
                 if type(content) is str:
                     text = content
                 else:
                     texts = [block.text for block in content if type(block) is Text]
                     text = "\n".join(texts) if texts else None
-                if kind is ToolResult:
-                    tool_names.append(message.toolName)
-                    is_error = message.isError
-                    results.append((entry, line, message.toolCallId, is_error, at, text))
-            if kind is Assistant or kind is User:
-                activity = orjson_number(message.timestamp)
+                m_row((at, None, None, text, None, [], None))
+                activity = message.timestamp
+                if type(activity) is int and not I64_MIN <= activity <= U64_MAX:
+                    activity = float(activity)
                 if last_activity is None or activity > last_activity:
                     last_activity = int(activity)
-            m_at(at)
-            m_provider(provider)
-            m_model(model)
-            m_text(text)
-            m_thinking(thinking)
-            m_tools(tool_names)
-            m_error(is_error)
+            elif kind is Bash:
+                bashes += 1
+                e_role("bashExecution")
+                pieces = [value for value in (message.command, message.output) if value]
+                m_row((at, None, None, "\n".join(pieces) if pieces else None, None, [], None))
+            else:  # Custom
+                customs += 1
+                e_role(ROLES[kind])
+                content = message.content
+                if type(content) is str:
+                    text = content
+                else:
+                    texts = [block.text for block in content if type(block) is Text]
+                    text = "\n".join(texts) if texts else None
+                m_row((at, None, None, text, None, [], None))
             continue
         is_dict = type(entry) is dict
         stamp = stamp_ms(entry.get("timestamp")) if is_dict else None
-        text_of_stamp(None)
         if stamp is not None:
             dict_stamps[at] = stamp
         if not is_dict:
-            e_id(None)
-            e_parent(None)
-            e_type(None)
             e_role(None)
             continue
-        e_id(_text(entry.get("id")))
-        e_parent(_text(entry.get("parentId")))
+        ids[at] = _text(entry.get("id"))
+        parent_ids[at] = _text(entry.get("parentId"))
         entry_type = entry.get("type")
-        e_type(_text(entry_type))
+        types[at] = _text(entry_type)
         message = None
         if entry_type is None:
             candidates.append((entry, line, at))
@@ -469,18 +515,18 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 for block in content:
                     if type(block) is not dict:
                         continue
-                    kind = block.get("type")
-                    if kind == "text":
+                    block_type = block.get("type")
+                    if block_type == "text":
                         value = block.get("text")
                         if type(value) is str:
                             texts.append(value)
                         continue
-                    if kind == "thinking":
+                    if block_type == "thinking":
                         value = block.get("thinking")
                         if type(value) is str:
                             thoughts.append(value)
                         continue
-                    if kind != "toolCall":
+                    if block_type != "toolCall":
                         continue
                     call_name = _text(block.get("name"))
                     if call_name is not None:
@@ -489,10 +535,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                     if call_id is not None:
                         calls_by_id.setdefault(call_id, []).append(len(call_entry))
                     call_entry.append(entry)
-                    c_at(at)
-                    c_id(call_id)
-                    c_name(call_name)
-                    c_args(_arguments_json(block.get("arguments")))
+                    c_row((at, call_id, call_name, _arguments_json(block.get("arguments"))))
                 text = "\n".join(texts) if texts else None
                 thinking = "\n".join(thoughts) if thoughts else None
             else:
@@ -511,17 +554,24 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 activity = stamp
             if activity is not None and (last_activity is None or activity > last_activity):
                 last_activity = int(activity)
-        m_at(at)
-        m_provider(provider)
-        m_model(model)
-        m_text(text)
-        m_thinking(thinking)
-        m_tools(tool_names)
-        m_error(message.get("isError") is True if role == "toolResult" else None)
+        m_row((at, provider, model, text, thinking, tool_names,
+               message.get("isError") is True if role == "toolResult" else None))
 
+    for counted, role_name in ((users, "user"), (assistants, "assistant"), (tool_results, "toolResult"),
+                               (bashes, "bashExecution"), (customs, "custom")):
+        role_counts[ROLE_COUNTS[role_name]] += counted
+    entries_rows.update(id=ids, parentId=parent_ids, type=types, role=roles)
+    messages = rows["messages"]
+    _columns(messages, (ENTRY, "provider", "model", "text", "thinking", "toolNames", "isError"), message_rows)
+    calls = rows["tool_calls"]
+    if raw_calls:
+        for at, text in zip(raw_calls, raw_arguments_json([call_rows[at][3] for at in raw_calls]), strict=True):
+            row = call_rows[at]
+            call_rows[at] = (row[0], row[1], row[2], text)
+    _columns(calls, (ENTRY, "toolCallId", "name", "arguments"), call_rows)
     stamps = entry_times(stamp_texts, dict_stamps)
     entries_rows["timestamp"] = stamps
-    _pair_results(read.entries, read.lines, stamps, calls, calls_by_id, call_entry, results)
+    _pair_results(entries, read.lines, stamps, calls, calls_by_id, call_entry, results)
     usage = usage_of_file(read, candidates, rows["usage"], stamps)
     header = read.header
     created = stamp_ms(header.get("timestamp"))
@@ -531,7 +581,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
         "id": _text(header.get("id")), "cwd": _text(header.get("cwd")), "name": read.name,
         "parentSession": _text(header.get("parentSession")), "created": created,
         "modified": last_activity if last_activity is not None else created, "bytes": size,
-        "entries": len(read.entries), "messages": len(messages[ENTRY]), **role_counts,
+        "entries": len(entries), "messages": len(messages[ENTRY]), **role_counts,
         "contextMessages": context_messages, "toolCalls": len(calls[ENTRY]), "models": list(models),
         "leaf": leaf if type(leaf) is str else None, "branches": read.branches,
         "diagnostics": read.diagnostics, "contextError": read.context_error, **usage,
@@ -540,6 +590,13 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
         session[column].append(value)
     rows["sessions"] = session
     return rows
+
+
+def _columns(table: Columns, names: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    """Set `table`'s `names` columns from one tuple per row (the columns stay empty lists when there are none)."""
+    if rows:
+        for column, values in zip(names, zip(*rows, strict=True), strict=True):
+            table[column] = list(values)
 
 
 def _pair_results(entries: list[Any], entry_lines: list[int], stamps: list[int | None], calls: Columns,
