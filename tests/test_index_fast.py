@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -104,14 +106,19 @@ def test_most_clean_fixture_lines_are_struct_decoded() -> None:
     """The struct path is taken (else the test above compares the dict path with itself)."""
     from pi_tools.corpus.lines import MessageLine
 
-    decoded = parsed = 0
+    decoded = parsed = timed = untimed = 0
     for path in FIXTURES:
         data = path.read_bytes()
         read = bulk_read(str(path), data, structs=True)
         if read is not None:
             decoded += sum(type(entry) is MessageLine for entry in read.entries)
             parsed += sum(type(entry) is dict for entry in read.entries)
+            if read.times is not None:  # the decoder's datetimes, one per struct entry
+                assert len(read.times) == sum(type(entry) is MessageLine for entry in read.entries)
+                timed += 1
+            untimed += read.times is None
     assert decoded > 5 * parsed > 0
+    assert timed > 10 * untimed
 
 
 SOURCE = ROOT / "fixtures" / "conformance" / "cases" / "c001_tools.jsonl"
@@ -211,6 +218,26 @@ def test_entry_times_read_at_once_are_stamp_ms() -> None:
     expected[0], expected[1] = 5, -7
     assert entry_times(texts, known) == expected
     assert sum(value is not None for value in expected) > 5000
+    # From the datetimes the struct decoder checked them as (only texts msgspec reads are struct lines' own):
+    # all in Pi's form (the joined check), and mixed with every other form msgspec reads.
+    import msgspec
+
+    from pi_tools.corpus.rows import struct_times
+
+    decode = msgspec.json.Decoder(datetime).decode
+    valid: list[str | None] = [None, None]
+    for text in texts[2:]:
+        try:
+            decode(orjson.dumps(text))
+        except msgspec.ValidationError:
+            continue
+        valid.append(text)
+    assert sum(text is not None and len(text) != 24 for text in valid) > 1000
+    pi_form = [None, None, *(text for text in valid if text is not None and len(text) == 24 and text[10] == "T"
+                            and text[23] == "Z")]
+    for case in (valid, pi_form, pi_form[:3], [None, None]):
+        times = [decode(orjson.dumps(text)) for text in case if text is not None]
+        assert struct_times(case, times, known) == [5, -7, *(stamp_ms(text) for text in case[2:])]
 
 
 RAW_ARGUMENTS = [

@@ -137,34 +137,40 @@ class LineDecoder:
     def __init__(self) -> None:
         self.heads: list[Any] = []
         self.misfits: set[int] = set()
+        self.times: list[datetime] = []
+        """The timestamp of every `MessageLine` of `heads` (in their order) as the check decoded it."""
 
     def __call__(self, lines: memoryview, first: int) -> list[Any]:
         try:
             heads = _decode_lines(lines)
-            _check_times(heads)
+            times = _check_times(heads)
         except (*DECODE_ERRORS, TypeError, orjson.JSONEncodeError):
-            heads = self._one_by_one(lines, first)
+            heads, times = self._one_by_one(lines, first)
         self.heads += heads
+        self.times += times
         return heads
 
-    def _one_by_one(self, lines: memoryview, first: int) -> list[Any]:
+    def _one_by_one(self, lines: memoryview, first: int) -> tuple[list[Any], list[datetime]]:
         heads: list[Any] = []
+        times: list[datetime] = []
         for number, line in enumerate(bytes(lines).split(b"\n"), first):
             try:
                 head = _decode_line(line)
-                _check_times([head])
+                time = _check_times([head])
             except (*DECODE_ERRORS, TypeError, orjson.JSONEncodeError):
                 head = _decode_head(line)  # raises for a line the index refuses: the file is not clean
                 self.misfits.add(number)
+                time = []
             heads.append(head)
-        return heads
+            times += time
+        return heads, times
 
 
-def _check_times(heads: list[Any]) -> None:
-    """Raise unless every message line's timestamp decodes as the index's heads decode it (a datetime)."""
+def _check_times(heads: list[Any]) -> list[datetime]:
+    """Every message line's timestamp decoded as the index's heads decode it (a datetime); raises where one
+    does not decode."""
     stamps = [head.timestamp for head in heads if type(head) is MessageLine]
-    if stamps:
-        _decode_times(orjson.dumps(stamps))
+    return _decode_times(orjson.dumps(stamps)) if stamps else []
 
 
 def arguments_value(arguments: Raw) -> Any:

@@ -111,6 +111,35 @@ def entry_times(texts: list[str | None], known: dict[int, int]) -> list[int | No
     return times
 
 
+_SEPARATOR = "\n"
+
+
+def struct_times(texts: list[str | None], times: list[datetime], known: dict[int, int]) -> list[int | None]:
+    """`entry_times`, from the datetimes lines.LineDecoder decoded the struct lines' timestamps into (`times`:
+    one per str of `texts`, in order).
+
+    A timestamp `YYYY-MM-DDTHH:MM:SS.mmmZ` is read by `stamp_ms` with `datetime.fromisoformat`, which gives
+    exactly msgspec's datetime of the same text; the check that every text has that form runs on the texts
+    joined (they are valid RFC 3339 datetimes, which hold no newline: when all are 24 characters long, the
+    joined text has each one's `T` and `Z` at fixed strides). Any other form goes through `stamp_ms`.
+    """
+    present = [text for text in texts if text is not None]
+    count = len(present)
+    joined = _SEPARATOR.join(present)
+    found: list[int | None]
+    if len(joined) == 25 * count - 1 and joined[10::25] == "T" * count and joined[23::25] == "Z" * count \
+            and joined[24::25] == _SEPARATOR * (count - 1):
+        found = [(time - _EPOCH) // _MS for time in times]
+    else:
+        found = [(time - _EPOCH) // _MS if len(text) == 24 and text[10] == "T" and text[23] == "Z"
+                 else stamp_ms(text) for text, time in zip(present, times, strict=True)]
+    take = iter(found).__next__
+    stamps: list[int | None] = [None if text is None else take() for text in texts]
+    for at, time in known.items():
+        stamps[at] = time
+    return stamps
+
+
 def js_ms(value: Any) -> int | None:
     time = js_date_ms(value)
     return None if time is None or time != time else int(time)
@@ -221,6 +250,8 @@ class ReadSession:
     unread: set[int]
     lengths: list[int] | None = None
     """Byte length of every line (`line_lengths`), when the reader had the lines at hand."""
+    times: list[datetime] | None = None
+    """The timestamp of every struct entry (file order) as lines.LineDecoder decoded it, when it has them."""
 
 
 def file_rows(name: str, data: bytes) -> FileRows:
@@ -275,6 +306,7 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
         count = len(bulk.line_ids)
         lines = data.split(b"\n", count)  # a clean file: line n of the file is line index n - 1 of the index
         entries: list[Any] = []
+        times: list[datetime] | None = None
         refused: set[int] = set()
         loads = orjson.loads
         if decoder is None:
@@ -288,8 +320,11 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
         else:
             # The other lines (and message lines that fit no struct) parsed as before, to the same dicts.
             entries = decoder.heads[1:]
+            times = decoder.times if type(decoder.heads[0]) is not MessageLine else None
             for index in sorted({*bulk.parsed_entries, *decoder.misfits}):
                 text = lines[index]
+                if type(entries[index - 1]) is MessageLine:
+                    times = None  # no longer one time per struct entry
                 try:
                     entries[index - 1] = loads(text)
                 except orjson.JSONDecodeError:
@@ -327,7 +362,7 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
     if not lines[-1]:
         lengths.pop()
     return ReadSession(bulk.header, entries, list(range(2, count + 1)), active[1:], used[1:], session_name,
-                       bulk.leaf_id, branches, diagnostics, context_error, unread, lengths)
+                       bulk.leaf_id, branches, diagnostics, context_error, unread, lengths, times)
 
 
 Result = tuple[Any, int, Any, bool, int, str | None]
@@ -569,7 +604,10 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
             row = call_rows[at]
             call_rows[at] = (row[0], row[1], row[2], text)
     _columns(calls, (ENTRY, "toolCallId", "name", "arguments"), call_rows)
-    stamps = entry_times(stamp_texts, dict_stamps)
+    if read.times is not None:
+        stamps = struct_times(stamp_texts, read.times, dict_stamps)
+    else:
+        stamps = entry_times(stamp_texts, dict_stamps)
     entries_rows["timestamp"] = stamps
     _pair_results(entries, read.lines, stamps, calls, calls_by_id, call_entry, results)
     usage = usage_of_file(read, candidates, rows["usage"], stamps)
