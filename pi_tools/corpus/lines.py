@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import orjson
-from msgspec import Raw, Struct
+from msgspec import Meta, Raw, Struct
 
 from pi_tools.session.bulk import entry_union_decoder
 from pi_tools.session.heads import DECODE_ERRORS, ROLE_OF_TYPE, MessageEntry
@@ -64,6 +64,36 @@ class ToolCall(Struct, tag_field="type", tag="toolCall", forbid_unknown_fields=T
 
 UserBlocks = list[Text | Image]
 
+WIDE = (1 << 64) - 1
+"""Counts above this are floats to orjson (so 0 to `usage`); only msgspec, which decodes the struct lines,
+gives them as integers. (A stored cost's total is a float either way: `+ 0.0`.)"""
+Count = Annotated[int, Meta(ge=0, le=(1 << 63) - 1)]
+"""A token count `usage` counts as it is (msgspec bounds only to 64-bit signed): any other value (negative, a
+float, beyond the bound) makes the line parse in full, and the usage rows read it there as always (a count
+beyond 64 bits, a float to orjson, as 0)."""
+
+
+class Cost(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    total: Any = None
+    input: Any = None
+    output: Any = None
+    cacheRead: Any = None
+    cacheWrite: Any = None
+
+
+class Usage(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """An assistant message's usage with the counts `usage` reads checked as it reads them (see `Count`); a
+    missing count where `usage` takes 0, or a null total where it adds the counts up, are the defaults."""
+
+    input: Count
+    output: Count
+    cacheRead: Count = 0
+    cacheWrite: Count = 0
+    totalTokens: Count | None = None
+    cost: Cost | None = None
+    cacheWrite1h: Any = None
+    reasoning: Any = None
+
 
 class User(Struct, tag_field="role", tag="user", gc=False):
     content: str | UserBlocks
@@ -77,7 +107,7 @@ class Assistant(Struct, tag_field="role", tag="assistant", forbid_unknown_fields
     model: str
     stopReason: str
     timestamp: Number
-    usage: Any = None
+    usage: Usage | None = None
     responseId: Any = None  # the other fields Pi 0.85 writes (AssistantMessage), and two seen in sessions
     responseModel: Any = None
     providerThinkingLevel: Any = None

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import islice
 from typing import Any
 
+import msgspec
 import orjson
 from msgspec import Raw
 
@@ -735,6 +736,8 @@ def _usage_dict(entry: Any) -> Any:
     message = entry.message
     fields: dict[str, Any] = {"role": ROLES[type(message)]}
     if type(message) is Assistant:
-        fields.update(provider=message.provider, model=message.model, api=message.api, usage=message.usage)
+        usage = message.usage  # a lines.Usage: as a dict of the fields the line holds (defaults left out)
+        fields.update(provider=message.provider, model=message.model, api=message.api,
+                      usage=None if usage is None else msgspec.to_builtins(usage))
     return {"type": "message", "id": entry.id, "parentId": entry.parentId, "timestamp": entry.timestamp,
             "message": fields}

@@ -13,16 +13,13 @@ from itertools import compress
 from typing import Any
 
 from pi_tools.audit.usage_scan import ENTRY_TIMESTAMP, _Accumulator, pricer, usage_of
-from pi_tools.corpus.lines import MessageLine
+from pi_tools.corpus.lines import WIDE, MessageLine
 from pi_tools.corpus.schema import ENTRY
 
 Candidate = tuple[Any, int, int]
 """(entry, line, its row in the entries table) of an entry that may carry usage (the row gives the usage row
 its line, entry id, time and active-path flag: `schema.FROM_ENTRIES`)."""
 
-WIDE = (1 << 64) - 1
-"""Counts above this are floats to orjson (so 0 to `usage`); only msgspec, which decodes the struct lines,
-gives them as integers. (A stored cost's total is a float either way: `+ 0.0`.)"""
 
 _NAMES = (ENTRY, "provider", "model", "api", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost",
           "costSource", "counted")
@@ -43,9 +40,8 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
         api: str | None
         if type(entry) is MessageLine:  # an assistant message line with the fields' types Pi writes
             message = entry.message
-            tokens = message.usage
-            if not isinstance(tokens, dict) or type(tokens.get("input")) not in (int, float) \
-                    or type(tokens.get("output")) not in (int, float):
+            counts = message.usage  # a lines.Usage: its counts are the values `usage` takes (or no usage)
+            if counts is None:
                 continue
             stamp = entry.timestamp
             # lines.LineDecoder decoded it as a msgspec datetime: fixed-width digits, a real date, minutes and
@@ -54,16 +50,39 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
             dated = len(stamp) == 24 and stamp[23] == "Z" and stamp[10] == "T"
             if not dated and ENTRY_TIMESTAMP.fullmatch(stamp) is None:
                 continue
-            provider, model, api = message.provider, message.model, message.api
-        else:
-            found = usage_of(entry)
-            if found is None:
+            input_tokens, output_tokens = counts.input, counts.output
+            cache_read, cache_write = counts.cacheRead, counts.cacheWrite
+            total = counts.totalTokens
+            if total is None:
+                total = input_tokens + output_tokens + cache_read + cache_write
+            if line in unread:
+                counted = False
+            else:
+                key = (stamp, total)
+                counted = key not in seen
+                seen.add(key)
+            if not dated and day_of(stamp) is None:  # counted as seen all the same, as `usage` does
                 continue
-            message, tokens = found
-            stamp = entry["timestamp"]
-            dated = False
-            provider, model, api = (value if type(value) is str else None for value in (
-                message.get("provider"), message.get("model"), message.get("api")))
+            cost = counts.cost
+            stored: Any = cost.total if cost is not None else None
+            if type(stored) in (int, float) and stored != 0:
+                amount, source = stored + 0.0, "stored"
+            else:
+                write_1h = counts.cacheWrite1h
+                recomputed, source = price(message.provider, message.model, input_tokens, output_tokens,
+                                           cache_read, cache_write,
+                                           write_1h if type(write_1h) is int and 0 <= write_1h <= WIDE else 0)
+                amount = 0.0 + recomputed
+            rows.append((at, message.provider, message.model, message.api, input_tokens, output_tokens,
+                         cache_read, cache_write, total, amount, source, counted))
+            continue
+        found = usage_of(entry)
+        if found is None:
+            continue
+        message, tokens = found
+        stamp = entry["timestamp"]
+        provider, model, api = (value if type(value) is str else None for value in (
+            message.get("provider"), message.get("model"), message.get("api")))
         get = tokens.get
         input_tokens = get("input")
         if type(input_tokens) is not int or input_tokens < 0 or input_tokens > WIDE:
@@ -86,10 +105,10 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
             key = (stamp, total)
             counted = key not in seen
             seen.add(key)
-        if not dated and day_of(stamp) is None:
+        if day_of(stamp) is None:
             continue
         cost = get("cost")
-        stored: Any = cost.get("total") if isinstance(cost, dict) else None
+        stored = cost.get("total") if isinstance(cost, dict) else None
         if type(stored) in (int, float) and stored != 0:
             amount, source = stored + 0.0, "stored"
         else:
