@@ -408,12 +408,15 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     m_row = message_rows.append
     call_rows: list[tuple[Any, ...]] = []  # (entry's row, toolCallId, name, arguments: JSON text or Raw)
     c_row = call_rows.append
-    raw_calls: list[int] = []  # the call rows whose arguments are a struct's Raw (turned into text at the end)
+    dict_calls = 0  # call rows of dict entries (their arguments JSON text; a struct's are its Raw till the end)
     role_counts = dict.fromkeys((*ROLE_COUNTS.values(), "otherMessages"), 0)
     users = assistants = tool_results = bashes = customs = 0
     models: dict[str, None] = {}
+    last_provider: str | None = None
+    last_model: str | None = None
+    activities: list[Any] = []  # the struct user and assistant messages' timestamps
+    add_activity = activities.append
     calls_by_id: dict[str, list[int]] = {}  # toolCallId -> rows of `calls` with that id
-    call_entry: list[Any] = []  # per call row: its assistant entry (for pairing results along the tree)
     results: list[Result] = []
     last_activity: int | None = None
     context_messages = 0
@@ -431,8 +434,12 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 tool_results += 1
                 e_role("toolResult")
                 content = message.content
-                texts = [block.text for block in content if type(block) is Text]
-                text = "\n".join(texts) if texts else None
+                if len(content) == 1:  # (nearly always: one text block)
+                    block = content[0]
+                    text = block.text if type(block) is Text else None
+                else:
+                    texts = [block.text for block in content if type(block) is Text]
+                    text = "\n".join(texts) if texts else None
                 is_error = message.isError
                 results.append((entry, line, message.toolCallId, is_error, at, text))
                 m_row((at, None, None, text, None, [message.toolName], is_error))
@@ -441,7 +448,9 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 e_role("assistant")
                 candidates.append((entry, line, at))
                 provider, model = message.provider, message.model
-                models[f"{provider}/{model}"] = None
+                if model is not last_model or provider is not last_provider:  # (the same strings: no change)
+                    models[f"{provider}/{model}"] = None
+                    last_provider, last_model = provider, model
                 texts = []
                 thoughts: list[str] = []
                 tool_names: list[str] = []
@@ -457,34 +466,27 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                         call_id = block.id
                         same = calls_by_id.get(call_id)
                         if same is None:
-                            calls_by_id[call_id] = [len(call_entry)]
+                            calls_by_id[call_id] = [len(call_rows)]
                         else:
-                            same.append(len(call_entry))
-                        raw_calls.append(len(call_entry))
-                        call_entry.append(entry)
+                            same.append(len(call_rows))
                         c_row((at, call_id, call_name, block.arguments))
                 m_row((at, provider, model, "\n".join(texts) if texts else None,
                        "\n".join(thoughts) if thoughts else None, tool_names, None))
-                activity = message.timestamp
-                if type(activity) is int and not I64_MIN <= activity <= U64_MAX:
-                    activity = float(activity)  # as orjson reads it (lines.orjson_number)
-                if last_activity is None or activity > last_activity:
-                    last_activity = int(activity)
+                add_activity(message.timestamp)
             elif kind is User:
                 users += 1
                 e_role("user")
                 content = message.content
                 if type(content) is str:
                     text = content
+                elif len(content) == 1:
+                    block = content[0]
+                    text = block.text if type(block) is Text else None
                 else:
                     texts = [block.text for block in content if type(block) is Text]
                     text = "\n".join(texts) if texts else None
                 m_row((at, None, None, text, None, [], None))
-                activity = message.timestamp
-                if type(activity) is int and not I64_MIN <= activity <= U64_MAX:
-                    activity = float(activity)
-                if last_activity is None or activity > last_activity:
-                    last_activity = int(activity)
+                add_activity(message.timestamp)
             elif kind is Bash:
                 bashes += 1
                 e_role("bashExecution")
@@ -569,8 +571,8 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                         tool_names.append(call_name)
                     call_id = _text(block.get("id"))
                     if call_id is not None:
-                        calls_by_id.setdefault(call_id, []).append(len(call_entry))
-                    call_entry.append(entry)
+                        calls_by_id.setdefault(call_id, []).append(len(call_rows))
+                    dict_calls += 1
                     c_row((at, call_id, call_name, _arguments_json(block.get("arguments"))))
                 text = "\n".join(texts) if texts else None
                 thinking = "\n".join(thoughts) if thoughts else None
@@ -593,6 +595,14 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
         m_row((at, provider, model, text, thinking, tool_names,
                message.get("isError") is True if role == "toolResult" else None))
 
+    if activities:
+        # The loop's rule (a later time replaces the last only when greater, truncated) ends with the truncated
+        # greatest time whatever the order, so the struct messages' times take part as their greatest.
+        peak = max(activities)
+        if type(peak) is int and not I64_MIN <= peak <= U64_MAX:
+            peak = float(peak)  # as orjson reads it (lines.orjson_number)
+        if last_activity is None or peak > last_activity:
+            last_activity = int(peak)
     for counted, role_name in ((users, "user"), (assistants, "assistant"), (tool_results, "toolResult"),
                                (bashes, "bashExecution"), (customs, "custom")):
         role_counts[ROLE_COUNTS[role_name]] += counted
@@ -600,17 +610,20 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     messages = rows["messages"]
     _columns(messages, (ENTRY, "provider", "model", "text", "thinking", "toolNames", "isError"), message_rows)
     calls = rows["tool_calls"]
-    if raw_calls:
-        for at, text in zip(raw_calls, raw_arguments_json([call_rows[at][3] for at in raw_calls]), strict=True):
-            row = call_rows[at]
-            call_rows[at] = (row[0], row[1], row[2], text)
     _columns(calls, (ENTRY, "toolCallId", "name", "arguments"), call_rows)
+    arguments = calls["arguments"]
+    if not dict_calls:  # every call a struct's: the column is their texts
+        calls["arguments"] = raw_arguments_json(arguments)
+    elif len(arguments) > dict_calls:
+        raw_calls = [at for at, value in enumerate(arguments) if type(value) is not str]
+        for at, text in zip(raw_calls, raw_arguments_json([arguments[at] for at in raw_calls]), strict=True):
+            arguments[at] = text
     if read.times is not None:
         stamps = struct_times(stamp_texts, read.times, dict_stamps)
     else:
         stamps = entry_times(stamp_texts, dict_stamps)
     entries_rows["timestamp"] = stamps
-    _pair_results(entries, read.lines, stamps, calls, calls_by_id, call_entry, results)
+    _pair_results(entries, read.lines, stamps, calls, calls_by_id, results)
     usage = usage_of_file(read, candidates, rows["usage"], stamps)
     header = read.header
     created = stamp_ms(header.get("timestamp"))
@@ -639,13 +652,14 @@ def _columns(table: Columns, names: tuple[str, ...], rows: list[tuple[Any, ...]]
 
 
 def _pair_results(entries: list[Any], entry_lines: list[int], stamps: list[int | None], calls: Columns,
-                  calls_by_id: dict[str, list[int]], call_entry: list[Any], results: list[Result]) -> None:
+                  calls_by_id: dict[str, list[int]], results: list[Result]) -> None:
     """Give each tool call its result: the first toolResult (file order) answering its id.
 
     When several calls share an id (a branch retried the turn), a result belongs to the call whose assistant
     entry is its nearest ancestor; failing that, to the last such call above it in the file.
     """
-    count = len(call_entry)
+    call_rows = calls[ENTRY]  # each call's assistant entry (its row)
+    count = len(call_rows)
     result_text: list[Any] = [None] * count
     result_line: list[Any] = [None] * count
     result_entry: list[Any] = [None] * count
@@ -657,20 +671,28 @@ def _pair_results(entries: list[Any], entry_lines: list[int], stamps: list[int |
         candidates = calls_by_id.get(call_id) if type(call_id) is str else None
         if not candidates:
             continue
-        chosen = _nearest_call(entries, entry, line, candidates, call_entry, lines, by_id)
-        if chosen is None or result_line[chosen] is not None:
+        if len(candidates) == 1:  # (_nearest_call's first case, inline: nearly every result)
+            chosen = candidates[0]
+            if lines[chosen] >= line:
+                continue
+        else:
+            nearest = _nearest_call(entries, entry, line, candidates, call_rows, lines, by_id)
+            if nearest is None:
+                continue
+            chosen = nearest
+        if result_line[chosen] is not None:
             continue
         result_text[chosen] = text
         result_line[chosen] = line
         result_entry[chosen] = at
         is_error[chosen] = error
-        start, stamp = stamps[calls[ENTRY][chosen]], stamps[at]
+        start, stamp = stamps[call_rows[chosen]], stamps[at]
         ms_to_result[chosen] = stamp - start if stamp is not None and start is not None else None
     calls["result"], calls["resultLine"], calls[RESULT_ENTRY] = result_text, result_line, result_entry
     calls["isError"], calls["msToResult"] = is_error, ms_to_result
 
 
-def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[int], call_entry: list[Any],
+def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[int], call_rows: list[int],
                   lines: list[int], by_id: dict[str, Any]) -> int | None:
     if len(candidates) == 1:
         return candidates[0] if lines[candidates[0]] < line else None
@@ -680,7 +702,7 @@ def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[in
                 by_id[item.id] = item
             elif type(item) is dict and type(item.get("id")) is str:
                 by_id[item["id"]] = item
-    by_entry = {id(call_entry[index]): index for index in candidates}
+    by_entry = {id(entries[call_rows[index]]): index for index in candidates}
     current: Any = entry
     for _ in range(len(entries)):
         kind = type(current)
