@@ -216,7 +216,7 @@ def raw_arguments_json(raws: list[Raw]) -> list[str]:
     except (orjson.JSONDecodeError, orjson.JSONEncodeError, TypeError, RecursionError):
         same = False
     if same:
-        return [str(raw, "utf-8") for raw in raws]
+        return [bytes(raw).decode() for raw in raws]
     return [_arguments_json(arguments_value(raw)) for raw in raws]
 
 
