@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from itertools import islice
+from itertools import islice, repeat
 from typing import Any
 
 import msgspec
@@ -322,7 +323,8 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
             # The other lines (and message lines that fit no struct) parsed as before, to the same dicts.
             entries = decoder.heads[1:]
             times = decoder.times if type(decoder.heads[0]) is not MessageLine else None
-            for index in sorted({*bulk.parsed_entries, *decoder.misfits}):
+            parsed = sorted({*bulk.parsed_entries, *decoder.misfits})
+            for index in parsed:
                 text = lines[index]
                 if type(entries[index - 1]) is MessageLine:
                     times = None  # no longer one time per struct entry
@@ -343,27 +345,42 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
     try:
         plan = bulk.plan()
         diagnostics += len(plan.diagnostics)
-        for index in plan.entries:
-            entry = entries[index - 1]
-            used[index] = type(entry) is MessageLine or entry.get("type") == "message" \
-                or bool(entry_to_messages(entry))
+        if decoder is None:
+            for index in plan.entries:
+                used[index] = _gives_message(entries[index - 1])
+        else:
+            # Every entry but the parsed ones is a message line's struct (a message: used when planned).
+            deque(map(used.__setitem__, plan.entries, repeat(True)), maxlen=0)
+            for index in parsed:
+                if used[index]:
+                    used[index] = _gives_message(entries[index - 1])
     except ContextError as exc:
         context_error = str(exc)
     session_name: str | None = None
-    for entry in entries:
+    for entry in entries if decoder is None else [entries[index - 1] for index in parsed]:
         if type(entry) is not MessageLine and entry.get("type") == "session_info":
             raw = entry.get("name")
             session_name = raw.strip() or None if isinstance(raw, str) else None
     unread = {line for line in refused if not scan_reads_line(lines[line - 1])}
     if data and not data.endswith(b"\n") and not scan_reads_line(lines[count - 1]):
         unread.add(count)
-    branches = count - 1 - len({parent for parent in islice(parents, 1, None) if parent > 0})
+    distinct = set(islice(parents, 1, None))  # the lines that are some line's parent, and 0 or -1 for roots
+    distinct.discard(0)
+    distinct.discard(-1)
+    if min(distinct, default=1) <= 0:
+        distinct = {parent for parent in distinct if parent > 0}
+    branches = count - 1 - len(distinct)
     # A clean file's lines are all whole lines of the split (the last piece is what follows the last newline).
     lengths = list(map(len, lines))
     if not lines[-1]:
         lengths.pop()
     return ReadSession(bulk.header, entries, list(range(2, count + 1)), active[1:], used[1:], session_name,
                        bulk.leaf_id, branches, diagnostics, context_error, unread, lengths, times)
+
+
+def _gives_message(entry: Any) -> bool:
+    """Whether a planned entry gives the context a message."""
+    return type(entry) is MessageLine or entry.get("type") == "message" or bool(entry_to_messages(entry))
 
 
 Result = tuple[Any, int, Any, bool, int, str | None]
