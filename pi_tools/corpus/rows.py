@@ -408,8 +408,14 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     entries = read.entries
     entries_rows = rows["entries"]
     count_lines = len(lengths)
-    entries_rows["line"] = list(read.lines)
-    entries_rows["bytes"] = [lengths[line - 1] if line <= count_lines else 0 for line in read.lines]
+    lines = read.lines
+    entries_rows["line"] = list(lines)
+    count = len(lines)
+    if count and lines[0] == 2 and lines[-1] == count + 1 <= count_lines:
+        # Lines 2, 3, ... in file order (what the bulk reader gives, nearly always): one slice.
+        entries_rows["bytes"] = lengths[1:count + 1]
+    else:
+        entries_rows["bytes"] = [lengths[line - 1] if line <= count_lines else 0 for line in lines]
     entries_rows["onActivePath"] = read.active
     entries_rows["inContext"] = read.used
     # The struct lines' columns at once (None elsewhere: the dict entries' values are set by the walk below).
