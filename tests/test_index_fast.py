@@ -137,6 +137,10 @@ def last_timestamp(line: bytes, value: bytes) -> bytes:
 VARIANTS: dict[str, Any] = {
     "wide input tokens": lambda line: line.replace(b'"usage":{"input":', b'"usage":{"input":123456789012345678901234,"x":'),
     "wide negative total": lambda line: line.replace(b'"usage":{', b'"usage":{"totalTokens":-92233720368547758090,'),
+    "float input tokens": lambda line: line.replace(b'"usage":{"input":', b'"usage":{"input":12.0,"x":'),
+    "negative cache read": lambda line: re.sub(rb'"cacheRead":\d+', b'"cacheRead":-1,"cacheWrite1h":7', line, count=1),
+    "no total and a reasoning count": lambda line: re.sub(rb'"totalTokens":\d+,', b'"reasoning":3,', line),
+    "cost not an object": lambda line: line.replace(b'"cost":{', b'"cost":"free","was":{'),
     "wide stored cost": lambda line: line.replace(b'"total":', b'"total":18446744073709551616,"was":'),
     "wide message time": lambda line: last_timestamp(line, b"98765432109876543210987"),
     "overflowing unknown field": lambda line: line.replace(ASSISTANT + b",", ASSISTANT + b',"extra":1e400,'),
