@@ -554,5 +554,11 @@ def test_bulk_origins_equal_the_tree_reader() -> None:
             from_tree = trace_context(tree, leaf)
             assert from_bulk.origins == from_tree.origins, (case.name, leaf)
             assert len(from_bulk.messages) == len(from_tree.messages)
+            # the parts path's origins, made on demand: the same, whole, in slices and one by one
+            lazy = bulk.lazy_origins(bulk.plan(leaf))
+            assert len(lazy) == len(from_bulk.origins) and list(lazy) == from_bulk.origins, (case.name, leaf)
+            middle = len(lazy) // 2
+            assert lazy[middle:middle + 3] == from_bulk.origins[middle:middle + 3], (case.name, leaf)
+            assert [lazy[i] for i in range(len(lazy))] == from_bulk.origins, (case.name, leaf)
             compared += 1
     assert compared > 40

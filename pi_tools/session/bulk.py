@@ -16,11 +16,11 @@ import re
 import sys
 from array import array
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice, repeat
 from operator import attrgetter, is_, ne
-from typing import Any, ClassVar, Protocol, Union
+from typing import Any, ClassVar, Protocol, Union, overload
 
 import msgspec
 from msgspec import Struct
@@ -267,6 +267,16 @@ class BulkSession:
             out.extend([(ids[index], index + 1)] * count)
         return out
 
+    def lazy_origins(self, plan: ContextPlan) -> PlanOrigins:
+        """origins(plan), made only for the positions read (the index can go meanwhile): a caller that needs the
+        entry of a few messages, preflight tracing its findings, then never makes a tuple per message."""
+        ids, parsed, entries = self._ids, self._parsed, plan.entries
+        counts = {} if parsed.keys().isdisjoint(entries) else {
+            index: entry_message_count(parsed[index]) for index in parsed.keys() & set(entries)}
+        if all(value == 1 for value in counts.values()):
+            return PlanOrigins(ids, entries, None)
+        return PlanOrigins(ids, entries, self.origins(plan))
+
     def planned_messages(self, plan: ContextPlan) -> PlannedMessages:
         """The messages of a plan from this session, needing nothing of the index any more (which can go)."""
         starts, ends, parsed, roles = self._line_starts, self._line_ends, self._parsed, self._roles
@@ -276,6 +286,35 @@ class BulkSession:
         for position in compress(count(), map(parsed.__contains__, entries)):
             steps[position] = parsed[entries[position]]
         return PlannedMessages(self.data or b"", steps, self._checked)
+
+
+class PlanOrigins(Sequence[tuple[Any, int]]):
+    """BulkSession.origins of a plan, as a sequence made on demand: entry id and file line of message k are those
+    of the plan's entry k (every entry one message), else read from the list made whole (`made`)."""
+
+    def __init__(self, ids: list[Any], entries: list[int], made: list[tuple[Any, int]] | None) -> None:
+        self._ids, self._entries, self._made = ids, entries, made
+
+    def __len__(self) -> int:
+        return len(self._entries) if self._made is None else len(self._made)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Any, int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[Any, int]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[Any, int] | list[tuple[Any, int]]:
+        if self._made is not None:
+            return self._made[index]
+        if isinstance(index, slice):
+            entries = self._entries[index]
+            return list(zip(map(self._ids.__getitem__, entries), map((1).__add__, entries), strict=True))
+        entry = self._entries[index]
+        return self._ids[entry], entry + 1
+
+    def __iter__(self) -> Iterator[tuple[Any, int]]:
+        return iter(self[:])
 
 
 def _holds(ascending: list[int], value: int) -> bool:
