@@ -131,3 +131,19 @@ def test_traced_mapping_of_tool_image_contents_and_synthetic_results() -> None:
     assert traced.by_label == {"contents[0]": 0, "contents[1]": 1, "contents[2].parts[0]": 2, "contents[3]": 2,
                                "contents[4].parts[0]": 1, "contents[5]": 3}
     assert json.dumps(traced.item_origin) == "[0, 1, 2, 2, 1, 3]"
+
+
+def test_traced_mapping_of_signed_blank_parts_and_empty_messages() -> None:
+    """A blank text or thinking kept for its signature (the model's own), an assistant message with nothing to
+    send and an empty user message: each placed (or not) as the walk places it."""
+    signed = {**_assistant([{"type": "thinking", "thinking": " ", "thinkingSignature": "c2lnbmVk"},
+                            {"type": "text", "text": "", "textSignature": "c2lnbmVk"}]), "stopReason": "stop"}
+    llm = [{"role": "user", "content": "hi", "timestamp": 1}, signed,
+           {"role": "user", "content": [], "timestamp": 3},
+           {**_assistant([{"type": "text", "text": "  "}]), "stopReason": "stop"},
+           {"role": "user", "content": "again", "timestamp": 4}]
+    both = _both(find_model("google/gemini-3-flash-preview"), llm)
+    assert both is not None
+    traced, walked = both
+    assert traced is not None and traced.by_label == walked.by_label and traced.item_origin == walked.item_origin
+    assert traced.by_label == {"contents[0]": 0, "contents[1]": 1, "contents[2]": 4}

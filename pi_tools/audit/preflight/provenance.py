@@ -179,24 +179,29 @@ def traced_origins(llm: Sequence[Any], items: Sequence[Any], trace: Any) -> Payl
 
     map_origins pairs the built contents with the transformed messages by walking both (render.payload_map), and
     the trace says where each message actually went. The two agree wherever the walk's expectations hold, which
-    is checked here message by message with the walk's own tests (its kinds and expected item counts): a message
-    the walk expects an item of made one (and one it expects none of made none), no user content opens the way a
-    "Tool result image:" content does, and no function response joins a response turn after a message that made
-    nothing (the walk closes the turn there). Everything the walk places, each message places here: its content,
+    is checked here message by message with the walk's own tests (its kinds and expected item counts, asked of an
+    assistant message only where it made no content: the converter keeps a part only where the walk counts one):
+    a message the walk expects an item of made one (and one it expects none of made none), no user content opens
+    the way a "Tool result image:" content does, and no function response joins a response turn after a message
+    that made nothing (the walk closes the turn there). Everything the walk places, each message places here: its content,
     its function response part, the "Tool result image:" content of its images (the walk attaches that to the
     result before it)."""
-    from pi_tools.render.payload_map import _UNITS, EXTRA, RESULT, USER, _kind_of_message
+    from pi_tools.render.payload_map import _UNITS, ASSISTANT, RESULT, USER
 
     transformed = trace.transformed
     places = trace.places
     if transformed is None or len(places) != len(transformed):
         return None
     units = _UNITS["google-generative-ai"]
+    kinds = {"user": USER, "assistant": ASSISTANT, "toolResult": RESULT}  # payload_map._kind_of_message's
     open_turn, skipped_since = -1, False  # the response turn a next result may join; whether a message made none
     for message, place in zip(transformed, places, strict=True):
-        if not isinstance(message, dict):
+        if type(message) is not dict:
             return None
-        kind = _kind_of_message(message)
+        role = message.get("role")
+        if type(role) is not str:
+            return None
+        kind = kinds.get(role)  # None: the walk's EXTRA, a message it expects nothing of
         if kind == RESULT:
             turn = place[0]
             if turn == open_turn and skipped_since:
@@ -204,7 +209,9 @@ def traced_origins(llm: Sequence[Any], items: Sequence[Any], trace: Any) -> Payl
             open_turn, skipped_since = (turn if place[2] < 0 else -1), False
             continue
         made = place >= 0
-        if made != (kind != EXTRA and units(message, {}) > 0):
+        if kind == ASSISTANT and made:
+            pass  # the converter keeps a part only where _google_units counts one: the walk expects this content
+        elif made != (kind is not None and units(message, {}) > 0):
             return None
         if made:
             open_turn = -1
