@@ -271,11 +271,9 @@ class BulkSession:
         """origins(plan), made only for the positions read (the index can go meanwhile): a caller that needs the
         entry of a few messages, preflight tracing its findings, then never makes a tuple per message."""
         ids, parsed, entries = self._ids, self._parsed, plan.entries
-        counts = {} if parsed.keys().isdisjoint(entries) else {
-            index: entry_message_count(parsed[index]) for index in parsed.keys() & set(entries)}
-        if all(value == 1 for value in counts.values()):
-            return PlanOrigins(ids, entries, None)
-        return PlanOrigins(ids, entries, self.origins(plan))
+        exceptions = [(position, produced) for position in compress(count(), map(parsed.__contains__, entries))
+                      if (produced := entry_message_count(parsed[entries[position]])) != 1]
+        return PlanOrigins(ids, entries, exceptions)
 
     def planned_messages(self, plan: ContextPlan) -> PlannedMessages:
         """The messages of a plan from this session, needing nothing of the index any more (which can go)."""
@@ -289,14 +287,31 @@ class BulkSession:
 
 
 class PlanOrigins(Sequence[tuple[Any, int]]):
-    """BulkSession.origins of a plan, as a sequence made on demand: entry id and file line of message k are those
-    of the plan's entry k (every entry one message), else read from the list made whole (`made`)."""
+    """BulkSession.origins of a plan, as a sequence made on demand. Message k comes from plan entry k but for the
+    few entries that produce other than one message (`exceptions`: (entry position, message count), in order):
+    an entry of none (a label, a model change) is skipped, one of several repeats."""
 
-    def __init__(self, ids: list[Any], entries: list[int], made: list[tuple[Any, int]] | None) -> None:
-        self._ids, self._entries, self._made = ids, entries, made
+    def __init__(self, ids: list[Any], entries: list[int], exceptions: list[tuple[int, int]]) -> None:
+        self._ids, self._entries, self._exceptions = ids, entries, exceptions
+        self._starts: list[int] = []  # the first message of each exception's entry
+        shift = 0
+        for position, produced in exceptions:
+            self._starts.append(position + shift)
+            shift += produced - 1
+        self._length = len(entries) + shift
 
     def __len__(self) -> int:
-        return len(self._entries) if self._made is None else len(self._made)
+        return self._length
+
+    def _entry(self, message: int) -> int:
+        """The plan entry message `message` comes from: after the last exception that starts at or before it,
+        entries are one message each again."""
+        at = bisect_right(self._starts, message) - 1
+        if at < 0:
+            return message
+        position, produced = self._exceptions[at]
+        start = self._starts[at]
+        return position if message < start + produced else position + 1 + message - start - produced
 
     @overload
     def __getitem__(self, index: int) -> tuple[Any, int]: ...
@@ -305,12 +320,13 @@ class PlanOrigins(Sequence[tuple[Any, int]]):
     def __getitem__(self, index: slice) -> list[tuple[Any, int]]: ...
 
     def __getitem__(self, index: int | slice) -> tuple[Any, int] | list[tuple[Any, int]]:
-        if self._made is not None:
-            return self._made[index]
         if isinstance(index, slice):
-            entries = self._entries[index]
-            return list(zip(map(self._ids.__getitem__, entries), map((1).__add__, entries), strict=True))
-        entry = self._entries[index]
+            return [self[message] for message in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError("origin index out of range")
+        entry = self._entries[self._entry(index)]
         return self._ids[entry], entry + 1
 
     def __iter__(self) -> Iterator[tuple[Any, int]]:
