@@ -554,5 +554,28 @@ def test_bulk_origins_equal_the_tree_reader() -> None:
             from_tree = trace_context(tree, leaf)
             assert from_bulk.origins == from_tree.origins, (case.name, leaf)
             assert len(from_bulk.messages) == len(from_tree.messages)
+            # the parts path's origins, made on demand: the same, whole, in slices and one by one
+            lazy = bulk.lazy_origins(bulk.plan(leaf))
+            assert len(lazy) == len(from_bulk.origins) and list(lazy) == from_bulk.origins, (case.name, leaf)
+            middle = len(lazy) // 2
+            assert lazy[middle:middle + 3] == from_bulk.origins[middle:middle + 3], (case.name, leaf)
+            assert [lazy[i] for i in range(len(lazy))] == from_bulk.origins, (case.name, leaf)
             compared += 1
     assert compared > 40
+
+
+def test_plan_origins_skip_and_repeat_entries_as_origins_does() -> None:
+    """PlanOrigins (BulkSession.lazy_origins) with entries of no message (a label) and of two messages, at the
+    start, in the middle and at the end: message by message what BulkSession.origins lists."""
+    from pi_tools.session.bulk import PlanOrigins
+
+    ids = [f"id{line}" for line in range(12)]
+    entries = [0, 2, 3, 4, 6, 7, 8, 10, 11]
+    produced = {0: 0, 3: 2, 4: 0, 5: 0, 8: 2}  # entry position -> messages; the others one each
+    expected = [(ids[entries[p]], entries[p] + 1) for p in range(len(entries)) for _ in range(produced.get(p, 1))]
+    lazy = PlanOrigins(ids, entries, sorted(produced.items()))
+    assert len(lazy) == len(expected) and list(lazy) == expected
+    assert [lazy[i] for i in range(-len(expected), 0)] == expected
+    assert lazy[2:5] == expected[2:5]
+    with pytest.raises(IndexError):
+        lazy[len(expected)]

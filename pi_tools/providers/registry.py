@@ -126,9 +126,15 @@ def _part_hook(api: str, name: str) -> Any:
     return getattr(module, f"{prefix}_{name}", None) or getattr(module, name, None)
 
 
-def build_history(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
+def build_history(api: str, model: Model, context: dict[str, Any], options: dict[str, Any],
+                  trace: Any = None) -> Any:
     """The payload messages of a conversation's first part (see pi_tools.providers.split), or None where this
-    API or model cannot build them apart from the rest of the conversation."""
+    API or model cannot build them apart from the rest of the conversation. With `trace` (a split.ContentTrace),
+    an API that can record where each message went (``build_history_traced``) records it there."""
+    if trace is not None:
+        traced = _part_hook(api, "build_history_traced")
+        if traced is not None:
+            return traced(model, context, options, trace)
     history = _part_hook(api, "build_history")
     return None if history is None else history(model, context, options)
 

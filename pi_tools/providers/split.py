@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import eq
 from typing import Any
@@ -102,6 +102,23 @@ class Tail:
     prefix_scan: Any = None
 
 
+@dataclass
+class ContentTrace:
+    """Where an API's conversion put each message transformMessages gave it, recorded while it converts (for
+    preflight, which must name the session entry behind a payload item: reading it off the conversion costs
+    nothing, where pairing the built items with the messages afterwards costs a second transformMessages and a
+    walk of both). An API records one when its payload module has ``build_history_traced``; the others leave it
+    empty (`transformed` None)."""
+
+    transformed: list[Any] | None = None
+    """transformMessages' output, as the conversion walked it."""
+    synthetic: list[int] = field(default_factory=list)
+    """The positions in `transformed` of the synthetic tool results transformMessages added."""
+    places: list[Any] = field(default_factory=list)
+    """Per transformed message, where its payload item went, in the API's own terms (see the API's
+    ``build_history_traced``)."""
+
+
 def _tool_results(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(compress(messages, map(eq, map(dict.get, messages, repeat("role")), repeat("toolResult"))))
 
@@ -118,15 +135,20 @@ def build_part(api: str, model: Model, context: dict[str, Any], options: dict[st
                scan: Callable[..., Any] | None = None) -> Part | None:
     """A part before the last, or None where this API or model cannot build one apart (raises what building
     it raises). `scan` is called with the part's payload messages while they are objects, its llm messages and
-    its EncodedItems (preflight's rules read what it returns instead of decoding the text again)."""
-    history = registry.build_history(api, model, context, options)
+    its EncodedItems (preflight's rules read what it returns instead of decoding the text again), and, where
+    `scan` asks for one (its `traced` is true), the ContentTrace of the part's conversion."""
+    trace = ContentTrace() if getattr(scan, "traced", False) else None
+    history = registry.build_history(api, model, context, options, trace)
     if history is None:
         return None
     converted, renamed, *carried = history
     messages = context.get("messages") or []
     results = _tool_results(messages)
     encoded, carry = registry.encode_part(api, converted, carried[0] if carried else None)
-    scanned = scan(converted, messages, encoded) if scan is not None else None
+    if scan is None:
+        scanned = None
+    else:
+        scanned = scan(converted, messages, encoded) if trace is None else scan(converted, messages, encoded, trace)
     return Part(encoded, frozenset(renamed), _result_ids(results), _latest_timestamp(messages), _loads_tools(results),
                 registry.starts_by_continuing(api, converted), carry, scanned)
 

@@ -150,6 +150,7 @@ def transform_messages(
     *,
     now_ms: Callable[[], int] | None = None,
     id_map: dict[str, str] | None = None,
+    synthetic: list[int] | None = None,
 ) -> list[Message]:
     """Rewrite ``messages`` for ``model`` as pi-ai's ``transformMessages`` does; the input is never mutated.
 
@@ -157,6 +158,8 @@ def transform_messages(
     ``now_ms`` stamps synthetic tool results (defaults to the wall clock, injectable for reproducible output).
     ``id_map``, when given, receives the renamed tool-call ids (original -> new): a caller that transforms a
     conversation in two parts needs to know which later tool results the first part would have renamed.
+    ``synthetic``, when given, receives the positions in the result of the synthetic results (a caller that
+    traces each output back to its input, preflight's payload mapping, needs to tell them apart).
     """
     clock = now_ms or _current_time_ms
     text_only = "image" not in (model.get("input") or ())
@@ -174,6 +177,8 @@ def transform_messages(
             return
         for call in pending_calls:
             if _key(call.get("id")) not in answered_ids:
+                if synthetic is not None:
+                    synthetic.append(len(result))
                 result.append(_synthetic_result(call, clock))
         pending_calls = []
         answered_ids = set()

@@ -16,11 +16,11 @@ import re
 import sys
 from array import array
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice, repeat
 from operator import attrgetter, is_, ne
-from typing import Any, ClassVar, Protocol, Union
+from typing import Any, ClassVar, Protocol, Union, overload
 
 import msgspec
 from msgspec import Struct
@@ -267,6 +267,14 @@ class BulkSession:
             out.extend([(ids[index], index + 1)] * count)
         return out
 
+    def lazy_origins(self, plan: ContextPlan) -> PlanOrigins:
+        """origins(plan), made only for the positions read (the index can go meanwhile): a caller that needs the
+        entry of a few messages, preflight tracing its findings, then never makes a tuple per message."""
+        ids, parsed, entries = self._ids, self._parsed, plan.entries
+        exceptions = [(position, produced) for position in compress(count(), map(parsed.__contains__, entries))
+                      if (produced := entry_message_count(parsed[entries[position]])) != 1]
+        return PlanOrigins(ids, entries, exceptions)
+
     def planned_messages(self, plan: ContextPlan) -> PlannedMessages:
         """The messages of a plan from this session, needing nothing of the index any more (which can go)."""
         starts, ends, parsed, roles = self._line_starts, self._line_ends, self._parsed, self._roles
@@ -276,6 +284,53 @@ class BulkSession:
         for position in compress(count(), map(parsed.__contains__, entries)):
             steps[position] = parsed[entries[position]]
         return PlannedMessages(self.data or b"", steps, self._checked)
+
+
+class PlanOrigins(Sequence[tuple[Any, int]]):
+    """BulkSession.origins of a plan, as a sequence made on demand. Message k comes from plan entry k but for the
+    few entries that produce other than one message (`exceptions`: (entry position, message count), in order):
+    an entry of none (a label, a model change) is skipped, one of several repeats."""
+
+    def __init__(self, ids: list[Any], entries: list[int], exceptions: list[tuple[int, int]]) -> None:
+        self._ids, self._entries, self._exceptions = ids, entries, exceptions
+        self._starts: list[int] = []  # the first message of each exception's entry
+        shift = 0
+        for position, produced in exceptions:
+            self._starts.append(position + shift)
+            shift += produced - 1
+        self._length = len(entries) + shift
+
+    def __len__(self) -> int:
+        return self._length
+
+    def _entry(self, message: int) -> int:
+        """The plan entry message `message` comes from: after the last exception that starts at or before it,
+        entries are one message each again."""
+        at = bisect_right(self._starts, message) - 1
+        if at < 0:
+            return message
+        position, produced = self._exceptions[at]
+        start = self._starts[at]
+        return position if message < start + produced else position + 1 + message - start - produced
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Any, int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[Any, int]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[Any, int] | list[tuple[Any, int]]:
+        if isinstance(index, slice):
+            return [self[message] for message in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError("origin index out of range")
+        entry = self._entries[self._entry(index)]
+        return self._ids[entry], entry + 1
+
+    def __iter__(self) -> Iterator[tuple[Any, int]]:
+        return iter(self[:])
 
 
 def _holds(ascending: list[int], value: int) -> bool:

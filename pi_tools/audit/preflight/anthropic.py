@@ -94,8 +94,8 @@ def _scan_items(items: Sequence[Any]) -> Summary:
         role = item.get("role")
         if role == "assistant":
             assistants.append((i,))
-        elif role == "user" and _starts_turn(content):
-            turn_starts.append((i,))
+        elif role == "user" and (type(item) is not dict or type(content) is not list) and _starts_turn(content):
+            turn_starts.append((i,))  # a list of blocks is judged below, in the blocks' own pass
         if type(item) is not dict:
             continue
         if content == "" or content == []:
@@ -103,13 +103,17 @@ def _scan_items(items: Sequence[Any]) -> Summary:
         if type(content) is not list:
             continue
         answers: list[Any] | None = None
+        other = False  # a block that is not a tool_result: a user message with one starts a turn
         for j, block in enumerate(content):
             if type(block) is not dict:
+                other = other or not (isinstance(block, dict) and block.get("type") == "tool_result")
                 continue
             kind = block.get("type")
+            if kind != "tool_result":
+                other = True
             if kind == "text":
                 text = block.get("text")
-                if type(text) is str and not text.strip():
+                if type(text) is str and (not text or text.isspace()):  # not text.strip(), without the copy
                     what = "must be non-empty" if text == "" else "must contain non-whitespace text"
                     blank.append((i, ("content", j), f"messages: text content blocks {what}"))
             elif kind == "tool_use":
@@ -142,11 +146,13 @@ def _scan_items(items: Sequence[Any]) -> Summary:
                             images.append((i, ("content", j, "content", k), *_image_facts(part.get("source"))))
                         elif part.get("type") == "text":
                             text = part.get("text")
-                            if type(text) is str and text != "" and not text.strip():
+                            if type(text) is str and text != "" and text.isspace():
                                 blank.append((i, ("content", j, "content", k),
                                               "messages: text content blocks must contain non-whitespace text"))
             elif kind == "image":
                 images.append((i, ("content", j), *_image_facts(block.get("source"))))
+        if role == "user" and (other or not content):  # _starts_turn(content)
+            turn_starts.append((i,))
         if answers is not None and previous is not None and (
                 (previous_strings and answers == previous) or _answered(previous, answers)):
             paired.append((i - 1,))  # the same ids in the same order (the usual case), else the same sets

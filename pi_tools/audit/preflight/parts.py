@@ -63,7 +63,7 @@ class _Parts:
 
     planned: list[Any]
     offsets: list[int]
-    origins: list[Origin]
+    origins: Sequence[Origin]
     chunks: list[_Chunk]
     items: _LazyItems
     """The payload's items as the rules read them (a chunk decoded once, for the rules or for tracing)."""
@@ -126,7 +126,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     api = str(model.get("api"))
     if not split.can_split(api):
         return None
-    origins = tree.origins(plan)
+    origins = tree.lazy_origins(plan)  # made only where a finding is traced
     header = tree.header
     context_doc = {"kind": "context", "source": source, "header": header, "thinkingLevel": plan.thinking_level,
                    "model": plan.model, "messages": LazyMessages(planned.__iter__, planned.json_items, planned=planned)}
@@ -145,7 +145,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
         from pi_tools.audit.preflight.session import check_whole
 
         del llm_doc, context_doc
-        return check_whole(source, request, header, plan, list(planned), origins)
+        return check_whole(source, request, header, plan, list(planned), list(origins))
     result = PreflightResult(source, api, reference)
     if document.get("kind") != "payload":
         result.error = f"{source}: Pi 0.85 cannot build this request: {document.get('error')}"
@@ -161,7 +161,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
         del document, payload, listed
         from pi_tools.audit.preflight.session import check_whole
 
-        return check_whole(source, request, header, plan, list(planned), origins)
+        return check_whole(source, request, header, plan, list(planned), list(origins))
     registry = default_registry()
     tail = list(iter_llm_messages(planned_parts[-1], registry))
     planned_parts = _detached(planned_parts, source)
@@ -181,8 +181,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     offsets = [0]
     for planned_part in planned_parts[:-1]:
         offsets.append(offsets[-1] + _message_count(planned_part))
-    positions: list[Origin] = list(origins)
-    parts = _Parts(planned_parts, offsets, positions, chunks, items)
+    parts = _Parts(planned_parts, offsets, origins, chunks, items)
     for index, piece in enumerate(built[:-1]):
         if isinstance(piece.scan, dict) and TRACE in piece.scan:
             parts.early[index] = piece.scan[TRACE]
@@ -316,7 +315,7 @@ def _traced_part(parts: _Parts, api: str, model: dict[str, Any], index: int, has
         reach = parts.reach.get(index)
         if (index + 1 < len(parts.offsets) and early[0] == parts.offsets[index + 1] - first
                 and reach is not None and reach <= early[1]):  # every finding of the part within the mapping
-            parts.traced[index] = (None, parts.origins[first:first + early[0]], early[2])
+            parts.traced[index] = (None, list(parts.origins[first:first + early[0]]), early[2])
     if index in parts.traced and messages_needed and parts.traced[index][0] is None:
         del parts.traced[index]
     if index not in parts.traced:

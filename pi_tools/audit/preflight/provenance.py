@@ -170,3 +170,107 @@ def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: d
             item_origin[i] = last
         last = item_origin[i]
     return PayloadOrigins(by_label, item_origin)
+
+
+def traced_origins(llm: Sequence[Any], items: Sequence[Any], trace: Any) -> PayloadOrigins | None:
+    """A Gemini part's mapping from the ContentTrace its conversion recorded (providers.split.ContentTrace, by
+    google_generative_ai.payload.build_history_traced), exactly as map_origins maps the whole part, or None where
+    that cannot be promised: the caller then maps it with map_origins.
+
+    map_origins pairs the built contents with the transformed messages by walking both (render.payload_map), and
+    the trace says where each message actually went. The two agree wherever the walk's expectations hold, which
+    is checked here message by message with the walk's own tests (its kinds and expected item counts, asked of an
+    assistant message only where it made no content: the converter keeps a part only where the walk counts one):
+    a message the walk expects an item of made one (and one it expects none of made none), no user content opens
+    the way a "Tool result image:" content does, and no function response joins a response turn after a message
+    that made nothing (the walk closes the turn there). Everything the walk places, each message places here: its content,
+    its function response part, the "Tool result image:" content of its images (the walk attaches that to the
+    result before it)."""
+    from pi_tools.render.payload_map import _UNITS, ASSISTANT, RESULT, USER
+
+    transformed = trace.transformed
+    places = trace.places
+    if transformed is None or len(places) != len(transformed):
+        return None
+    units = _UNITS["google-generative-ai"]
+    kinds = {"user": USER, "assistant": ASSISTANT, "toolResult": RESULT}  # payload_map._kind_of_message's
+    open_turn, skipped_since = -1, False  # the response turn a next result may join; whether a message made none
+    for message, place in zip(transformed, places, strict=True):
+        if type(message) is not dict:
+            return None
+        role = message.get("role")
+        if type(role) is not str:
+            return None
+        kind = kinds.get(role)  # None: the walk's EXTRA, a message it expects nothing of
+        if kind == RESULT:
+            turn = place[0]
+            if turn == open_turn and skipped_since:
+                return None
+            open_turn, skipped_since = (turn if place[2] < 0 else -1), False
+            continue
+        made = place >= 0
+        if kind == ASSISTANT and made:
+            pass  # the converter keeps a part only where _google_units counts one: the walk expects this content
+        elif made != (kind is not None and units(message, {}) > 0):
+            return None
+        if made:
+            open_turn = -1
+            if kind == USER:
+                content = items[place]
+                parts = content.get("parts") if isinstance(content, dict) else None
+                if parts and isinstance(parts[0], dict) and parts[0].get("text") == "Tool result image:":
+                    return None
+        else:
+            skipped_since = True
+    order = _llm_order(llm, len(transformed), set(trace.synthetic))
+    count = len(items)
+    by_label: dict[str, int] = {}
+    item_origin = [len(llm)] * count
+    for place, llm_index in zip(places, order, strict=False):
+        if type(place) is int:
+            if place < 0:
+                continue
+            by_label.setdefault(f"contents[{place}]", llm_index)
+            if place < count and llm_index < item_origin[place]:
+                item_origin[place] = llm_index
+            continue
+        turn, part, image = place
+        by_label.setdefault(f"contents[{turn}].parts[{part}]", llm_index)
+        if turn < count and llm_index < item_origin[turn]:
+            item_origin[turn] = llm_index
+        if image >= 0:
+            by_label.setdefault(f"contents[{image}]", llm_index)
+            if image < count and llm_index < item_origin[image]:
+                item_origin[image] = llm_index
+    last = 0
+    for i in range(count):
+        if item_origin[i] == len(llm):
+            item_origin[i] = last
+        last = item_origin[i]
+    return PayloadOrigins(by_label, item_origin)
+
+
+def _llm_order(llm: Sequence[Any], count: int, synthetic: set[int]) -> list[int]:
+    """Per transformed message (of `count`, the synthetic results at these positions), the llm message it points
+    at: as _map_origins pairs them (render.preview._align_transformed, then a synthetic result points at the last
+    assistant message before it)."""
+    from pi_tools.render.annotate import SKIPPED_STOP_REASONS
+
+    order: list[int] = []
+    cursor = 0
+    answering = 0
+    for index, message in enumerate(llm):
+        while cursor < count and cursor in synthetic:
+            order.append(answering)
+            cursor += 1
+        is_dict = isinstance(message, dict)
+        if is_dict and message.get("role") == "assistant":
+            if message.get("stopReason") not in SKIPPED_STOP_REASONS and cursor < count:
+                order.append(index)
+                cursor += 1
+            answering = index
+        elif cursor < count:
+            order.append(index)
+            cursor += 1
+    order.extend([answering] * (count - cursor))
+    return order

@@ -85,8 +85,16 @@ class PartScanner:
         self.api = api
         self.model = model
 
+    @property
+    def traced(self) -> bool:
+        """Whether a part's conversion should record where each message went (providers.split.ContentTrace):
+        where a scan `finds` what a rule will certainly report, the part is mapped from that record."""
+        if self.names is None:
+            self.names = scan_names(str(self.api))
+        return self.model is not None and any(name in _FINDS for name in self.names)
+
     def __call__(self, items: Sequence[Any], messages: Sequence[Any] | None = None,
-                 encoded: Any = None) -> dict[str, Any]:
+                 encoded: Any = None, trace: Any = None) -> dict[str, Any]:
         if self.names is None:
             self.names = scan_names(str(self.api))
         scans: dict[str, Any] = {}
@@ -97,13 +105,18 @@ class PartScanner:
             return scans
         found = [last for name in self.names if name in _FINDS and (last := _FINDS[name](scans[name])) is not None]
         if found:
+            from pi_tools.audit.preflight.provenance import map_origins, traced_origins
+
+            upto = max(found)
+            mapping = traced_origins(messages, items, trace) if trace is not None else None
+            if mapping is not None:  # the whole part mapped, from what its conversion recorded
+                scans[TRACE] = (len(messages), len(items) - 1, mapping)
+                return scans
             import orjson
 
-            from pi_tools.audit.preflight.provenance import map_origins
             from pi_tools.audit.preflight.view import ITEM_LISTS
 
             decoded = orjson.loads(b"[" + encoded.json + b"]") if encoded.count else []
-            upto = max(found)
             mapping = map_origins(self.api, self.model, messages, {ITEM_LISTS.get(self.api, "messages"): decoded},
                                   False, upto_item=upto)
             scans[TRACE] = (len(messages), upto, mapping)

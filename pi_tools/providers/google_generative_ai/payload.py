@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.js.access import copy_defined, js_join_piece, require_string, string_receiver
 from pi_tools.js.strings import js_is_blank
@@ -21,6 +21,9 @@ from pi_tools.providers.errors import PayloadError, missing_api_key
 from pi_tools.providers.options import build_base_options, clamp_thinking_level
 from pi_tools.providers.sanitize import sanitize_id_chars, sanitize_surrogates
 from pi_tools.providers.transform_messages import transform_messages
+
+if TYPE_CHECKING:
+    from pi_tools.providers.split import ContentTrace
 
 GOOGLE_LEVELS = ("minimal", "low", "medium", "high")
 
@@ -275,14 +278,19 @@ def _append_tool_result(
     return response_turn
 
 
-def convert_messages(model: Model, context: dict[str, Any],
-                     renamed: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def convert_messages(model: Model, context: dict[str, Any], renamed: dict[str, str] | None = None,
+                     trace: ContentTrace | None = None) -> list[dict[str, Any]]:
     """Gemini ``contents`` for a context, after pi-ai's cross-provider normalisation (whose renamed tool-call ids
-    go to `renamed`)."""
+    go to `renamed`); with `trace`, where each transformed message went (see build_history_traced)."""
     contents: list[dict[str, Any]] = []
     response_turn: dict[str, Any] | None = None
     traits = _ModelTraits.of(model)
-    for message in transform_messages(context.get("messages") or [], model, normalize_tool_call_id, id_map=renamed):
+    transformed = transform_messages(context.get("messages") or [], model, normalize_tool_call_id, id_map=renamed,
+                                     synthetic=None if trace is None else trace.synthetic)
+    places = None
+    if trace is not None:
+        trace.transformed, places = transformed, trace.places
+    for message in transformed:
         role = message.get("role")
         converted: dict[str, Any] | None
         if role == "user":
@@ -291,12 +299,26 @@ def convert_messages(model: Model, context: dict[str, Any],
             converted = _assistant_content(message, model, traits)
         elif role == "toolResult":
             response_turn = _append_tool_result(contents, message, traits, response_turn)
+            if places is not None:
+                places.append(_result_place(contents, response_turn))
             continue
         else:
+            if places is not None:
+                places.append(-1)
             continue
         if converted is not None:
             contents.append(converted)
+        if places is not None:
+            places.append(len(contents) - 1 if converted is not None else -1)
     return contents
+
+
+def _result_place(contents: list[dict[str, Any]], response_turn: dict[str, Any]) -> tuple[int, int, int]:
+    """Where a tool result just went: (its response turn's index, its part's index in it, the index of the
+    "Tool result image:" content made for its images, or -1)."""
+    last = len(contents) - 1
+    turn = last if contents[last] is response_turn else last - 1
+    return turn, len(response_turn["parts"]) - 1, -1 if turn == last else last
 
 
 def build_history(
@@ -308,6 +330,15 @@ def build_history(
     message that converts to nothing joins the function responses before it (see starts_by_continuing)."""
     renamed: dict[str, str] = {}
     return convert_messages(model, context, renamed), renamed
+
+
+def build_history_traced(model: Model, context: dict[str, Any], options: dict[str, Any],
+                         trace: ContentTrace) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """build_history, recording in `trace` where each transformed message went: per message, the index of the
+    content it made (-1: none), or for a tool result (its response turn's index, its part's index, the index of
+    its "Tool result image:" content or -1)."""
+    renamed: dict[str, str] = {}
+    return convert_messages(model, context, renamed, trace), renamed
 
 
 def starts_by_continuing(contents: list[dict[str, Any]]) -> bool:
