@@ -20,6 +20,7 @@ does that work itself.
 from __future__ import annotations
 
 import fcntl
+import gc
 import mmap
 import os
 import pickle
@@ -374,30 +375,36 @@ def chunk_crcs(data: bytes, start: int, chunk_size: int = _CHUNK) -> list[tuple[
 
 
 class _VerifiedText:
-    """The file's bytes read again by the helper, each chunk checked against the CRC-32 it had when indexed (the
-    last chunk read is kept: consecutive parts mostly share one)."""
+    """The file's bytes read again by the helper, each chunk checked against the CRC-32 it had when indexed.
+
+    The two chunks read last are kept: the helper takes parts from the back, so consecutive parts share a chunk,
+    and a part across a chunk boundary needs both; keeping only one read the earlier chunk again for the next
+    part. A part across a boundary is joined from its own slices of the chunks, not from whole chunks."""
 
     def __init__(self, fd: int, chunks: list[tuple[int, int, int]]) -> None:
         self._fd = fd
         self._chunks = chunks
-        self._kept: tuple[int, bytes] = (-1, b"")
+        self._kept: dict[int, bytes] = {}
 
     def _chunk(self, offset: int, length: int, crc: int) -> bytes:
-        if self._kept[0] != offset:
+        chunk = self._kept.get(offset)
+        if chunk is None:
             chunk = os.pread(self._fd, length, offset)
             if len(chunk) != length or zlib.crc32(chunk) != crc:
                 raise OSError("the session file changed while it was read")
-            self._kept = (offset, chunk)
-        return self._kept[1]
+            if len(self._kept) >= 2:
+                del self._kept[next(iter(self._kept))]  # the older of the two
+            self._kept[offset] = chunk
+        return chunk
 
     def __call__(self, start: int, end: int) -> bytes:
         covering = [chunk for chunk in self._chunks if chunk[0] < end and chunk[0] + chunk[1] > start]
         if not covering or covering[0][0] > start or covering[-1][0] + covering[-1][1] < end:
             raise OSError("text outside what was indexed")
-        first = covering[0][0]
         if len(covering) == 1:
+            first = covering[0][0]
             return self._chunk(*covering[0])[start - first:end - first]
-        return b"".join(self._chunk(*chunk) for chunk in covering)[start - first:end - first]
+        return b"".join(self._chunk(*chunk)[max(start - chunk[0], 0):end - chunk[0]] for chunk in covering)
 
 
 def _first_part_past(planned_parts: list[Any], share: float) -> int:
@@ -432,6 +439,7 @@ def _serve(task_fd: int, result_fd: int, large: str, claims: SharedClaims, api: 
     closes, and end without any teardown."""
     status = 0
     try:
+        gc.disable()  # as the main process (cli.app.main): no cycles to find, only live objects to rescan
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the helper quietly with the command
         with os.fdopen(task_fd, "rb") as tasks, os.fdopen(result_fd, "wb") as results:
             file_fd = os.open(large, os.O_RDONLY)
