@@ -152,8 +152,10 @@ class PayloadWorker:
     """The main process's handle on the helper."""
 
     def __init__(self, pid: int, tasks: IO[bytes], results: IO[bytes], indexed: str | None,
-                 claims: SharedClaims) -> None:
+                 claims: SharedClaims, api: str | None = None) -> None:
         self._pid = pid
+        self._api = api
+        """The API hint the helper was started with (see _warm_up)."""
         self._claims = claims
         self._tasks: IO[bytes] | None = tasks
         self._results = results
@@ -204,7 +206,7 @@ class PayloadWorker:
             _serve(task_read, result_write, large, claims, api)  # never returns
         os.close(task_read)
         os.close(result_write)
-        return cls(pid, os.fdopen(task_write, "wb"), os.fdopen(result_read, "rb"), large, claims)
+        return cls(pid, os.fdopen(task_write, "wb"), os.fdopen(result_read, "rb"), large, claims, api)
 
     # --- the index of a file's second half (session.bulk.LineHeadsElsewhere) ---------------------------------
 
@@ -221,8 +223,14 @@ class PayloadWorker:
         return True
 
     def line_heads(self) -> Any:
-        """The helper's heads of the expected bytes, if it read exactly those bytes."""
+        """The helper's heads of the expected bytes, if it read exactly those bytes.
+
+        Before waiting for them, this process loads what its first part will need (_warm_up: the role registry,
+        the API's payload module), as the helper did: it needs them next in any case, and the helper is often
+        still indexing (the two processes then both work until the heads come)."""
         expected, self._expected = self._expected, None
+        if expected is not None and self._indexing is not None:
+            _warm_up(self._api)
         tail = self._receive_index()
         if expected is None or tail is None:
             return None
