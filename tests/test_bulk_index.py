@@ -279,3 +279,35 @@ def test_entry_message_count_is_the_length_of_entry_to_messages() -> None:
     assert len(entries) > 200
     for entry in entries:
         assert entry_message_count(entry) == len(entry_to_messages(entry)), entry
+
+
+def test_helper_reads_verified_text_back_exactly(tmp_path: Path) -> None:
+    """The helper's second reading of the file (engine.helper._VerifiedText), chunk by chunk and across chunk
+    boundaries, gives exactly the file's bytes, and refuses a chunk whose bytes changed since it was indexed."""
+    import os
+
+    from pi_tools.engine.helper import _VerifiedText, chunk_crcs
+
+    rng = random.Random(5)
+    data = bytes(rng.randrange(256) for _ in range(50_000))
+    path = tmp_path / "text.bin"
+    path.write_bytes(data)
+    start, chunk = 7_001, 4_096
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        text = _VerifiedText(fd, chunk_crcs(data, start, chunk))
+        spans = [(start, len(data)), (start, start + 1), (len(data) - 1, len(data))]
+        spans += [(boundary - 3, boundary + 3) for boundary in range(start + chunk, len(data), chunk)]
+        spans += sorted(((a, min(len(data), a + rng.choice([1, 500, 4_096, 9_000]))) for a in
+                         (rng.randrange(start, len(data)) for _ in range(400))), reverse=True)
+        for begin, end in spans:
+            assert text(begin, end) == data[begin:end], (begin, end)
+        with pytest.raises(OSError, match="outside what was indexed"):
+            text(start - 1, start + 10)
+        changed = bytearray(data)
+        changed[start + 5] ^= 1
+        path.write_bytes(changed)
+        with pytest.raises(OSError, match="changed"):
+            _VerifiedText(fd, chunk_crcs(data, start, chunk))(start, start + 10)
+    finally:
+        os.close(fd)

@@ -20,6 +20,7 @@ does that work itself.
 from __future__ import annotations
 
 import fcntl
+import gc
 import mmap
 import os
 import pickle
@@ -151,8 +152,10 @@ class PayloadWorker:
     """The main process's handle on the helper."""
 
     def __init__(self, pid: int, tasks: IO[bytes], results: IO[bytes], indexed: str | None,
-                 claims: SharedClaims) -> None:
+                 claims: SharedClaims, api: str | None = None) -> None:
         self._pid = pid
+        self._api = api
+        """The API hint the helper was started with (see _warm_up)."""
         self._claims = claims
         self._tasks: IO[bytes] | None = tasks
         self._results = results
@@ -203,7 +206,7 @@ class PayloadWorker:
             _serve(task_read, result_write, large, claims, api)  # never returns
         os.close(task_read)
         os.close(result_write)
-        return cls(pid, os.fdopen(task_write, "wb"), os.fdopen(result_read, "rb"), large, claims)
+        return cls(pid, os.fdopen(task_write, "wb"), os.fdopen(result_read, "rb"), large, claims, api)
 
     # --- the index of a file's second half (session.bulk.LineHeadsElsewhere) ---------------------------------
 
@@ -220,8 +223,14 @@ class PayloadWorker:
         return True
 
     def line_heads(self) -> Any:
-        """The helper's heads of the expected bytes, if it read exactly those bytes."""
+        """The helper's heads of the expected bytes, if it read exactly those bytes.
+
+        Before waiting for them, this process loads what its first part will need (_warm_up: the role registry,
+        the API's payload module), as the helper did: it needs them next in any case, and the helper is often
+        still indexing (the two processes then both work until the heads come)."""
         expected, self._expected = self._expected, None
+        if expected is not None and self._indexing is not None:
+            _warm_up(self._api)
         tail = self._receive_index()
         if expected is None or tail is None:
             return None
@@ -374,30 +383,36 @@ def chunk_crcs(data: bytes, start: int, chunk_size: int = _CHUNK) -> list[tuple[
 
 
 class _VerifiedText:
-    """The file's bytes read again by the helper, each chunk checked against the CRC-32 it had when indexed (the
-    last chunk read is kept: consecutive parts mostly share one)."""
+    """The file's bytes read again by the helper, each chunk checked against the CRC-32 it had when indexed.
+
+    The two chunks read last are kept: the helper takes parts from the back, so consecutive parts share a chunk,
+    and a part across a chunk boundary needs both; keeping only one read the earlier chunk again for the next
+    part. A part across a boundary is joined from its own slices of the chunks, not from whole chunks."""
 
     def __init__(self, fd: int, chunks: list[tuple[int, int, int]]) -> None:
         self._fd = fd
         self._chunks = chunks
-        self._kept: tuple[int, bytes] = (-1, b"")
+        self._kept: dict[int, bytes] = {}
 
     def _chunk(self, offset: int, length: int, crc: int) -> bytes:
-        if self._kept[0] != offset:
+        chunk = self._kept.get(offset)
+        if chunk is None:
             chunk = os.pread(self._fd, length, offset)
             if len(chunk) != length or zlib.crc32(chunk) != crc:
                 raise OSError("the session file changed while it was read")
-            self._kept = (offset, chunk)
-        return self._kept[1]
+            if len(self._kept) >= 2:
+                del self._kept[next(iter(self._kept))]  # the older of the two
+            self._kept[offset] = chunk
+        return chunk
 
     def __call__(self, start: int, end: int) -> bytes:
         covering = [chunk for chunk in self._chunks if chunk[0] < end and chunk[0] + chunk[1] > start]
         if not covering or covering[0][0] > start or covering[-1][0] + covering[-1][1] < end:
             raise OSError("text outside what was indexed")
-        first = covering[0][0]
         if len(covering) == 1:
+            first = covering[0][0]
             return self._chunk(*covering[0])[start - first:end - first]
-        return b"".join(self._chunk(*chunk) for chunk in covering)[start - first:end - first]
+        return b"".join(self._chunk(*chunk)[max(start - chunk[0], 0):end - chunk[0]] for chunk in covering)
 
 
 def _first_part_past(planned_parts: list[Any], share: float) -> int:
@@ -432,6 +447,7 @@ def _serve(task_fd: int, result_fd: int, large: str, claims: SharedClaims, api: 
     closes, and end without any teardown."""
     status = 0
     try:
+        gc.disable()  # as the main process (cli.app.main): no cycles to find, only live objects to rescan
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the helper quietly with the command
         with os.fdopen(task_fd, "rb") as tasks, os.fdopen(result_fd, "wb") as results:
             file_fd = os.open(large, os.O_RDONLY)
