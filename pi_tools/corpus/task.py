@@ -169,9 +169,7 @@ def _frame(table: str, columns: Columns, names: pl.Series, files: list[tuple[str
     series: list[pl.Series] = []
     for name, kind in schema.items():
         if name == "file":
-            index = [pl.repeat(number, counts[table], dtype=pl.Int64, eager=True)
-                     for number, (_, counts) in enumerate(files)]
-            series.append(names.gather(pl.concat(index)) if index else names)
+            series.append(_file_column(table, names, files))
         elif name not in columns:
             continue
         elif isinstance(kind, pl.Datetime):
@@ -187,6 +185,17 @@ def _frame(table: str, columns: Columns, names: pl.Series, files: list[tuple[str
 
 
 MAX_JS_TIME_MS = 8_640_000_000_000_000
+
+
+def _file_column(table: str, names: pl.Series, files: list[tuple[str, dict[str, int]]]) -> pl.Series:
+    """Each file's name once per row it has in `table`, repeated in polars in one call: a repeat and a concat
+    per file cost 0.25-0.3 ms per file and table (more than converting a column); files without rows in the
+    table are left out before repeating (an empty repeat would explode to a null row)."""
+    import polars as pl
+
+    counts = pl.Series("rows", [file_counts.get(table, 0) for _, file_counts in files], dtype=pl.UInt32)
+    return (pl.DataFrame([names, counts]).filter(pl.col("rows") > 0)
+            .select(pl.col("file").repeat_by("rows").explode()).to_series())
 
 
 def _time_series(name: str, values: list[Any]) -> pl.Series:
