@@ -22,6 +22,9 @@ Figures, 2,000 x 1 MB, 2 cores, default engine (local pool on both cores):
   noise; counted in instructions (callgrind) the rows fell 5% and the frames 3% (docs/index.md, Speed).
 - Quiet machine, end of the fourth session, 2,000 x 1 MB, 3 rounds: index 51.1-62.1 s, audit 14.1-17.2 s,
   ratio 3.38-3.71 (median 3.61); the incremental run 0.4% of the first.
+- index-frames branch (add, frames and Parquet 42.2 -> 39.9 M instructions per file; batches shrinking toward the
+  end), load 6-10, 200 x 1 MB, interleaved with main: index CPU 10.2-12.4 s and 12.5-13.0 s against main's
+  10.5-11.6 s and 10.3-12.5 s, audit 3.5-4.4 s: no difference this load lets show (docs/index.md, Speed).
 """
 
 from __future__ import annotations

@@ -106,31 +106,52 @@ def _index_batch(job: BatchJob) -> BatchResult:
 
 
 class RowsBatch:
-    """The rows of several files, table by table, as one set of columns (entry references made batch-wide)."""
+    """The rows of several files, table by table, as one set of columns (entry references made batch-wide).
+
+    Each file's column lists are kept as they are and joined once, at the end, into lists allocated at their
+    final length: appending them one file at a time (`list.extend`) reallocated and copied the growing lists
+    again and again (1.3-1.4 against 1.0-1.2 ms per file for a batch of 40)."""
 
     def __init__(self) -> None:
-        self.columns: FileRows = {}
+        self.parts: dict[str, dict[str, list[list[Any]]]] = {}
         self.files: list[tuple[str, dict[str, int]]] = []
+        self.entries = 0
 
     def add(self, name: str, rows: FileRows) -> dict[str, int]:
         """Append one file's rows; returns its row count per table."""
-        entries = self.columns.get("entries")
-        offset = len(entries["line"]) if entries else 0
+        offset = self.entries
         counts: dict[str, int] = {}
         for table, columns in rows.items():
-            target = self.columns.setdefault(table, {column: [] for column in columns})
+            target = self.parts.setdefault(table, {column: [] for column in columns})
             for column, values in columns.items():
                 if offset and column == ENTRY:
                     values = [at + offset for at in values]
                 elif offset and column == RESULT_ENTRY:
                     values = [None if at is None else at + offset for at in values]
-                target[column].extend(values)
+                target[column].append(values)
             counts[table] = len(next(iter(columns.values())))
+        self.entries += counts.get("entries", 0)
         self.files.append((name, counts))
         return counts
 
+    @property
+    def columns(self) -> FileRows:
+        return {table: {column: _joined(parts) for column, parts in columns.items()}
+                for table, columns in self.parts.items()}
+
     def frames(self) -> dict[str, pl.DataFrame]:
         return frames(self.columns, self.files)
+
+
+def _joined(parts: list[list[Any]]) -> list[Any]:
+    if len(parts) == 1:
+        return parts[0]
+    joined: list[Any] = [None] * sum(map(len, parts))
+    at = 0
+    for part in parts:
+        joined[at:at + len(part)] = part
+        at += len(part)
+    return joined
 
 
 def frames(rows: FileRows, files: list[tuple[str, dict[str, int]]]) -> dict[str, pl.DataFrame]:
@@ -169,9 +190,7 @@ def _frame(table: str, columns: Columns, names: pl.Series, files: list[tuple[str
     series: list[pl.Series] = []
     for name, kind in schema.items():
         if name == "file":
-            index = [pl.repeat(number, counts[table], dtype=pl.Int64, eager=True)
-                     for number, (_, counts) in enumerate(files)]
-            series.append(names.gather(pl.concat(index)) if index else names)
+            series.append(_file_column(table, names, files))
         elif name not in columns:
             continue
         elif isinstance(kind, pl.Datetime):
@@ -187,6 +206,17 @@ def _frame(table: str, columns: Columns, names: pl.Series, files: list[tuple[str
 
 
 MAX_JS_TIME_MS = 8_640_000_000_000_000
+
+
+def _file_column(table: str, names: pl.Series, files: list[tuple[str, dict[str, int]]]) -> pl.Series:
+    """Each file's name once per row it has in `table`, repeated in polars in one call: a repeat and a concat
+    per file cost 0.25-0.3 ms per file and table (more than converting a column); files without rows in the
+    table are left out before repeating (an empty repeat would explode to a null row)."""
+    import polars as pl
+
+    counts = pl.Series("rows", [file_counts.get(table, 0) for _, file_counts in files], dtype=pl.UInt32)
+    return (pl.DataFrame([names, counts]).filter(pl.col("rows") > 0)
+            .select(pl.col("file").repeat_by("rows").explode()).to_series())
 
 
 def _time_series(name: str, values: list[Any]) -> pl.Series:
