@@ -577,5 +577,10 @@ def test_plan_origins_skip_and_repeat_entries_as_origins_does() -> None:
     assert len(lazy) == len(expected) and list(lazy) == expected
     assert [lazy[i] for i in range(-len(expected), 0)] == expected
     assert lazy[2:5] == expected[2:5]
+    # slices are made a stretch at a time (PlanOrigins._run): every start and stop, inside and past the ends
+    for start in range(-len(expected) - 2, len(expected) + 2):
+        for stop in range(-len(expected) - 2, len(expected) + 2):
+            assert lazy[start:stop] == expected[start:stop], (start, stop)
+    assert lazy[::2] == expected[::2] and lazy[::-1] == expected[::-1]
     with pytest.raises(IndexError):
         lazy[len(expected)]
