@@ -339,23 +339,32 @@ def test_part_scans_merged_equal_the_scan_of_the_joined_items(tmp_path: Path, mo
         merged = checked.scans[name]
         assert set(merged) == set(whole), name
         prune = scans._PRUNES.get(name)
-        if prune is not None:
-            least = prune(whole, len(items))
-            for kind, rows in whole.items():
-                kept = merged[kind]
-                kept_set = set(kept)
-                assert [row for row in rows if row in kept_set] == kept, (name, kind)  # in order, none made up
-                assert set(least[kind]) <= set(kept), (name, kind)
-            continue
+        least = prune(whole, len(items)) if prune is not None else None
         for kind, rows in whole.items():
+            kept = merged[kind]
             if (name, kind) == ("responses", "heads"):
                 # a part records its first item's type and role too (it may follow a reasoning item of the part
                 # before it): more rows than the whole scan's, each one true of its item
-                assert set(rows) <= set(merged[kind])
-                assert all(row == (row[0], items[row[0]].get("type"), items[row[0]].get("role"))
-                           for row in merged[kind])
+                assert set(rows) <= set(kept)
+                assert all(row == (row[0], items[row[0]].get("type"), items[row[0]].get("role")) for row in kept)
+            elif (name, kind) == ("responses", "paired"):
+                # each a call (item, call_id) answered within its part; the call_ids occur once each here, so the
+                # merged rows are the whole scan's but those of the pairs' call_ids, and the rules read them
+                calls = {(row[0], row[2]) for row in whole["ids"] if row[1]}
+                pruned = {call_id for _, call_id in kept}
+                assert kept and len(pruned) == len(kept) and all(row in calls for row in kept)
+                assert merged["ids"] == [row for row in whole["ids"] if row[2] not in pruned]
+                # (imported here, not at collection: the rules' registration order, which --list-rules shows, is
+                # the order their modules are imported in)
+                from pi_tools.audit.preflight import responses as responses_module
+
+                assert responses_module._ids(checked) is merged["ids"]
+            elif least is not None:
+                kept_set = set(kept)
+                assert [row for row in rows if row in kept_set] == kept, (name, kind)  # in order, none made up
+                assert set(least[kind]) <= set(kept), (name, kind)
             else:
-                assert merged[kind] == rows, (name, kind)
+                assert kept == rows, (name, kind)
 
 
 def _tool_loops(tmp: Path, rounds: int = 40) -> str:
@@ -421,3 +430,49 @@ def _whole_payload_items(path: str, target: str) -> list[Any]:
     llm = as_llm(StageInput(path, tree=load_context_source(path, True)))
     document = payload_document(llm, PayloadRequest(api=api, model=target))
     return document["payload"]["messages" if api == "anthropic-messages" else "contents"]
+
+
+def _repeated_call_ids(tmp: Path, stray: bool) -> str:
+    """Tool loops whose call ids repeat in later rounds: each answered within its round (a pair every part
+    prunes), and with `stray` also a lone result with a pair's id in the last round."""
+    messages: list[dict[str, Any]] = []
+    for round_ in range(8):
+        call_id = f"dup{round_ % 3}"
+        messages += [{"role": "user", "content": [{"type": "text", "text": f"round {round_} " + "words " * 50}]},
+                     _assistant([{"type": "toolCall", "id": call_id, "name": "bash", "arguments": {}}], "toolUse"),
+                     {"role": "toolResult", "toolCallId": call_id, "toolName": "bash",
+                      "content": [{"type": "text", "text": "out"}], "isError": False},
+                     _assistant([{"type": "text", "text": "done"}])]
+    if stray:
+        messages += [{"role": "user", "content": [{"type": "text", "text": "again"}]},
+                     {"role": "toolResult", "toolCallId": "dup0", "toolName": "bash",
+                      "content": [{"type": "text", "text": "late"}], "isError": False}]
+    messages += [{"role": "user", "content": [{"type": "text", "text": "last"}]}]
+    return _session(tmp, messages, f"repeated-{stray}.jsonl")
+
+
+@pytest.mark.parametrize("stray", [False, True])
+def test_responses_pairs_pruned_in_parts_are_scanned_again_when_their_call_ids_repeat(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stray: bool) -> None:
+    """A part prunes a call answered within it (responses._prune); where the call_id occurs in another part too
+    (Pi replays an id a provider reused), the rules read every row of the items again (responses._ids), and the
+    findings stay exactly the whole build's."""
+    from pi_tools.audit.preflight import responses as responses_module
+
+    path = _repeated_call_ids(tmp_path, stray)
+    rescans: list[int] = []
+    real_scan = responses_module._scan_items
+
+    def counted(items: Any) -> Any:
+        rescans.append(len(items))
+        return real_scan(items)
+
+    request = PreflightRequest(model="openai/gpt-5.1")
+    whole = _whole(path, request)
+    monkeypatch.setattr(responses_module, "_scan_items", counted)
+    found = _in_parts(path, request, monkeypatch)
+    assert found is not None and found == whole
+    assert rescans, "the merged rows were read although pruned call ids repeat"
+    # a reused id's later calls: the id's first output came before them (what the pruned rows alone would hide)
+    assert [(f["rule"], f["payloadPath"], f["entryId"]) for f in found] == [
+        ("responses-call-without-output", f"input[{item}]", f"e{item + 1}") for item in (13, 17, 21, 25, 29)]

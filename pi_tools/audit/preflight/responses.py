@@ -20,11 +20,54 @@ def _kind(item: Any) -> Any:
     return item.get("type") if isinstance(item, dict) else None
 
 
-@item_scan("responses", API)
+def _prune(scan: Summary, count: int) -> Summary:
+    """The rows of a part that the rules below can act on when the request is the whole payload (scans.item_scan's
+    `prune`): a call whose call_id (a string of at most 64 characters) occurs in the part exactly once as a call
+    and once as an output after it is answered, and that output has its call, so neither row is kept; the
+    call's (item, call_id) is kept under "paired" instead. Each rule reads the rows of one call_id together, so
+    this holds for the whole request only where no other row of it carries that call_id: `_ids` checks that
+    after the merge and otherwise scans the items again (call_ids repeated across parts are rare)."""
+    rows = scan["ids"]
+    calls: dict[str, int] = {}  # call_id -> its row, or -1 when it occurs more than once
+    outputs: dict[str, int] = {}
+    for at, (_, is_call, call_id) in enumerate(rows):
+        if type(call_id) is str and len(call_id) <= MAX_CALL_ID:
+            seen = calls if is_call else outputs
+            seen[call_id] = -1 if call_id in seen else at
+    dropped: set[int] = set()
+    paired: Rows = []
+    for call_id, at in calls.items():
+        answer = outputs.get(call_id, -1)
+        if at >= 0 and answer > at:
+            dropped.update((at, answer))
+            paired.append((rows[at][0], call_id))
+    if not dropped:
+        return scan
+    return {**scan, "ids": [row for at, row in enumerate(rows) if at not in dropped], "paired": paired}
+
+
+def _ids(view: RequestView) -> Rows:
+    """The call and output rows the rules read: without a part's answered pairs (see _prune) where the call_ids
+    of those pairs occur nowhere else in the request, else every row of the items, scanned again."""
+    def rows() -> Rows:
+        scan = _scan(view)
+        ids: Rows = scan["ids"]
+        paired = scan.get("paired")
+        if not paired:
+            return ids
+        pruned = {call_id for _, call_id in paired}
+        if len(pruned) == len(paired) and not any(type(row[2]) is str and row[2] in pruned for row in ids):
+            return ids
+        rescanned: Rows = _scan_items(view.items)["ids"]
+        return rescanned
+    return view.cached("responses.ids", rows)
+
+
+@item_scan("responses", API, prune=_prune)
 def _scan_items(items: Sequence[Any]) -> Summary:
     """The rows the rules below read (see scans.py): function calls and outputs in order (item, whether a call,
     call_id); reasoning items (item, id); the type and role of the first item and of each item after a reasoning
-    item (item, type, role), which is all the rules ask of the items that follow one."""
+    item (item, type, role), which is all the rules ask of the items that follow one; "paired" is for _prune."""
     ids: Rows = []
     reasoning: Rows = []
     heads: Rows = []
@@ -40,7 +83,7 @@ def _scan_items(items: Sequence[Any]) -> Summary:
             ids.append((i, False, item.get("call_id")))
         elif after_reasoning:
             reasoning.append((i, item.get("id")))
-    return {"ids": ids, "reasoning": reasoning, "heads": heads}
+    return {"ids": ids, "reasoning": reasoning, "heads": heads, "paired": []}
 
 
 def _scan(view: RequestView) -> Summary:
@@ -56,7 +99,7 @@ def _scan(view: RequestView) -> Summary:
       """Every function_call_output must answer a function_call that appears earlier in the same input.""")
 def output_without_call(view: RequestView) -> Iterator[Hit]:
     seen: set[Any] = set()
-    for i, is_call, call_id in _scan(view)["ids"]:
+    for i, is_call, call_id in _ids(view):
         if is_call:
             seen.add(call_id)
         elif call_id not in seen:
@@ -72,7 +115,7 @@ def output_without_call(view: RequestView) -> Iterator[Hit]:
       answers unanswered calls with a synthetic error result, so this appears mostly outside Pi.""")
 def call_without_output(view: RequestView) -> Iterator[Hit]:
     outputs: dict[Any, int] = {}
-    rows = _scan(view)["ids"]
+    rows = _ids(view)
     for i, is_call, call_id in rows:
         if not is_call:
             outputs.setdefault(call_id, i)
@@ -109,7 +152,7 @@ def reasoning_without_following(view: RequestView) -> Iterator[Hit]:
       "Rewrite the call and result ids in the entries (ids other providers minted are the usual cause).",
       """call_id values of function calls and outputs are at most 64 characters.""")
 def call_id_length(view: RequestView) -> Iterator[Hit]:
-    for i, _, cid in _scan(view)["ids"]:
+    for i, _, cid in _ids(view):
         if isinstance(cid, str) and len(cid) > MAX_CALL_ID:
             yield Hit("responses-call-id-length", view.path(i, "call_id"),
                       f"Invalid 'input[{i}].call_id': string too long. Expected a string with maximum length "
