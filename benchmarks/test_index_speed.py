@@ -22,6 +22,10 @@ Figures, 2,000 x 1 MB, 2 cores, default engine (local pool on both cores):
   noise; counted in instructions (callgrind) the rows fell 5% and the frames 3% (docs/index.md, Speed).
 - Quiet machine, end of the fourth session, 2,000 x 1 MB, 3 rounds: index 51.1-62.1 s, audit 14.1-17.2 s,
   ratio 3.38-3.71 (median 3.61); the incremental run 0.4% of the first.
+- Quiet machine, end of the fifth session (the index-speed and index-frames branches merged; this machine also ran
+  every command faster than in the fourth session: audit 8.7 s against 15.1 s, unchanged code), 2,000 x 1 MB,
+  5 rounds: index 21.3-21.7 s, audit 8.7-8.8 s (12.6 s in the first round, from a cold page cache), ratio
+  2.44-2.47 (median 2.45; target 1.5x, not met); the incremental run 0.13 s, 0.6% of the first.
 - index-frames branch (add, frames and Parquet 42.2 -> 39.9 M instructions per file; batches shrinking toward the
   end), load 6-10, 200 x 1 MB, interleaved with main: index CPU 10.2-12.4 s and 12.5-13.0 s against main's
   10.5-11.6 s and 10.3-12.5 s, audit 3.5-4.4 s: no difference this load lets show (docs/index.md, Speed).

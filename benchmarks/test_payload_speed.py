@@ -19,6 +19,15 @@ part 5.6-6.6 ms (median 6.3) -> 4.6-5.8 (4.8), main process CPU 1.80-1.92 s -> 1
 more of the parts). The wall ratios were not re-measured: the machine stayed at load 7-11 (the reference took
 6-31 s a run), where they mean nothing. Peak memory, all processes, after (before): groq 254 (250) MiB,
 openai-responses 279 (282), mistral 262 (265), magistral 262 (267), against the reference's 380-446 MiB.
+
+Quiet machine, end of the fifth session (load below 1, bytecode compiled; this machine ran both sides faster than
+in the fourth session: the reference 3.0-3.6 s against 3.9-6.1 s), this benchmark, all 22 runs (11 variants, with
+and without the reference's system prompt and tools): 0.29x-0.36x of the reference's time (groq completions 0.33,
+openai-responses 0.33-0.34, mistral 0.30-0.35, magistral 0.35-0.36, the others 0.29-0.34) and 0.53x-0.62x of its
+peak memory (pi-tools 248-279 MiB for all processes, the reference 437-485 MiB). 3 interleaved rounds per variant
+(median of per-round ratios, range): anthropic 0.28 (0.28-0.28), groq 0.33 (0.33-0.36), responses 0.35
+(0.35-0.35), google 0.29 (0.28-0.30), mistral 0.35 (0.35-0.37), bedrock 0.30 (0.29-0.31), opus 0.31 (0.30-0.32),
+deepseek 0.33 (0.32-0.33), openrouter 0.35 (0.33-0.35), gemini-3 0.30 (0.29-0.30), magistral 0.35 (0.34-0.38).
 """
 
 from __future__ import annotations
