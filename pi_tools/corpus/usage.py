@@ -9,6 +9,7 @@ costs a fraction of it. tests/test_index.py checks that both give the same rows 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import compress
 from typing import Any
 
@@ -55,24 +56,12 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
             total = counts.totalTokens
             if total is None:
                 total = input_tokens + output_tokens + cache_read + cache_write
-            if line in unread:
-                counted = False
-            else:
-                key = (stamp, total)
-                counted = key not in seen
-                seen.add(key)
+            counted = _counted(line, unread, seen, stamp, total)
             if not dated and day_of(stamp) is None:  # counted as seen all the same, as `usage` does
                 continue
             cost = counts.cost
-            stored: Any = cost.total if cost is not None else None
-            if type(stored) in (int, float) and stored != 0:
-                amount, source = stored + 0.0, "stored"
-            else:
-                write_1h = counts.cacheWrite1h
-                recomputed, source = price(message.provider, message.model, input_tokens, output_tokens,
-                                           cache_read, cache_write,
-                                           write_1h if type(write_1h) is int and 0 <= write_1h <= WIDE else 0)
-                amount = 0.0 + recomputed
+            amount, source = _cost(cost.total if cost is not None else None, price, message.provider, message.model,
+                                   input_tokens, output_tokens, cache_read, cache_write, counts.cacheWrite1h)
             rows.append((at, message.provider, message.model, message.api, input_tokens, output_tokens,
                          cache_read, cache_write, total, amount, source, counted))
             continue
@@ -99,23 +88,12 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
         total = get("totalTokens")
         if type(total) is not int or total < 0 or total > WIDE:
             total = input_tokens + output_tokens + cache_read + cache_write
-        if line in unread:
-            counted = False
-        else:
-            key = (stamp, total)
-            counted = key not in seen
-            seen.add(key)
+        counted = _counted(line, unread, seen, stamp, total)
         if day_of(stamp) is None:
             continue
         cost = get("cost")
-        stored = cost.get("total") if isinstance(cost, dict) else None
-        if type(stored) in (int, float) and stored != 0:
-            amount, source = stored + 0.0, "stored"
-        else:
-            write_1h = get("cacheWrite1h")
-            recomputed, source = price(provider, model, input_tokens, output_tokens, cache_read, cache_write,
-                                       write_1h if type(write_1h) is int and 0 <= write_1h <= WIDE else 0)
-            amount = 0.0 + recomputed
+        amount, source = _cost(cost.get("total") if isinstance(cost, dict) else None, price, provider, model,
+                               input_tokens, output_tokens, cache_read, cache_write, get("cacheWrite1h"))
         rows.append((at, provider, model, api, input_tokens, output_tokens, cache_read, cache_write, total, amount,
                      source, counted))
     if rows:
@@ -126,3 +104,26 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
     for name in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"):
         totals[name] += sum(compress(usage[name], usage["counted"]))  # the generator's order of additions
     return totals
+
+
+def _counted(line: int, unread: set[int], seen: set[tuple[str, int]], stamp: str, total: int) -> bool:
+    """Whether `usage` counts the message: once per (entry timestamp, total tokens) in the file; a line its scan
+    cannot read gets a row all the same, not counted, and takes no part in the de-duplication."""
+    if line in unread:
+        return False
+    key = (stamp, total)
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
+
+
+def _cost(stored: Any, price: Callable[..., tuple[float, str]], provider: str | None, model: str | None,
+          input_tokens: int, output_tokens: int, cache_read: int, cache_write: int, write_1h: Any) -> tuple[float, str]:
+    """(cost, its source) as `usage --cost auto` takes it: a stored non-zero cost as it is, else the tokens
+    priced (pricing.Pricer.price)."""
+    if type(stored) in (int, float) and stored != 0:
+        return stored + 0.0, "stored"
+    recomputed, source = price(provider, model, input_tokens, output_tokens, cache_read, cache_write,
+                               write_1h if type(write_1h) is int and 0 <= write_1h <= WIDE else 0)
+    return 0.0 + recomputed, source

@@ -163,13 +163,18 @@ def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: d
             item = _item_index(label)
             if item is not None and item < count:
                 item_origin[item] = min(item_origin[item], llm_index)
-    # Items the mapping left unmatched belong with the message before them (adapter-made items).
+    _with_the_message_before(item_origin, len(llm))
+    return PayloadOrigins(by_label, item_origin)
+
+
+def _with_the_message_before(item_origin: list[int], unmatched: int) -> None:
+    """Items the mapping left unmatched (origin `unmatched`) belong with the message before them (adapter-made
+    items)."""
     last = 0
-    for i in range(count):
-        if item_origin[i] == len(llm):
+    for i, origin in enumerate(item_origin):
+        if origin == unmatched:
             item_origin[i] = last
         last = item_origin[i]
-    return PayloadOrigins(by_label, item_origin)
 
 
 def traced_origins(llm: Sequence[Any], items: Sequence[Any], trace: Any) -> PayloadOrigins | None:
@@ -242,11 +247,7 @@ def traced_origins(llm: Sequence[Any], items: Sequence[Any], trace: Any) -> Payl
             by_label.setdefault(f"contents[{image}]", llm_index)
             if image < count and llm_index < item_origin[image]:
                 item_origin[image] = llm_index
-    last = 0
-    for i in range(count):
-        if item_origin[i] == len(llm):
-            item_origin[i] = last
-        last = item_origin[i]
+    _with_the_message_before(item_origin, len(llm))
     return PayloadOrigins(by_label, item_origin)
 
 
