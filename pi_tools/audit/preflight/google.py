@@ -92,8 +92,8 @@ def _scan_items(items: Sequence[Any]) -> Summary:
             if isinstance(inline, dict):
                 images.append((i, ("parts", j), inline.get("mimeType"), _decoded_size(inline.get("data"))))
             response = part.get("functionResponse")
-            if isinstance(response, dict):
-                for k, inner in enumerate(blocks(response, "parts")):
+            if isinstance(response, dict) and (inner_parts := response.get("parts")):  # images of a tool result
+                for k, inner in enumerate(inner_parts if isinstance(inner_parts, list) else ()):
                     if isinstance(inner, dict):
                         inline = inner.get("inlineData")
                         if isinstance(inline, dict):
