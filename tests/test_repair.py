@@ -27,6 +27,8 @@ from pi_tools.rewrite.repair import FIXED_RULES, ORPHAN_RULE, RepairError, repai
 from pi_tools.session import build_session_context, load_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from oracle_path import ORACLE  # noqa: E402
+
 from golden import CASES, REALWORLD, ROOT, canonical_sha, expected, realworld_names  # noqa: E402
 
 BAD = ROOT / "fixtures" / "bad"
@@ -283,7 +285,7 @@ def regenerate_oracle_digests() -> None:
         for name, source in sorted(subjects()):
             out = Path(directory) / f"{source.stem}.jsonl"
             repair_file(str(source), str(out), close_orphaned_calls=True, force=True)
-            raw = subprocess.run(["/tmp/oracle/oracle", str(out), "--apis", "anthropic-messages", "--no-branches"],
+            raw = subprocess.run([str(ORACLE), str(out), "--apis", "anthropic-messages", "--no-branches"],
                                  capture_output=True, check=True).stdout
             document = json.loads(raw)
             if "error" in document:

@@ -28,11 +28,11 @@ from pi_tools.rewrite.repair import ConversationFixes, RepairError, RepairResult
 from pi_tools.session import build_session_context, load_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from oracle_path import MISSING, ORACLE  # noqa: E402
 from rewrite_sessions import MADE, big_session, dump  # noqa: E402
 
 from golden import CASES, REALWORLD, ROOT, canonical_sha  # noqa: E402
 
-ORACLE = Path("/tmp/oracle/oracle")
 CLAUDE, GEMINI = "anthropic/claude-sonnet-4-5", "google/gemini-3-flash-preview"
 OPTIONS: dict[str, ConversationFixes] = {
     "relink": ConversationFixes(relink=True),
@@ -105,7 +105,7 @@ def runs(made_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple
 def oracle(runs: dict[tuple[str, str], Run], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Pi 0.85's documents for every output a fix changed, from one batch run of the reference oracle."""
     if not ORACLE.exists():
-        pytest.skip("the reference oracle is not installed at /tmp/oracle (see /work/shared/oracle/README.md)")
+        pytest.skip(MISSING)
     cases = tmp_path_factory.mktemp("oracle_in")
     documents = tmp_path_factory.mktemp("oracle_out")
     for run in runs.values():

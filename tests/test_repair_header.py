@@ -19,9 +19,10 @@ from pi_tools.docs import dumps_document
 from pi_tools.session import build_session_context, load_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from oracle_path import ORACLE  # noqa: E402
+
 from golden import ROOT, canonical_sha  # noqa: E402
 
-ORACLE = Path("/tmp/oracle/oracle")
 ORACLE_CONTEXT = "ac1caa74917ffada1e8061bc87ff739e8ea76855c7bb3f6e55cd8eff26f347d8"  # both fixtures, repaired
 SESSION_ID = "0198a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
 

@@ -26,11 +26,11 @@ from pi_tools.session import build_session_context, load_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "data"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from oracle_path import ORACLE  # noqa: E402
 from scrub_session import planted, session_bytes, session_lines  # noqa: E402
 
 from golden import canonical_sha  # noqa: E402
 
-ORACLE = Path("/tmp/oracle/oracle")
 # The reference oracle's digests of the scrubbed session's context and LLM messages (python tests/test_scrub.py
 # --regen prints them; they equal pi-tools' own, checked below).
 ORACLE_CONTEXT = "705aafcbe8b31a0fefeff4349e39c9bf99dd4362f9df8579016b1dd99d3f75f4"

@@ -19,9 +19,10 @@ from pi_tools.docs import dumps_document
 from pi_tools.session import build_session_context, load_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from oracle_path import ORACLE  # noqa: E402
+
 from golden import canonical_sha  # noqa: E402
 
-ORACLE = Path("/tmp/oracle/oracle")
 # Reference oracle's digest of the context of the slimmed session (python tests/test_slim.py --regen prints it).
 ORACLE_CONTEXT = "01a6f7bfa0724c6f5a21a82bc5849c915e99ae1c3553cb2ed1045659ee6113b6"
 STAMP = "2025-06-01T10:00:00.000Z"

@@ -26,11 +26,11 @@ from pi_tools.session import build_session_context, load_session
 from pi_tools.transforms import available_transforms, checked
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from oracle_path import MISSING, ORACLE  # noqa: E402
 from rewrite_sessions import MADE, big_session, dump  # noqa: E402
 
 from golden import CASES, REALWORLD, ROOT, canonical_sha  # noqa: E402
 
-ORACLE = Path("/tmp/oracle/oracle")
 SPECS: dict[str, list[tuple[str, str, Any]]] = {
     "redact": [("redact", "redact", r"[Tt]he|error|ls")],
     "block-images": [("block-images", "block-images", True)],
@@ -77,7 +77,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Run]
 @pytest.fixture(scope="module")
 def oracle(runs: dict[tuple[str, str], Run], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     if not ORACLE.exists():
-        pytest.skip("the reference oracle is not installed at /tmp/oracle (see /work/shared/oracle/README.md)")
+        pytest.skip(MISSING)
     cases, documents = tmp_path_factory.mktemp("oracle_in"), tmp_path_factory.mktemp("oracle_out")
     for run in runs.values():
         if run.result is not None and run.result.changes:
