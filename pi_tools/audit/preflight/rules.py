@@ -82,6 +82,7 @@ class PreflightRule:
 
 
 _RULES: dict[str, PreflightRule] = {}
+_ordered: list[PreflightRule] | None = None
 _loaded = False
 
 
@@ -112,9 +113,18 @@ def _load() -> None:
 
 
 def all_rules() -> list[PreflightRule]:
-    """Every registered rule, in registration order (API by API)."""
+    """Every registered rule, API by API: in the order of RULE_MODULES, each module's rules in the order it
+    defines them. (Registration order alone would depend on which rule module something imported first.)"""
+    global _ordered
     _load()
-    return list(_RULES.values())
+    if _ordered is None or len(_ordered) != len(_RULES):
+        _ordered = sorted(_RULES.values(), key=_module_rank)
+    return list(_ordered)
+
+
+def _module_rank(item: PreflightRule) -> int:
+    module = getattr(item.check, "__module__", "").rpartition(".")[2]
+    return RULE_MODULES.index(module) if module in RULE_MODULES else len(RULE_MODULES)
 
 
 def rules_by_id() -> dict[str, PreflightRule]:
