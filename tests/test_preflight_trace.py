@@ -75,6 +75,40 @@ def test_traced_mapping_equals_the_walk_on_every_fixture_session() -> None:
     assert compared > 250 and declined < compared // 20, (compared, declined)
 
 
+
+def _probe_paths(labels: list[str]) -> list[str]:
+    """Every label, paths below and beside each, and paths no label is a prefix of."""
+    paths = ["contents", "contents[", "contents[05]", "contents[0]x", "contents[1].parts[01]", "messages[0]",
+             "contents[99999]", "contents[3].parts[9].functionResponse.parts[0]", "contents[-1]", ""]
+    for label in labels:
+        paths += [label, f"{label}.text", f"{label}[0]", f"{label}.parts[0]", f"{label}.parts[0].inlineData",
+                  f"{label}x", f"{label}.functionResponse.parts[1]"]
+    return paths
+
+
+def test_traced_paths_are_answered_as_the_labels_answer_them() -> None:
+    """TracedOrigins.llm_index walks the recorded places instead of making every label: it must give, for any path,
+    what the labels give (the walk's own mapping, which the test above holds equal to the traced labels)."""
+    from pi_tools.audit.preflight.provenance import PayloadOrigins, TracedOrigins
+
+    asked = 0
+    for path in SESSIONS:
+        llm = _llm(path)
+        if llm is None:
+            continue
+        for reference in MODELS:
+            both = _both(find_model(reference), llm)
+            if both is None or both[0] is None:
+                continue
+            traced, walked = both
+            assert isinstance(traced, TracedOrigins)
+            labelled = PayloadOrigins(walked.by_label, walked.item_origin)
+            for probe in _probe_paths(list(walked.by_label)):
+                assert traced.llm_index(probe) == labelled.llm_index(probe), (path.name, reference, probe)
+                asked += 1
+            assert traced._by_label is None  # answered without making the labels
+    assert asked > 50_000, asked
+
 USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
 

@@ -9,6 +9,7 @@ was built from. A synthetic "No result provided" result points at the assistant 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -229,26 +230,80 @@ def traced_origins(llm: Sequence[Any], items: Sequence[Any], trace: Any) -> Payl
             skipped_since = True
     order = _llm_order(llm, len(transformed), set(trace.synthetic))
     count = len(items)
-    by_label: dict[str, int] = {}
     item_origin = [len(llm)] * count
     for place, llm_index in zip(places, order, strict=False):
         if type(place) is int:
-            if place < 0:
-                continue
-            by_label.setdefault(f"contents[{place}]", llm_index)
-            if place < count and llm_index < item_origin[place]:
+            if 0 <= place < count and llm_index < item_origin[place]:
                 item_origin[place] = llm_index
             continue
-        turn, part, image = place
-        by_label.setdefault(f"contents[{turn}].parts[{part}]", llm_index)
+        turn, _, image = place
         if turn < count and llm_index < item_origin[turn]:
             item_origin[turn] = llm_index
-        if image >= 0:
-            by_label.setdefault(f"contents[{image}]", llm_index)
-            if image < count and llm_index < item_origin[image]:
-                item_origin[image] = llm_index
+        if 0 <= image < count and llm_index < item_origin[image]:
+            item_origin[image] = llm_index
     _with_the_message_before(item_origin, len(llm))
-    return PayloadOrigins(by_label, item_origin)
+    return TracedOrigins(places, order, item_origin)
+
+
+_TRACED_PATH = re.compile(r"contents\[(0|[1-9][0-9]*)\](?:\.parts\[(0|[1-9][0-9]*)\])?")
+
+
+class TracedOrigins(PayloadOrigins):
+    """A Gemini part's mapping as its conversion recorded it (traced_origins): per transformed message its place
+    and llm message, the labels (`contents[3]`, `contents[4].parts[1]`) read off them only when asked.
+
+    Most parts a finding is traced in are asked one path; making every label of the part (about 550 for a part
+    of the 100 MB benchmark session, 170 parts there), in the process that built it and again to send them to
+    the one that reports, cost more than the rest of the mapping. A path is answered by one walk of the places,
+    exactly as the labels would answer it (tests/test_preflight_trace.py asks both every label and more)."""
+
+    def __init__(self, places: list[Any], order: list[int], item_origin: list[int]) -> None:
+        self.places = places
+        self.order = order
+        self.item_origin = item_origin
+        self._by_label: dict[str, int] | None = None
+
+    @property
+    def by_label(self) -> dict[str, int]:
+        if self._by_label is None:
+            by_label: dict[str, int] = {}
+            for place, llm_index in zip(self.places, self.order, strict=False):
+                if type(place) is int:
+                    if place >= 0:
+                        by_label.setdefault(f"contents[{place}]", llm_index)
+                    continue
+                turn, part, image = place
+                by_label.setdefault(f"contents[{turn}].parts[{part}]", llm_index)
+                if image >= 0:
+                    by_label.setdefault(f"contents[{image}]", llm_index)
+            self._by_label = by_label
+        return self._by_label
+
+    @by_label.setter
+    def by_label(self, value: dict[str, int]) -> None:
+        self._by_label = value
+
+    def llm_index(self, path: str) -> int | None:
+        """PayloadOrigins.llm_index without the labels: the longest of the path's prefixes that is a label, of
+        the two forms there are, `contents[T].parts[P]` then `contents[T]` (a prefix ends where the path does or
+        at a `.` or `[`)."""
+        if self._by_label is not None:
+            return super().llm_index(path)
+        match = _TRACED_PATH.match(path)
+        if match is None:
+            return None
+        turn = int(match.group(1))
+        if match.group(2) is not None and path[match.end():match.end() + 1] in ("", ".", "["):
+            part = int(match.group(2))
+            for place, llm_index in zip(self.places, self.order, strict=False):
+                if type(place) is not int and place[0] == turn and place[1] == part:
+                    return int(llm_index)
+        if path[match.end(1) + 1:match.end(1) + 2] not in ("", ".", "["):
+            return None
+        for place, llm_index in zip(self.places, self.order, strict=False):
+            if place == turn if type(place) is int else place[2] == turn:
+                return int(llm_index)
+        return None
 
 
 def _llm_order(llm: Sequence[Any], count: int, synthetic: set[int]) -> list[int]:
