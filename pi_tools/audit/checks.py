@@ -8,7 +8,6 @@ the caller exits 2 for it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from pi_tools.audit.check_blocks import check_entries
@@ -16,7 +15,7 @@ from pi_tools.audit.check_context import check_context, check_references
 from pi_tools.audit.check_secrets import check_secrets
 from pi_tools.audit.check_tools import check_tool_results
 from pi_tools.audit.clean import audit_clean_bytes
-from pi_tools.audit.findings import Finding, FindingSink
+from pi_tools.audit.findings import AuditResult, Finding, FindingSink
 from pi_tools.audit.rules import DEFAULT_RULES, DIAGNOSTIC_RULES
 from pi_tools.session.diagnostics import Diagnostic
 from pi_tools.session.load import tree_from_raw
@@ -29,15 +28,6 @@ from pi_tools.session.reader import (
     validate_header,
 )
 from pi_tools.session.tree import SessionTree
-
-
-@dataclass
-class AuditResult:
-    """What auditing one input gave: findings, or an error when the input is unusable."""
-
-    source: str
-    findings: list[Finding] = field(default_factory=list)
-    error: str | None = None
 
 
 def audit_file(path: str, enabled: frozenset[str] | None = None) -> AuditResult:

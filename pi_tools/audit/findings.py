@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi_tools.audit.rules import RULES_BY_ID
 
 Finding = dict[str, Any]
+
+
+@dataclass
+class AuditResult:
+    """What auditing one input gave: findings, or an error when the input is unusable. (Here, beside the
+    findings, so that the writers of audit's formats, which preflight uses too, need none of the checks.)"""
+
+    source: str
+    findings: list[Finding] = field(default_factory=list)
+    error: str | None = None
 
 
 def make_finding(source: str, rule_id: str, entry_id: Any, line: int | None, message: str) -> Finding:

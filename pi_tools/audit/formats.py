@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import orjson
 
-from pi_tools.audit.checks import AuditResult
+from pi_tools.audit.findings import AuditResult
 from pi_tools.audit.rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule
 from pi_tools.docs import dumps_document
 from pi_tools.texttable import align_columns

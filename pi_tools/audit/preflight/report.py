@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pi_tools.audit.checks import AuditResult
+from pi_tools.audit.findings import AuditResult
 from pi_tools.audit.preflight.check import PreflightResult
-from pi_tools.audit.preflight.replay import OUTCOMES, PREDICTIONS, ReplayResult
 from pi_tools.audit.preflight.rules import SEVERITY_RANK, all_rules
 from pi_tools.docs import dumps_document
 from pi_tools.texttable import align_columns
+
+if TYPE_CHECKING:  # replay's module is imported by --replay only
+    from pi_tools.audit.preflight.replay import ReplayResult
 
 
 def as_audit_results(results: Sequence[PreflightResult]) -> list[AuditResult]:
@@ -61,6 +63,8 @@ def replay_json(results: Sequence[ReplayResult]) -> bytes:
 
 def replay_table(results: Sequence[ReplayResult]) -> str:
     """Per request: line, entry, model, outcome, prediction and the rules hit; then the confusion matrix."""
+    from pi_tools.audit.preflight.replay import OUTCOMES, PREDICTIONS
+
     lines: list[str] = []
     total = {outcome: dict.fromkeys(PREDICTIONS, 0) for outcome in OUTCOMES}
     for result in results:
