@@ -299,8 +299,13 @@ def convert_messages(model: Model, context: dict[str, Any], renamed: dict[str, s
             converted = _assistant_content(message, model, traits)
         elif role == "toolResult":
             response_turn = _append_tool_result(contents, message, traits, response_turn)
-            if places is not None:
-                places.append(_result_place(contents, response_turn))
+            if places is not None:  # where it went: (its response turn, its part there, its images' own content
+                # or -1); written out here, as it runs once per tool result of every traced part
+                last = len(contents) - 1
+                if contents[last] is response_turn:
+                    places.append((last, len(response_turn["parts"]) - 1, -1))
+                else:
+                    places.append((last - 1, len(response_turn["parts"]) - 1, last))
             continue
         else:
             if places is not None:
@@ -311,14 +316,6 @@ def convert_messages(model: Model, context: dict[str, Any], renamed: dict[str, s
         if places is not None:
             places.append(len(contents) - 1 if converted is not None else -1)
     return contents
-
-
-def _result_place(contents: list[dict[str, Any]], response_turn: dict[str, Any]) -> tuple[int, int, int]:
-    """Where a tool result just went: (its response turn's index, its part's index in it, the index of the
-    "Tool result image:" content made for its images, or -1)."""
-    last = len(contents) - 1
-    turn = last if contents[last] is response_turn else last - 1
-    return turn, len(response_turn["parts"]) - 1, -1 if turn == last else last
 
 
 def build_history(
