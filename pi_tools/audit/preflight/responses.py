@@ -73,9 +73,10 @@ def _scan_items(items: Sequence[Any]) -> Summary:
     heads: Rows = []
     after_reasoning = True  # a part's first item may follow a reasoning item of the part before it
     for i, item in enumerate(items):
-        kind = _kind(item)
+        is_dict = isinstance(item, dict)
+        kind = item.get("type") if is_dict else None  # _kind, inline: once per item of the payload
         if after_reasoning:
-            heads.append((i, kind, item.get("role") if isinstance(item, dict) else None))
+            heads.append((i, kind, item.get("role") if is_dict else None))
         after_reasoning = kind == "reasoning"
         if kind in CALLS:
             ids.append((i, True, item.get("call_id")))
