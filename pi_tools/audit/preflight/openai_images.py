@@ -17,7 +17,7 @@ from typing import Any
 from pi_tools.audit.preflight.completions import OPENAI_HOSTED
 from pi_tools.audit.preflight.rules import Hit, rule
 from pi_tools.audit.preflight.scans import Rows, Summary, item_scan, scanned
-from pi_tools.audit.preflight.view import RequestView, blocks
+from pi_tools.audit.preflight.view import RequestView
 
 API = ("openai-completions", "openai-responses", "azure-openai-responses")
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -51,22 +51,39 @@ def _data_url(part: Any) -> Any:
 
 @item_scan("openai.images", API)
 def _scan_items(items: Sequence[Any]) -> Summary:
-    """Every inline image (rows, see scans.py): (item, path below the item, media type, decoded bytes)."""
+    """Every inline image (rows, see scans.py): (item, path below the item, media type, decoded bytes).
+
+    It reads every part of every item of the payload (on Responses, every message, call and output of the
+    100 MB benchmark session), so the test for an image part comes first, in the loop itself: only such a part
+    is asked for its URL (`_data_url`)."""
     found: Rows = []
     for i, item in enumerate(items):
-        places = [("content", blocks(item))]
-        if isinstance(item, dict) and item.get("type") == "function_call_output":
-            places.append(("output", blocks(item, "output")))
-        for key, parts in places:
-            for j, part in enumerate(parts):
-                url = _data_url(part)
-                if not isinstance(url, str) or not url.startswith("data:"):
-                    continue
-                head, _, data = url.partition(",")
-                media = head[5:].split(";", 1)[0]
-                size = len(data) * 3 // 4  # decoded bytes, to within the 2 of padding
-                found.append((i, (key, j), media, size))
+        if not isinstance(item, dict):
+            continue
+        content = item.get("content")
+        if isinstance(content, list):
+            _scan_parts(i, "content", content, found)
+        if item.get("type") == "function_call_output":
+            output = item.get("output")
+            if isinstance(output, list):
+                _scan_parts(i, "output", output, found)
     return {"images": found}
+
+
+_IMAGE_PARTS = ("image_url", "input_image")  # a tuple: a part's type may be any JSON value, a list too
+
+
+def _scan_parts(i: int, key: str, parts: list[Any], found: Rows) -> None:
+    for j, part in enumerate(parts):
+        if not isinstance(part, dict) or part.get("type") not in _IMAGE_PARTS:
+            continue
+        url = _data_url(part)
+        if not isinstance(url, str) or not url.startswith("data:"):
+            continue
+        head, _, data = url.partition(",")
+        media = head[5:].split(";", 1)[0]
+        size = len(data) * 3 // 4  # decoded bytes, to within the 2 of padding
+        found.append((i, (key, j), media, size))
 
 
 def _images(view: RequestView) -> list[tuple[int, str, str, int]]:
