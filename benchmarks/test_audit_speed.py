@@ -25,7 +25,8 @@ ROUNDS = 5
 
 
 def _oracle() -> Path:
-    candidate = Path(os.environ.get("PI_TOOLS_ORACLE", "/tmp/oracle")) / "oracle"
+    given = Path(os.environ.get("PI_TOOLS_ORACLE", "/tmp/oracle"))
+    candidate = given / "oracle" if given.is_dir() else given  # the folder or its script, as the tests take it
     if not candidate.exists() or not (candidate.parent / "node_modules").exists():
         pytest.skip(f"reference oracle not installed at {candidate.parent} (set PI_TOOLS_ORACLE)")
     return candidate

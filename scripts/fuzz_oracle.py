@@ -38,6 +38,8 @@ from damage import Session, damage  # noqa: E402
 from damage import parse_line as parse_damaged_line  # noqa: E402
 
 DEFAULT_ORACLE = os.environ.get("PI_TOOLS_ORACLE", "/tmp/oracle/oracle")
+if os.path.isdir(DEFAULT_ORACLE):  # the folder or its `oracle` script, as the tests and benchmarks take it
+    DEFAULT_ORACLE = os.path.join(DEFAULT_ORACLE, "oracle")
 CONFORMANCE = ROOT / "fixtures" / "conformance" / "cases"
 REALWORLD = ROOT / "fixtures" / "realworld"
 WINDOW_BYTES = 200_000  # at most this much of a real-world session per case (long lines: a few lines)

@@ -9,5 +9,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-ORACLE = Path(os.environ.get("PI_TOOLS_ORACLE", "/tmp/oracle/oracle"))
+_GIVEN = Path(os.environ.get("PI_TOOLS_ORACLE", "/tmp/oracle/oracle"))
+ORACLE = _GIVEN / "oracle" if _GIVEN.is_dir() else _GIVEN  # the folder or its `oracle` script, as the benchmarks take it
 MISSING = f"the reference oracle is not installed at {ORACLE} (see ../shared/oracle/README.md; .ci/run installs it)"
