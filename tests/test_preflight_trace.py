@@ -8,6 +8,7 @@ that the parts path maps that part with map_origins instead."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,26 +55,29 @@ def _both(model: dict[str, Any], llm: list[Any]) -> tuple[Any, Any] | None:
     return traced_origins(llm, contents, trace), map_origins(model["api"], model, llm, {"contents": decoded}, False)
 
 
-def test_traced_mapping_equals_the_walk_on_every_fixture_session() -> None:
-    compared = declined = 0
+def _conversions() -> Iterator[tuple[str, str, Any, Any]]:
+    """(session name, model, traced_origins, map_origins) of every fixture session Pi builds, for every model."""
     for path in SESSIONS:
         llm = _llm(path)
         if llm is None:
             continue
         for reference in MODELS:
             both = _both(find_model(reference), llm)
-            if both is None:
-                continue
-            traced, walked = both
-            if traced is None:
-                declined += 1
-                continue
-            assert traced.item_origin == walked.item_origin, (path.name, reference)
-            assert traced.by_label == walked.by_label, (path.name, reference)
-            compared += 1
+            if both is not None:
+                yield path.name, reference, *both
+
+
+def test_traced_mapping_equals_the_walk_on_every_fixture_session() -> None:
+    compared = declined = 0
+    for name, reference, traced, walked in _conversions():
+        if traced is None:
+            declined += 1
+            continue
+        assert traced.item_origin == walked.item_origin, (name, reference)
+        assert traced.by_label == walked.by_label, (name, reference)
+        compared += 1
     # 269 conversions compared and none declined when this test was written (every session Pi builds, three models)
     assert compared > 250 and declined < compared // 20, (compared, declined)
-
 
 
 def _probe_paths(labels: list[str]) -> list[str]:
@@ -92,21 +96,15 @@ def test_traced_paths_are_answered_as_the_labels_answer_them() -> None:
     from pi_tools.audit.preflight.provenance import PayloadOrigins, TracedOrigins
 
     asked = 0
-    for path in SESSIONS:
-        llm = _llm(path)
-        if llm is None:
+    for name, reference, traced, walked in _conversions():
+        if traced is None:
             continue
-        for reference in MODELS:
-            both = _both(find_model(reference), llm)
-            if both is None or both[0] is None:
-                continue
-            traced, walked = both
-            assert isinstance(traced, TracedOrigins)
-            labelled = PayloadOrigins(walked.by_label, walked.item_origin)
-            for probe in _probe_paths(list(walked.by_label)):
-                assert traced.llm_index(probe) == labelled.llm_index(probe), (path.name, reference, probe)
-                asked += 1
-            assert traced._by_label is None  # answered without making the labels
+        assert isinstance(traced, TracedOrigins)
+        labelled = PayloadOrigins(walked.by_label, walked.item_origin)
+        for probe in _probe_paths(list(walked.by_label)):
+            assert traced.llm_index(probe) == labelled.llm_index(probe), (name, reference, probe)
+            asked += 1
+        assert traced._by_label is None  # answered without making the labels
     assert asked > 50_000, asked
 
 USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
