@@ -28,6 +28,11 @@ peak memory (pi-tools 248-279 MiB for all processes, the reference 437-485 MiB).
 (median of per-round ratios, range): anthropic 0.28 (0.28-0.28), groq 0.33 (0.33-0.36), responses 0.35
 (0.35-0.35), google 0.29 (0.28-0.30), mistral 0.35 (0.35-0.37), bedrock 0.30 (0.29-0.31), opus 0.31 (0.30-0.32),
 deepseek 0.33 (0.32-0.33), openrouter 0.35 (0.33-0.35), gemini-3 0.30 (0.29-0.30), magistral 0.35 (0.34-0.38).
+
+Sixth session (payload's code unchanged; a noisy machine, where the same payload took 0.79-1.35 s within
+minutes): the 22 runs 0.26x-0.41x of the reference's time (the reference 2.76-3.48 s) and 0.53x-0.62x of its peak
+memory (pi-tools 245-278 MiB); the two over 0.4 (groq and openrouter completions with the reference's inputs,
+0.41 each) were 0.36 and 0.28 when run again right after, and groq without them 0.37 and 0.39.
 """
 
 from __future__ import annotations
