@@ -222,10 +222,16 @@ def _normalizer(api: str) -> Any:
 
 
 def transformed_messages(api: str, model: Mapping[str, Any], llm: Sequence[Any]) -> list[Any]:
-    """transformMessages as the API's adapter runs it, with synthetic results carrying a recognisable stamp."""
+    """transformMessages as the API's adapter runs it, with synthetic results carrying a recognisable stamp.
+
+    The content items that are neither objects nor null become empty objects first, as the payload builders
+    see them (providers.registry.build_payload): JavaScript reads a field of a string item as undefined where
+    Python's dict access would fail."""
+    from pi_tools.providers.junk_blocks import objects_for_junk_items
     from pi_tools.providers.transform_messages import transform_messages
 
-    return transform_messages(llm, dict(model), _normalizer(api),
+    messages = objects_for_junk_items(llm if isinstance(llm, list) else list(llm))
+    return transform_messages(messages, dict(model), _normalizer(api),
                               now_ms=cast(Callable[[], int], lambda: _SYNTHETIC_STAMP))
 
 
