@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+
 from pi_tools.audit.preflight.rules import Hit, rule
 from pi_tools.audit.preflight.view import RequestView
 
@@ -20,6 +22,18 @@ def _calls(item: Any) -> list[tuple[int, Any]]:
     calls = item.get("tool_calls") if isinstance(item, dict) and item.get("role") == "assistant" else None
     return [(j, c.get("id") if isinstance(c, dict) else None) for j, c in enumerate(calls)] \
         if isinstance(calls, list) else []
+
+
+def _id_key(value: Any) -> Any:
+    """A tool-call id as the provider compares it: a string as itself, any other JSON value (a damaged session's
+    list or object, which the API refuses anyway) by its JSON text, so that it can be looked up at all and `true`
+    is not `1`."""
+    if type(value) is str:
+        return value
+    try:
+        return ("json", orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+    except (TypeError, orjson.JSONEncodeError):
+        return ("repr", repr(value))
 
 
 @rule("completions-tool-calls-without-results", "error",
@@ -41,9 +55,9 @@ def calls_without_results(view: RequestView) -> Iterator[Hit]:
         answered: set[Any] = set()
         k = i + 1
         while k < len(items) and isinstance(items[k], dict) and items[k].get("role") == "tool":
-            answered.add(items[k].get("tool_call_id"))
+            answered.add(_id_key(items[k].get("tool_call_id")))
             k += 1
-        missing = [(j, cid) for j, cid in calls if cid not in answered]
+        missing = [(j, cid) for j, cid in calls if _id_key(cid) not in answered]
         if missing:
             yield Hit("completions-tool-calls-without-results", view.path(i, "tool_calls", missing[0][0]),
                       "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
@@ -66,11 +80,11 @@ def tool_without_call(view: RequestView) -> Iterator[Hit]:
     for i, item in enumerate(items):
         role = item.get("role") if isinstance(item, dict) else None
         if role == "assistant":
-            issued = {cid for _, cid in _calls(item)}
+            issued = {_id_key(cid) for _, cid in _calls(item)}
             in_run = bool(issued)
             continue
         if role == "tool":
-            if not in_run or item.get("tool_call_id") not in issued:
+            if not in_run or _id_key(item.get("tool_call_id")) not in issued:
                 yield Hit("completions-tool-message-without-call", view.path(i),
                           "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
                           f"with 'tool_calls' (tool_call_id {item.get('tool_call_id')!r}).")
