@@ -25,6 +25,7 @@ from pi_tools.audit.preflight.rules import SEVERITY_RANK, Hit, iter_hits, rules_
 from pi_tools.audit.preflight.view import RequestView
 from pi_tools.session import SessionTree
 from pi_tools.session.context import context_entries, entry_to_messages
+from pi_tools.session.diagnostics import describe_value
 
 OUTCOMES = ("accepted", "rejected", "no-verdict")
 PREDICTIONS = ("ok", "reject")
@@ -245,9 +246,12 @@ def _truncation_note(tree: SessionTree, source: str, path: list[Any]) -> dict[st
     if parent is None or (isinstance(parent, str) and parent in tree.by_id):
         return None
     line = tree.line_of(root)
+    # A damaged parentId may be any JSON value, nested beyond what formatting it would survive: only a string is
+    # shown as it is.
+    shown = parent if isinstance(parent, str) else f"({describe_value(parent)})"
     return {"kind": "finding", "source": source, "rule": "replay-truncated-path", "severity": "info",
             "entryId": root.get("id") if isinstance(root.get("id"), str) else None, "line": line,
-            "message": f"the context starts at line {line}: its parent {parent} is not in the file (a damaged line "
+            "message": f"the context starts at line {line}: its parent {shown} is not in the file (a damaged line "
                        "lost it), so the request the session made held history this one lacks",
             "payloadPath": None}
 
