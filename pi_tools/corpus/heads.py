@@ -37,7 +37,7 @@ def clean_heads(data: bytes) -> tuple[list[Any], set[int]] | None:
     clean. Line 0 is the header; the leaf is the last line, as Pi's index leaves it."""
     try:
         heads = _decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # nested too deep: the line reader's
         return None
     count = len(heads)
     if count < 2 or count != data.count(b"\n") + (0 if data.endswith(b"\n") else 1):
@@ -48,13 +48,15 @@ def clean_heads(data: bytes) -> tuple[list[Any], set[int]] | None:
         return None
     ids = list(map(_ids, heads))
     parents = list(map(_parents, heads))
-    second_header = "session" in set(map(_types, islice(heads, 1, None)))
+    second_header = "session" in list(map(_types, islice(heads, 1, None)))  # a type may be any JSON value
     del heads
     if second_header:
         return None  # Pi keeps a second header line out of its tree
+    if set(map(type, islice(ids, 1, None))) != {str}:
+        return None  # ids missing or not strings: Pi's index has its own rules for those
     entry_ids = set(islice(ids, 1, None))
-    if set(map(type, islice(ids, 1, None))) != {str} or "" in entry_ids or len(entry_ids) != count - 1:
-        return None  # ids missing, not strings, empty or repeated: Pi's index has its own rules for those
+    if "" in entry_ids or len(entry_ids) != count - 1:
+        return None  # empty or repeated ids: likewise
     del entry_ids
     if not set(map(type, parents)) <= {str, type(None)}:
         return None

@@ -33,7 +33,7 @@ def entry_message(entry: Any) -> dict[str, Any] | None:
     if entry_type == "message":
         message = entry.get("message")
         return message if type(message) is dict else None
-    if entry_type in _PROJECTED:
+    if type(entry_type) is str and entry_type in _PROJECTED:  # a damaged type may be any JSON value
         projected = entry_to_messages(entry)
         return projected[0] if projected and type(projected[0]) is dict else None
     return None
