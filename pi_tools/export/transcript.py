@@ -468,7 +468,7 @@ def _stats(entries: list[Any]) -> dict[str, Any]:
         if kind == "message" and isinstance(entry.get("message"), dict):
             message = entry["message"]
             role = message.get("role")
-            if role in counts:
+            if type(role) is str and role in counts:  # a damaged role may be any JSON value
                 counts[role] += 1
             if role == "assistant":
                 if isinstance(message.get("model"), str):
