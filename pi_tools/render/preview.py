@@ -153,7 +153,12 @@ def display_json(value: Any) -> str:
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=js_to_string).decode()
     except (TypeError, orjson.JSONEncodeError):
-        text = json.dumps(value, indent=2, ensure_ascii=False, default=js_to_string)
+        try:
+            text = json.dumps(value, indent=2, ensure_ascii=False, default=js_to_string)
+        except RecursionError:  # nested deeper than Python recurses: shown compact, written with a stack
+            from pi_tools.js.json_stringify import stringify_any_depth
+
+            text = stringify_any_depth(value)
         text = _LONE_SURROGATE.sub(_escape_surrogate, text)
     if len(text) > OPAQUE_LIMIT:
         text = _OPAQUE_STRING.sub(_shortened, text)
