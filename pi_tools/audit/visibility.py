@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pi_tools.js.values import UNDEFINED, js_map_key
+from pi_tools.js.values import UNDEFINED, js_set_key
 from pi_tools.messages.roles import RoleRegistry, default_registry
 from pi_tools.session.context import context_entries, entry_to_messages
 from pi_tools.session.tree import ENTRY_TYPES, SessionTree
@@ -170,12 +170,6 @@ def _user_text(message: dict[str, Any]) -> str:
                    if isinstance(block, dict) and block.get("type") == "text")
 
 
-def _map_key(value: Any) -> Any:
-    """A tool-call id as the TUI's Map holds it (SameValueZero: true is not 1; a list or object id, which a
-    damaged session may store, only matches itself)."""
-    return value if type(value) is str else js_map_key(value)
-
-
 class _TuiReplay:
     """Pi's renderSessionItems in miniature: what reaches the chat, including tool-result matching."""
 
@@ -192,10 +186,10 @@ class _TuiReplay:
             failed = message.get("stopReason") in ("error", "aborted")
             for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "toolCall" and not failed:
-                    self.pending_calls.add(_map_key(block.get("id")))
+                    self.pending_calls.add(js_set_key(block.get("id")))
             return None
         if role == "toolResult":
-            call_id = _map_key(message.get("toolCallId"))  # an object id matches nothing, as in Pi's Map
+            call_id = js_set_key(message.get("toolCallId"))  # as the TUI's Map: true is not 1, an object only itself
             if call_id not in self.pending_calls:
                 return UNMATCHED_TOOL_RESULT
             self.pending_calls.discard(call_id)

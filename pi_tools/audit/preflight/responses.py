@@ -16,10 +16,6 @@ OUTPUTS = ("function_call_output", "custom_tool_call_output")
 MAX_CALL_ID = 64
 
 
-def _kind(item: Any) -> Any:
-    return item.get("type") if isinstance(item, dict) else None
-
-
 def _prune(scan: Summary, count: int) -> Summary:
     """The rows of a part that the rules below can act on when the request is the whole payload (scans.item_scan's
     `prune`): a call whose call_id (a string of at most 64 characters) occurs in the part exactly once as a call
@@ -81,7 +77,7 @@ def _scan_items(items: Sequence[Any]) -> Summary:
     after_reasoning = True  # a part's first item may follow a reasoning item of the part before it
     for i, item in enumerate(items):
         is_dict = isinstance(item, dict)
-        kind = item.get("type") if is_dict else None  # _kind, inline: once per item of the payload
+        kind = item.get("type") if is_dict else None
         if after_reasoning:
             heads.append((i, kind, item.get("role") if is_dict else None))
         after_reasoning = kind == "reasoning"
