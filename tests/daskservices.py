@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from oracle_path import GEN_CORPUS
+
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
-GEN_CORPUS = ROOT.parent / "shared" / "oracle" / "gen_corpus.py"
 
 # A few fixtures beside the generated sessions: real damaged sessions and hand-made bad ones.
 FIXTURES = [

@@ -18,15 +18,13 @@ from typing import Any
 
 import orjson
 import pytest
+from oracle_path import GEN_CORPUS
 
 from pi_tools.corpus import search as search_module
 from pi_tools.corpus.match import ASCII_FOLDS, CONTEXT_CHARS, MATCH_CHARS, Matcher, PatternError, hit_text
 from pi_tools.corpus.search import SearchSpec, search_paths
 
 ROOT = Path(__file__).resolve().parent.parent
-GEN = ROOT.parent / "shared" / "oracle" / "gen_corpus.py"
-if not GEN.exists():
-    GEN = Path("/work/shared/oracle/gen_corpus.py")
 BRANCHING = ROOT / "fixtures" / "conformance" / "cases" / "c002_branching.jsonl"
 REALWORLD = sorted((ROOT / "fixtures" / "realworld").glob("*.jsonl"))
 CLI = [sys.executable, "-m", "pi_tools"]
@@ -151,7 +149,7 @@ def _abandoned_branch(values: list[Any], raw: list[bytes], rng: random.Random) -
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
     """A generated corpus plus the branching fixture, with needles planted; the expected hits (without text)."""
     folder = tmp_path_factory.mktemp("corpus")
-    subprocess.run([sys.executable, str(GEN), "--seed", "11", "--count", "20", "--out", str(folder)],
+    subprocess.run([sys.executable, str(GEN_CORPUS), "--seed", "11", "--count", "20", "--out", str(folder)],
                    check=True, capture_output=True)
     shutil.copy(BRANCHING, folder / "zz_branching.jsonl")
     rng = random.Random(5)

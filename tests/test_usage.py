@@ -11,17 +11,12 @@ from typing import Any
 
 import polars as pl
 import pytest
+from oracle_path import GEN_CORPUS
 
 from pi_tools.audit.usage import UsageOptions, collect_usage, flat_row, usage_document, usage_rows
 from pi_tools.engine import Engine
 from pi_tools.providers.catalog import calculate_cost, get_model
 
-# The reference material's session generator: beside the checkout (as CI lays it out), else the workspace copy.
-GEN_CORPUS = next(
-    (p for p in (Path(__file__).resolve().parents[2] / "shared" / "oracle" / "gen_corpus.py",
-                 Path("/work/shared/oracle/gen_corpus.py")) if p.exists()),
-    Path("/work/shared/oracle/gen_corpus.py"),
-)
 ROW_KEYS = ["messages", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "costStored",
             "costRecomputed", "costSources", "cacheHitRatio"]
 TOTAL_KEYS = {"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "messages", "costSources"}
