@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from itertools import islice, repeat
+from operator import floordiv, sub
 from typing import Any
 
 import msgspec
@@ -131,7 +132,7 @@ def struct_times(texts: list[str | None], times: list[datetime], known: dict[int
     found: list[int | None]
     if len(joined) == 25 * count - 1 and joined[10::25] == "T" * count and joined[23::25] == "Z" * count \
             and joined[24::25] == _SEPARATOR * (count - 1):
-        found = [(time - _EPOCH) // _MS for time in times]
+        found = list(map(floordiv, map(sub, times, repeat(_EPOCH)), repeat(_MS)))  # (C loops: a fifth faster)
     else:
         found = [(time - _EPOCH) // _MS if len(text) == 24 and text[10] == "T" and text[23] == "Z"
                  else stamp_ms(text) for text, time in zip(present, times, strict=True)]
@@ -306,14 +307,14 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
         if bulk is None:
             return None
         count = len(bulk.line_ids)
-        lines = data.split(b"\n", count)  # a clean file: line n of the file is line index n - 1 of the index
+        line_text = bulk.line_text
         entries: list[Any] = []
         times: list[datetime] | None = None
         refused: set[int] = set()
         loads = orjson.loads
         if decoder is None:
             for index in range(1, count):
-                text = lines[index]
+                text = line_text(index)
                 try:
                     entries.append(loads(text))
                 except orjson.JSONDecodeError:
@@ -325,7 +326,7 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
             times = decoder.times if type(decoder.heads[0]) is not MessageLine else None
             parsed = sorted({*bulk.parsed_entries, *decoder.misfits})
             for index in parsed:
-                text = lines[index]
+                text = line_text(index)
                 if type(entries[index - 1]) is MessageLine:
                     times = None  # no longer one time per struct entry
                 try:
@@ -361,8 +362,8 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
         if type(entry) is not MessageLine and entry.get("type") == "session_info":
             raw = entry.get("name")
             session_name = raw.strip() or None if isinstance(raw, str) else None
-    unread = {line for line in refused if not scan_reads_line(lines[line - 1])}
-    if data and not data.endswith(b"\n") and not scan_reads_line(lines[count - 1]):
+    unread = {line for line in refused if not scan_reads_line(bytes(line_text(line - 1)))}
+    if data and not data.endswith(b"\n") and not scan_reads_line(bytes(line_text(count - 1))):
         unread.add(count)
     distinct = set(islice(parents, 1, None))  # the lines that are some line's parent, and 0 or -1 for roots
     distinct.discard(0)
@@ -370,12 +371,8 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
     if min(distinct, default=1) <= 0:
         distinct = {parent for parent in distinct if parent > 0}
     branches = count - 1 - len(distinct)
-    # A clean file's lines are all whole lines of the split (the last piece is what follows the last newline).
-    lengths = list(map(len, lines))
-    if not lines[-1]:
-        lengths.pop()
     return ReadSession(bulk.header, entries, list(range(2, count + 1)), active[1:], used[1:], session_name,
-                       bulk.leaf_id, branches, diagnostics, context_error, unread, lengths, times)
+                       bulk.leaf_id, branches, diagnostics, context_error, unread, bulk.line_lengths(), times)
 
 
 def _gives_message(entry: Any) -> bool:

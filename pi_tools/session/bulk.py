@@ -19,7 +19,7 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice, repeat
-from operator import attrgetter, is_, ne
+from operator import attrgetter, is_, ne, sub
 from typing import Any, ClassVar, Protocol, Union, overload
 
 import msgspec
@@ -152,6 +152,10 @@ class BulkSession:
     def jump_lines(self) -> list[int]:
         """The lines (ascending) whose parent is not the line before them."""
         return self._jumps
+
+    def line_lengths(self) -> list[int]:
+        """The byte length of each line, its line break not counted (the header's first)."""
+        return list(map(sub, self._line_ends, self._line_starts))
 
     @property
     def parsed_entries(self) -> Mapping[int, dict[str, Any]]:
