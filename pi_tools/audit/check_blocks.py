@@ -16,6 +16,12 @@ from pi_tools.session.tree import SessionTree
 STOP_REASONS = frozenset({"pending", "stop", "length", "toolUse", "error", "aborted", "deferred"})
 NEVER_REPLAYED = frozenset({"error", "aborted"})
 
+
+def never_replayed(stop: Any) -> bool:
+    """Whether a stored stopReason is one Pi never replays to a model (a string: "error" or "aborted"; any other
+    JSON value, an object or a list too, is not, and is not asked of the set, which would not hash it)."""
+    return type(stop) is str and stop in NEVER_REPLAYED
+
 _USER_BLOCKS = ("text", "image")
 ALLOWED_BLOCKS: dict[str, tuple[str, ...]] = {
     "user": _USER_BLOCKS, "toolResult": _USER_BLOCKS, "custom": _USER_BLOCKS,
@@ -114,7 +120,7 @@ def _check_stop_reason(sink: FindingSink, message: dict[str, Any], entry_id: Any
         sink.add("partial-message", entry_id, line,
                  "assistant message with stopReason 'pending' is a streaming partial; only settled messages are "
                  "stored")
-    elif type(stop) is str and stop in NEVER_REPLAYED:  # non-strings: the reader's bad-field
+    elif never_replayed(stop):  # non-strings: the reader's bad-field
         error = message.get("errorMessage")
         detail = f" ({' '.join(error.split())[:120]})" if isinstance(error, str) and error.strip() else ""
         sink.add("errored-turn", entry_id, line,

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from pi_tools.audit.check_blocks import NEVER_REPLAYED
+from pi_tools.audit.check_blocks import never_replayed
 from pi_tools.audit.findings import FindingSink
 from pi_tools.js.values import js_truthy
 from pi_tools.session.context import ContextError, build_session_context
@@ -135,7 +135,7 @@ def _check_signatures(sink: FindingSink, tree: SessionTree, messages: list[Any],
     for message in messages:
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
-        if message.get("stopReason") in NEVER_REPLAYED or (message.get("provider"), message.get("model")) == current:
+        if never_replayed(message.get("stopReason")) or (message.get("provider"), message.get("model")) == current:
             continue
         found = signatures(message)
         if not found:

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_tools.audit.check_blocks import NEVER_REPLAYED
+from pi_tools.audit.check_blocks import never_replayed
 from pi_tools.audit.findings import FindingSink
 from pi_tools.js.values import js_truthy
 from pi_tools.session.tree import SessionTree
@@ -102,7 +102,7 @@ def entry_record(entry: dict[str, Any]) -> tuple[int, Any, Any]:
             return RESULT, (message.get("toolCallId"), message.get("toolName")), None
         if role == "assistant":
             stop = message.get("stopReason")
-            if stop in NEVER_REPLAYED:
+            if never_replayed(stop):
                 return ERRORED_ASSISTANT, tool_calls(message), stop
             return ASSISTANT, tool_calls(message), None
         return INTERRUPTS, None, None

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from pi_tools.audit.check_blocks import NEVER_REPLAYED, check_entry_content
+from pi_tools.audit.check_blocks import check_entry_content, never_replayed
 from pi_tools.audit.check_context import (
     branch_summary_finding,
     first_kept_finding,
@@ -413,7 +413,7 @@ def _check_context(sink: FindingSink, session: BulkSession, collector: LineColle
             found = {name: count for name, count in zip(_SIGNATURE_NAMES, counts, strict=True) if count}
         elif number in full:
             message = full[number]["message"]
-            if message.get("role") != "assistant" or message.get("stopReason") in NEVER_REPLAYED:
+            if message.get("role") != "assistant" or never_replayed(message.get("stopReason")):
                 continue
             origin = (message.get("provider"), message.get("model"))
             found = signatures(message)

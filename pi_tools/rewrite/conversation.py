@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pi_tools.audit.check_blocks import NEVER_REPLAYED
+from pi_tools.audit.check_blocks import never_replayed
 from pi_tools.rewrite.repair import RepairError, RepairResult, load_lines, with_parent
 from pi_tools.rewrite.writer import Change, entry_line
 from pi_tools.session.jsonparse import loads_line
@@ -53,7 +53,7 @@ def role_of(entry: Any) -> Any:
 
 def _failed(entry: Any) -> bool:
     message = message_of(entry)
-    return message is not None and message.get("role") == "assistant" and message.get("stopReason") in NEVER_REPLAYED
+    return message is not None and message.get("role") == "assistant" and never_replayed(message.get("stopReason"))
 
 
 def v3_tree(result: RepairResult, source: str, option: str) -> SessionTree:
@@ -82,7 +82,7 @@ def _kids(children: dict[Any, list[Any]], entry: dict[str, Any]) -> list[Any]:
 def _batch_calls(entry: Any) -> list[str]:
     """The call ids of a replayed assistant message's tool calls (empty when malformed or not unique)."""
     message = message_of(entry)
-    if message is None or message.get("role") != "assistant" or message.get("stopReason") in NEVER_REPLAYED:
+    if message is None or message.get("role") != "assistant" or never_replayed(message.get("stopReason")):
         return []
     content = message.get("content")
     if not isinstance(content, list):
@@ -97,8 +97,10 @@ def _movable(entry: Any) -> bool:
     if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
         return False
     if entry.get("type") == "message":
-        return role_of(entry) in _MOVABLE_ROLES
-    return entry.get("type") in _MOVABLE_TYPES
+        role = role_of(entry)
+        return type(role) is str and role in _MOVABLE_ROLES
+    entry_type = entry.get("type")
+    return type(entry_type) is str and entry_type in _MOVABLE_TYPES
 
 
 def _segment(assistant: dict[str, Any], calls: list[str], children: dict[Any, list[Any]]) -> list[Any]:
@@ -189,7 +191,8 @@ def relink(result: RepairResult, source: str) -> None:
 
 def _silent(entry: dict[str, Any]) -> bool:
     """Entries that put no message into the context (they close no batch)."""
-    return entry.get("type") in _SILENT_TYPES
+    entry_type = entry.get("type")
+    return type(entry_type) is str and entry_type in _SILENT_TYPES
 
 
 def _in_place_order(segment: list[Any], ordered: list[Any]) -> list[Any]:

@@ -33,7 +33,7 @@ def keep_last(turns: int) -> Transform:
         units = split_units(messages)
         starts = [
             index for index, unit in enumerate(units)
-            if isinstance(unit[0], dict) and unit[0].get("role") in TURN_START_ROLES
+            if isinstance(unit[0], dict) and type(unit[0].get("role")) is str and unit[0]["role"] in TURN_START_ROLES
         ]
         if turns == 0:
             cut = len(units)
