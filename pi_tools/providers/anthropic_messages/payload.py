@@ -18,6 +18,7 @@ from pi_tools.js.access import (
     content_array,
     js_join_piece,
     js_prop,
+    string_field,
     string_receiver,
 )
 from pi_tools.js.strings import js_is_blank, js_trim
@@ -340,7 +341,7 @@ def _tool_result_content(content: list[Any]) -> str | list[Block]:
     if not any(block_type(block) == "image" for block in content):
         return sanitize_surrogates("\n".join(js_join_piece(block_field(block, "text")) for block in content))
     blocks: list[Block] = [
-        {"type": "text", "text": sanitize_surrogates(block.get("text", ""))}
+        {"type": "text", "text": sanitize_surrogates(string_field(block, "text"))}
         if block_type(block) == "text"
         else _image_block(block)
         for block in content
