@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from pi_tools.js.access import copy_defined, js_join_piece, require_string, string_receiver
+from pi_tools.js.access import block_type, copy_defined, js_join_piece, require_string, string_receiver
 from pi_tools.js.strings import js_is_blank
 from pi_tools.js.values import UNDEFINED, js_truthy
 from pi_tools.providers.catalog import Model
@@ -236,7 +236,7 @@ def _append_tool_result(
     texts: list[Any] = []
     images: list[dict[str, Any]] = []
     for block in content:
-        kind = block.get("type") if isinstance(block, dict) else None
+        kind = block_type(block)  # (a null item fails in pi-ai's `c.type`, as in Pi)
         if kind == "text":
             texts.append(block.get("text"))
         elif kind == "image" and traits.accepts_images:
