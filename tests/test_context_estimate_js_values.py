@@ -98,3 +98,18 @@ def test_a_null_result_item_fails_google_before_a_later_string_content(cli: Any,
         {"role": "toolResult", "toolCallId": "c1", "toolName": "ls", "content": "text", "isError": False}])
     assert _outcomes(cli, "google-generative-ai", "google/gemini-2.5-flash", [path], "contents") == [
         "Cannot read properties of null (reading 'type')"]
+
+
+def test_a_custom_message_without_content_fails_the_estimate(cli: Any, tmp_path: Path) -> None:
+    """convertToLlm makes a custom message without content a user message without content, which the estimate
+    walks (`for (const block of content)`): Pi fails the request. Before an assistant with usage it is not
+    estimated, and every API builds the request."""
+    custom = {"role": "custom", "customType": "x", "display": True}
+    user = {"role": "user", "content": [{"type": "text", "text": "q"}]}
+    anchor = {"role": "assistant", "content": [{"type": "text", "text": "ok"}], **MODEL, "stopReason": "stop",
+              "usage": {"input": 10, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 11}}
+    files = [_write(tmp_path / "missing.jsonl", [user, custom, user]),
+             _write(tmp_path / "null.jsonl", [user, {**custom, "content": None}, user]),
+             _write(tmp_path / "before-anchor.jsonl", [user, custom, anchor, user])]
+    assert _outcomes(cli, "anthropic-messages", "anthropic/claude-sonnet-4-5", files, "max_tokens") == [
+        "content is not iterable", "content is not iterable", 64000]

@@ -166,10 +166,13 @@ def _blocks(content: Any, expression: str) -> Iterable[Any]:
 
 
 def _text_and_image_chars(content: Any) -> int:
+    """estimateTextAndImageContentChars: a string's length, else `for (const block of content)`, which fails on
+    a missing or null content too (a custom message without content becomes such a user message; stored user
+    and tool-result messages without one are read with [] as Pi reads them, session.context)."""
     if isinstance(content, str):
         return js_length(content)
     chars = 0
-    for block in _blocks(content, "content"):
+    for block in for_of(content, "content"):
         chars += _field_length(block, "text") if block_type(block) == "text" else ESTIMATED_IMAGE_CHARS
     return chars
 
