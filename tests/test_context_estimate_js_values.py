@@ -113,3 +113,30 @@ def test_a_custom_message_without_content_fails_the_estimate(cli: Any, tmp_path:
              _write(tmp_path / "before-anchor.jsonl", [user, custom, anchor, user])]
     assert _outcomes(cli, "anthropic-messages", "anthropic/claude-sonnet-4-5", files, "max_tokens") == [
         "content is not iterable", "content is not iterable", 64000]
+
+
+LENGTH = "Cannot read properties of undefined (reading 'length')"
+
+
+def test_an_assistant_array_item_fails_the_estimate_before_transform_messages_spreads_it(
+        cli: Any, tmp_path: Path) -> None:
+    """pi-ai estimates the context before transformMessages flatMaps assistant content: an estimated assistant
+    whose content holds an array reads `block.name.length` of it and fails. Not estimated (before the newest
+    assistant with usage), the array is spread: `[[null]]` is a null item, the others build."""
+    def assistant(content: list[Any], total: int) -> dict[str, Any]:
+        return {"role": "assistant", "content": content, **MODEL, "stopReason": "stop",
+                "usage": {"input": total, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": total}}
+
+    user = {"role": "user", "content": [{"type": "text", "text": "q"}]}
+    anchor = assistant([{"type": "text", "text": "k"}], 11)
+    contents: dict[str, list[Any]] = {"[[null]]": [[None]], "[[]]": [[]], "[[text]]": [[{"type": "text", "text": "x"}]],
+                                      "[5]": [5], "[text, [b]]": [{"type": "text", "text": "a"}, ["b"]]}
+    files, expected = [], []
+    for index, (name, content) in enumerate(contents.items()):
+        files.append(_write(tmp_path / f"e{index}.jsonl", [user, anchor, assistant(content, 0), user]))
+        expected.append((name, "estimated", LENGTH))
+        files.append(_write(tmp_path / f"u{index}.jsonl", [user, assistant(content, 0), anchor, user]))
+        expected.append((name, "not estimated", "Cannot read properties of null (reading 'type')"
+                         if name == "[[null]]" else 64000))
+    found = _outcomes(cli, "anthropic-messages", "anthropic/claude-sonnet-4-5", files, "max_tokens")
+    assert [(name, where, outcome) for (name, where, _), outcome in zip(expected, found, strict=True)] == expected

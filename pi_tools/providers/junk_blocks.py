@@ -14,6 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 _ROLES = ("user", "assistant", "toolResult")
+AS_STORED = "_messagesAsStored"
+"""Context key under which the registry keeps the messages as they were before `objects_for_junk_items`
+spread an assistant's array items: pi-ai estimates the context (clampMaxTokensToContext) before
+transformMessages flatMaps them, and an array block fails that estimate (`block.name.length`). Only the
+estimate reads it; encoders read `messages`."""
 NULL_ITEM = "Cannot read properties of null (reading 'type')"
 ASSISTANT_CONTENT = "assistantMsg.content.flatMap is not a function"
 

@@ -18,6 +18,7 @@ from pi_tools.js.strings import js_length
 from pi_tools.js.values import UNDEFINED, js_set_key, js_to_number, js_to_string, js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError
+from pi_tools.providers.junk_blocks import AS_STORED
 
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 """Every level pi-ai knows, weakest first; clamping walks this order."""
@@ -305,7 +306,7 @@ def estimate_context_tokens(context: Mapping[str, Any]) -> int:
 
     Without usage, everything is estimated: all messages, the system prompt and the tool list.
     """
-    messages: Sequence[Mapping[str, Any]] = context.get("messages") or []
+    messages: Sequence[Mapping[str, Any]] = context.get(AS_STORED) or context.get("messages") or []
     tools = context.get("tools")
     anchor = last_usage_index(messages)
     if anchor is not None:

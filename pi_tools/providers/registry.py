@@ -14,7 +14,7 @@ from pi_tools.js.errors import STACK_EXCEEDED
 from pi_tools.js.json_stringify import too_deep_to_stringify
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import JS_FAILURES, PayloadError
-from pi_tools.providers.junk_blocks import js_failure, objects_for_junk_items
+from pi_tools.providers.junk_blocks import AS_STORED, js_failure, objects_for_junk_items
 
 API_MODULES: dict[str, str] = {
     "anthropic-messages": "anthropic_messages",
@@ -87,7 +87,7 @@ def build_payload(api: str, model: Model, context: dict[str, Any], options: dict
     messages = context.get("messages")
     cleaned = objects_for_junk_items(messages)
     if cleaned is not messages:
-        context = {**context, "messages": cleaned}
+        context = {**context, "messages": cleaned, AS_STORED: messages}
     try:
         payload: dict[str, Any] = _builder(api, "payload")(model, context, options)
     except JS_FAILURES as error:

@@ -249,7 +249,8 @@ def _convert_user(message: dict[str, Any]) -> dict[str, Any]:
     if isinstance(content, str):
         blocks.append(_required_text_block(content))
     else:
-        for item in () if content is None else for_of(content, "m.content"):
+        items: Any = () if content is None else for_of(content, "m.content")  # (a string was taken above)
+        for item in items:
             kind = item.get("type")
             if kind == "text":
                 text = _text_block(item.get("text", ""))
