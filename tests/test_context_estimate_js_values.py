@@ -140,3 +140,25 @@ def test_an_assistant_array_item_fails_the_estimate_before_transform_messages_sp
                          if name == "[[null]]" else 64000))
     found = _outcomes(cli, "anthropic-messages", "anthropic/claude-sonnet-4-5", files, "max_tokens")
     assert [(name, where, outcome) for (name, where, _), outcome in zip(expected, found, strict=True)] == expected
+
+
+def test_text_only_models_fail_on_an_unwalkable_result_before_an_earlier_tool_call_id(
+        cli: Any, tmp_path: Path) -> None:
+    """pi-ai's transformMessages swaps images for placeholders over every message before its second pass reads
+    any tool-call id: for a text-only model a tool result whose content is an object fails first ("content is
+    not iterable"), though an earlier call has no id. Models that take images reach the id (or another field)."""
+    path = _write(tmp_path / "s.jsonl", [
+        {"role": "assistant", "content": [{"type": "toolCall"}], "usage": {}},
+        {"role": "toolResult", "toolCallId": "t1", "toolName": "read", "content": {"type": "image", "data": 5},
+         "isError": False},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "t2", "name": "read", "arguments": {}}],
+         **MODEL, "stopReason": "toolUse",
+         "usage": {"input": 807, "output": 2854, "cacheRead": 163, "cacheWrite": 1824, "totalTokens": 5648}}])
+    for api, model, expected in (
+            ("openai-completions", "groq/openai/gpt-oss-120b", "content is not iterable"),
+            ("openai-completions", "deepseek/deepseek-v4-flash", "content is not iterable"),
+            ("mistral-conversations", "mistral/magistral-medium-latest", "content is not iterable"),
+            ("openai-completions", "openrouter/anthropic/claude-sonnet-4.5:batch",
+             "Cannot read properties of undefined (reading 'includes')"),
+            ("openai-responses", "openai/gpt-5.1", "Cannot read properties of undefined (reading 'includes')")):
+        assert _outcomes(cli, api, model, [path], "messages") == [expected], (api, model)

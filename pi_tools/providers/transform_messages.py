@@ -185,9 +185,13 @@ def transform_messages(
 
     identity = _model_identity(model)
     append = result.append
+    if text_only:
+        # pi-ai swaps images for placeholders in a pass over every message before it rewrites any: a content it
+        # cannot walk there fails the request before an earlier message's tool-call id is read.
+        messages = [_prepare(original, True) for original in messages]
     for original in messages:
         # _prepare changes nothing for a message with content when the model takes images (the common case).
-        message = _prepare(original, text_only) if text_only or original.get("content") is None else original
+        message = original if text_only or original.get("content") is not None else _prepare(original, False)
         role = message.get("role")
         if role == "assistant":
             calls: list[Any] = []
