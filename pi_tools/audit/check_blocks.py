@@ -14,13 +14,13 @@ from pi_tools.session.diagnostics import describe_value
 from pi_tools.session.tree import SessionTree
 
 STOP_REASONS = frozenset({"pending", "stop", "length", "toolUse", "error", "aborted", "deferred"})
-NEVER_REPLAYED = frozenset({"error", "aborted"})
+NEVER_REPLAYED = ("error", "aborted")  # a tuple: a stored stopReason may be any JSON value, an object too
 
 
 def never_replayed(stop: Any) -> bool:
-    """Whether a stored stopReason is one Pi never replays to a model (a string: "error" or "aborted"; any other
-    JSON value, an object or a list too, is not, and is not asked of the set, which would not hash it)."""
-    return type(stop) is str and stop in NEVER_REPLAYED
+    """Whether a stored stopReason is one Pi never replays to a model ("error" or "aborted"; any other JSON
+    value is not)."""
+    return stop in NEVER_REPLAYED
 
 _USER_BLOCKS = ("text", "image")
 ALLOWED_BLOCKS: dict[str, tuple[str, ...]] = {

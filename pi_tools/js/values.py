@@ -213,6 +213,22 @@ def js_to_number(value: Any) -> float:
 NOT_PRIMITIVE = "Cannot convert object to primitive value"
 
 
+def js_add(left: Any, right: Any) -> Any:
+    """``left + right`` for JSON values (and undefined): an object or array becomes its string, then either side a
+    string concatenates; otherwise the numbers add (null 0, booleans 0 and 1, undefined NaN; two ints stay one)."""
+    if isinstance(left, (list, dict)):
+        _require_primitive(left)
+        left = js_to_string(left)
+    if isinstance(right, (list, dict)):
+        _require_primitive(right)
+        right = js_to_string(right)
+    if isinstance(left, str) or isinstance(right, str):
+        return js_to_string(left) + js_to_string(right)
+    if type(left) is int and type(right) is int:
+        return left + right
+    return js_to_number(left) + js_to_number(right)
+
+
 def _require_primitive(value: Any) -> None:
     """V8's TypeError where ToPrimitive finds no callable valueOf/toString: a parsed object with its own
     `toString` member (a string, number, ... shadows Object.prototype.toString, and valueOf gives the object

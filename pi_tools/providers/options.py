@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast
 from pi_tools.js.access import block_type, for_of
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.js.strings import js_length
-from pi_tools.js.values import UNDEFINED, js_set_key, js_to_number, js_to_string, js_truthy
+from pi_tools.js.values import UNDEFINED, js_add, js_set_key, js_to_number, js_to_string, js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError
 from pi_tools.providers.junk_blocks import AS_STORED
@@ -205,7 +205,7 @@ def usage_context_tokens(usage: Any) -> Any:
 
     A truthy totalTokens is taken as it is stored, whatever its type (a string, an array, an object); the sum is
     JavaScript's `+` (a missing part makes it NaN, a null one adds 0, a string part concatenates). Callers compare
-    it with 0 (`usage_counts`) and add to it (`js_add`) as pi-ai does. A message without any usage object fails
+    it with 0 (`js_to_number(...) > 0`) and add to it (`js_add`) as pi-ai does. A message without any usage object fails
     the request as reading ``usage.totalTokens`` does in JS; a primitive or an array has no such properties (NaN).
     """
     if usage is None or usage is UNDEFINED:
@@ -213,41 +213,12 @@ def usage_context_tokens(usage: Any) -> Any:
     if not isinstance(usage, dict):
         return math.nan
     total = usage.get("totalTokens", UNDEFINED)
-    if type(total) is int and total:  # nearly always: a count as Pi writes it
-        return total
     if js_truthy(total):
         return total
-    parts = [usage.get(key, UNDEFINED) for key in ("input", "output", "cacheRead", "cacheWrite")]
-    if all(type(part) is int for part in parts):
-        return sum(parts)
-    found = parts[0]
-    for part in parts[1:]:
-        found = js_add(found, part)
+    found = usage.get("input", UNDEFINED)
+    for key in ("output", "cacheRead", "cacheWrite"):
+        found = js_add(found, usage.get(key, UNDEFINED))
     return found
-
-
-def usage_counts(tokens: Any) -> bool:
-    """``tokens > 0`` in JavaScript (a string or array compares as the number it converts to)."""
-    if type(tokens) is int or type(tokens) is float:
-        return tokens > 0
-    return js_to_number(tokens) > 0
-
-
-def js_add(left: Any, right: Any) -> Any:
-    """JavaScript's ``left + right`` on JSON values: either side a string (or an array or object, which convert
-    to theirs) concatenates; otherwise numbers add (null is 0, booleans 0 and 1, undefined NaN)."""
-    if isinstance(left, (list, dict)):
-        js_to_number(left)  # V8's TypeError where the object cannot become a primitive
-        left = js_to_string(left)
-    if isinstance(right, (list, dict)):
-        js_to_number(right)
-        right = js_to_string(right)
-    if isinstance(left, str) or isinstance(right, str):
-        return js_to_string(left) + js_to_string(right)
-    if type(left) is int and type(right) is int:
-        return left + right
-    return (math.nan if left is UNDEFINED else js_to_number(left)) + \
-        (math.nan if right is UNDEFINED else js_to_number(right))
 
 
 def js_token_count(value: Any) -> Any:
@@ -255,8 +226,8 @@ def js_token_count(value: Any) -> Any:
     float as an int, so that JSON writes it as JavaScript does)."""
     if type(value) is int:
         return value
-    number = value if type(value) is float else js_to_number(value)
-    return int(number) if number == number and not math.isinf(number) and number == int(number) else number
+    number = js_to_number(value)
+    return int(number) if math.isfinite(number) and number.is_integer() else number
 
 
 def message_timestamp(message: Mapping[str, Any]) -> float:
@@ -286,7 +257,7 @@ def last_usage_index(messages: Sequence[Mapping[str, Any]]) -> int | None:
         ):
             usage = message.get("usage", UNDEFINED)
             total = usage.get("totalTokens") if type(usage) is dict else None
-            if (type(total) is int and total > 0) or usage_counts(usage_context_tokens(usage)):
+            if (type(total) is int and total > 0) or js_to_number(usage_context_tokens(usage)) > 0:
                 found = index
         if timestamp > latest_prefix:
             latest_prefix = timestamp
@@ -316,13 +287,10 @@ def estimate_context_tokens(context: Mapping[str, Any]) -> int:
             trailing += estimate_message_tokens(message)
             if message.get("role") == "toolResult":
                 added_names.update(map(js_set_key, message.get("addedToolNames") or ()))
-        tokens = js_add(usage_context_tokens(messages[anchor].get("usage")), trailing)
-        if tools and added_names:
-            tokens = js_add(tokens, estimate_tools_tokens(
-                tool for tool in tools if js_set_key(tool.get("name")) in added_names))
-        else:
-            tokens = js_add(tokens, 0)
-        return js_token_count(tokens)
+        added = estimate_tools_tokens(tool for tool in tools if js_set_key(tool.get("name")) in added_names) \
+            if tools and added_names else 0
+        # JavaScript's + throughout: a stored string total concatenates ("5" + 12 + 0 is "5120")
+        return js_token_count(js_add(js_add(usage_context_tokens(messages[anchor].get("usage")), trailing), added))
     tokens = sum(estimate_message_tokens(message) for message in messages)
     system_prompt = context.get("systemPrompt")
     if system_prompt:

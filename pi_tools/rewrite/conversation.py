@@ -32,11 +32,10 @@ from pi_tools.session.tree import PathCycleError, SessionTree
 INTERLEAVED, ORDER, ERRORED, REQUIRED = "tool-result-interleaved", "tool-result-order", "errored-turn", "required-fields"
 # Entries that may stand between a batch's calls and its results and move behind them: the messages Pi defers until
 # a batch is done (bash executions, custom and extension messages, steering user messages) and entries that carry
-# no message (labels, settings).
-_MOVABLE_ROLES = frozenset({"user", "bashExecution", "custom"})
-_MOVABLE_TYPES = frozenset({"custom_message", "label", "model_change", "thinking_level_change", "custom",
-                            "session_info"})
-_SILENT_TYPES = frozenset({"label", "model_change", "thinking_level_change", "custom", "session_info"})
+# no message (labels, settings). Tuples: a stored role or type may be any JSON value, an object or a list too.
+_MOVABLE_ROLES = ("user", "bashExecution", "custom")
+_MOVABLE_TYPES = ("custom_message", "label", "model_change", "thinking_level_change", "custom", "session_info")
+_SILENT_TYPES = ("label", "model_change", "thinking_level_change", "custom", "session_info")
 
 
 def message_of(entry: Any) -> dict[str, Any] | None:
@@ -97,10 +96,8 @@ def _movable(entry: Any) -> bool:
     if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
         return False
     if entry.get("type") == "message":
-        role = role_of(entry)
-        return type(role) is str and role in _MOVABLE_ROLES
-    entry_type = entry.get("type")
-    return type(entry_type) is str and entry_type in _MOVABLE_TYPES
+        return role_of(entry) in _MOVABLE_ROLES
+    return entry.get("type") in _MOVABLE_TYPES
 
 
 def _segment(assistant: dict[str, Any], calls: list[str], children: dict[Any, list[Any]]) -> list[Any]:
@@ -191,8 +188,7 @@ def relink(result: RepairResult, source: str) -> None:
 
 def _silent(entry: dict[str, Any]) -> bool:
     """Entries that put no message into the context (they close no batch)."""
-    entry_type = entry.get("type")
-    return type(entry_type) is str and entry_type in _SILENT_TYPES
+    return entry.get("type") in _SILENT_TYPES
 
 
 def _in_place_order(segment: list[Any], ordered: list[Any]) -> list[Any]:

@@ -16,7 +16,7 @@ from pi_tools.transforms.units import flatten, split_units
 
 Transform = Callable[[list[Any]], list[Any]]
 
-TURN_START_ROLES = frozenset({"user", "bashExecution", "custom"})
+TURN_START_ROLES = ("user", "bashExecution", "custom")  # a tuple: a stored role may be any JSON value
 REDACTED = "[REDACTED]"
 
 
@@ -33,7 +33,7 @@ def keep_last(turns: int) -> Transform:
         units = split_units(messages)
         starts = [
             index for index, unit in enumerate(units)
-            if isinstance(unit[0], dict) and type(unit[0].get("role")) is str and unit[0]["role"] in TURN_START_ROLES
+            if isinstance(unit[0], dict) and unit[0].get("role") in TURN_START_ROLES
         ]
         if turns == 0:
             cut = len(units)
