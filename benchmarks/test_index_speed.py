@@ -32,6 +32,9 @@ Figures, 2,000 x 1 MB, 2 cores, default engine (local pool on both cores):
 - Seventh session (line lengths from the bulk index's offsets), noisy machine, 2,000 x 1 MB, 3 rounds: index
   31.6-40.4 s, audit 13.8-18.5 s, ratio 2.18-2.29 (median 2.23; CPU 2.27-2.41); incremental 0.6%. Counted in
   instructions per file (callgrind, 10 files, hash left out): index 146.9 -> 140.9 M against audit's 81.0 M.
+- Eighth session, quiet machine (load 0.0), same code, 2,000 x 1 MB, 3 rounds: audit 6.00-7.15 s, index
+  18.21-18.79 s, ratio 2.63-3.04 (median 2.68; CPU 2.71-3.02); incremental 0.5%. polars' own JSON reader as
+  the row builder (docs/index.md, Speed): 24-29 ms CPU per file, slower than the whole index.
 """
 
 from __future__ import annotations
