@@ -22,6 +22,10 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pi_tools.engine.depth import allow_deep_values
+
+allow_deep_values()  # the recursion limit every process running pi-tools' stages has (the CLI's, its workers')
+
 VARIANTS = ("payloads", "payloadsReasoning")
 # Headers that name the machine, the runtime or the SDK build, and values the oracle masked.
 TELEMETRY_PREFIXES = ("user-agent", "x-stainless-", "x-amz-user-agent", "amz-sdk-", "x-goog-api-client")

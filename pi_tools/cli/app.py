@@ -120,6 +120,9 @@ def main() -> None:
     import sys
 
     gc.disable()
+    from pi_tools.engine.depth import allow_deep_values
+
+    allow_deep_values()
     # Session text can hold lone UTF-16 surrogates (JSON "\ud83d" escapes); tables, trees and messages show
     # them as \ud83d instead of failing on them.
     for stream in (sys.stdout, sys.stderr):

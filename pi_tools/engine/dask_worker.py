@@ -22,6 +22,9 @@ from typing import Any
 
 
 def dask_setup(worker: Any) -> None:
+    from pi_tools.engine.depth import allow_deep_values
+
+    allow_deep_values()  # as every process that runs stages (engine.depth)
     sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -101,10 +101,10 @@ def _pooled(task: Callable[[T], R], items: Sequence[T], workers: int,
                                initializer=cancel.ignore_interrupts)
     key = cancel.register(lambda: abandon(pool))
     chunks = iter(chunked(items, weights, workers))
-    pending: deque[Future[list[R]]] = deque()
+    pending: deque[tuple[Future[list[R]], list[T]]] = deque()
     try:  # the first chunks go out now: the workers start (all forked at the first submit) before any bar
         for chunk in islice(chunks, workers * IN_FLIGHT):
-            pending.append(pool.submit(_run_chunk, task, chunk))
+            pending.append((pool.submit(_run_chunk, task, chunk), chunk))
     except BaseException:
         cancel.forget(key)
         abandon(pool)
@@ -139,16 +139,25 @@ def _run_chunk(task: Callable[[T], R], chunk: list[T]) -> list[R]:
 
 
 def _collected(pool: ProcessPoolExecutor, task: Callable[[T], R], chunks: Iterator[list[T]],
-               pending: deque[Future[list[R]]], key: int) -> Iterator[R]:
+               pending: deque[tuple[Future[list[R]], list[T]]], key: int) -> Iterator[R]:
     """The chunks' results in order, one more chunk handed out as each one is taken (a bounded window: results
-    that came back early wait in memory, never the whole batch's)."""
+    that came back early wait in memory, never the whole batch's).
+
+    A chunk the pool cannot hand back runs again in this process: its results may nest deeper than pickle
+    recurses (a damaged session's values nest a thousand levels), or its worker died. Tasks are deterministic
+    and turn their own failures into results, so the chunk gives here what it would have given there; an
+    exception the task itself raises is raised here as it would have been in one process."""
     finished = False
     try:
         while pending:
-            results = pending.popleft().result()
+            future, done = pending.popleft()
+            try:
+                results = future.result()
+            except Exception:  # noqa: BLE001 - pickling or a lost worker; the task's own errors recur below
+                results = _run_chunk(task, done)
             chunk = next(chunks, None)
             if chunk is not None:
-                pending.append(pool.submit(_run_chunk, task, chunk))
+                pending.append((_submitted(pool, task, chunk), chunk))
             yield from results
         finished = True
     finally:
@@ -157,6 +166,20 @@ def _collected(pool: ProcessPoolExecutor, task: Callable[[T], R], chunks: Iterat
             pool.shutdown()
         else:  # an exception, Ctrl-C, or a caller that stopped reading: nothing more is wanted
             abandon(pool)
+
+
+def _submitted(pool: ProcessPoolExecutor, task: Callable[[T], R], chunk: list[T]) -> Future[list[R]]:
+    """The chunk handed to the pool, or, when the pool can take no more (a worker was killed: it is broken), a
+    future that fails at once, so that `_collected` runs the chunk in this process."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return pool.submit(_run_chunk, task, chunk)
+    except BrokenProcessPool as exc:
+        failed: Future[list[R]] = Future()
+        failed.set_exception(exc)
+        return failed
 
 
 def abandon(pool: ProcessPoolExecutor) -> None:
