@@ -199,17 +199,17 @@ class PayloadRequest:
 
 def resolve_model(request: PayloadRequest, document: Document) -> Any:
     """The catalog model to build for: --model, else the session's current model (which must speak the API)."""
-    from pi_tools.providers.catalog import find_model, get_model
+    from pi_tools.providers.catalog import find_model, get_model, session_model_names
     from pi_tools.providers.errors import UnknownModelError
 
     try:
         if request.model:
             model = find_model(request.model)
         else:
-            current = document.get("model")
-            if not isinstance(current, dict) or not current.get("provider") or not current.get("modelId"):
+            names = session_model_names(document.get("model"))
+            if names is None:
                 raise DocumentError("the session has no model; pass --model PROVIDER/ID")
-            model = get_model(str(current["provider"]), str(current["modelId"]))
+            model = get_model(*names)
     except UnknownModelError as exc:
         raise DocumentError(str(exc.args[0] if exc.args else exc)) from None
     if model.get("api") != request.api:

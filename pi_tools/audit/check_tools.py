@@ -14,13 +14,14 @@ tree and the bulk index of a clean file (audit/clean.py) both make them, so one 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_tools.audit.check_blocks import never_replayed
 from pi_tools.audit.findings import FindingSink
 from pi_tools.js.values import js_truthy
+from pi_tools.session.diagnostics import describe_value
 from pi_tools.session.tree import SessionTree
 
 # What an entry does to the tool batch above it.
@@ -148,6 +149,23 @@ def tree_records(tree: SessionTree) -> ToolRecords:
     return ToolRecords(kinds, payloads, stops, ids, tree.line_numbers, roots, first_kid, more_kids)
 
 
+def _shown(value: Any, show: Callable[[Any], str] = str) -> str:
+    """A stored id or name in a finding's message, as `show` writes it; a value nested deeper than Python prints
+    (damaged sessions nest a thousand levels) by its kind."""
+    try:
+        return show(value)
+    except RecursionError:
+        return f"<{describe_value(value)} nested too deep to show>"
+
+
+def _same(first: Any, second: Any) -> bool:
+    """Whether two stored values are equal; values nested deeper than Python compares are taken as different."""
+    try:
+        return bool(first == second)
+    except RecursionError:
+        return False
+
+
 class ToolWalk:
     """One walk over the records: findings go to the sink, unanswered calls to `orphans` (by the position of the
     entry they should follow)."""
@@ -224,7 +242,7 @@ class ToolWalk:
         group = self.orphans.setdefault(last, (assistant, []))[1]
         records = self.records
         for call in missing:
-            if call not in group:
+            if not any(_same(call, other) for other in group):
                 group.append(call)
             key = (assistant, call[0])
             if key in self._reported:
@@ -232,7 +250,7 @@ class ToolWalk:
             self._reported.add(key)
             self.sink.add(
                 "orphaned-tool-call", records.ids[assistant], records.lines[assistant],
-                f"tool call {call[0]} ({call[1]}) never gets a result; Pi sends `No result provided` in its place",
+                f"tool call {call[0]} ({_shown(call[1])}) never gets a result; Pi sends `No result provided` in its place",
             )
 
     def _where(self, assistant: int) -> str:
@@ -243,19 +261,18 @@ class ToolWalk:
         records, sink = self.records, self.sink
         if state is None:
             sink.add("tool-result-unmatched", records.ids[position], records.lines[position],
-                     f"tool result for call {call_id} ({name}) follows no assistant message with tool calls")
+                     f"tool result for call {_shown(call_id)} ({_shown(name)}) follows no assistant message with tool calls")
             return None
         assistant, calls, ids, answered, phase, _, closer, late, latest, distinct = state
         if phase == OPEN and call_id not in answered:
-            try:
-                index = ids.index(call_id)
-            except ValueError:
-                index = -1
+            # (calls' ids are strings: any other value matches none, and list.index would print it in its error)
+            index = ids.index(call_id) if type(call_id) is str and call_id in ids else -1
             if index >= 0:  # the usual case: a call of this batch answered for the first time
                 call_name = calls[index][1]
-                if name != call_name:
+                if not _same(name, call_name):
                     sink.add("tool-result-name", records.ids[position], records.lines[position],
-                             f"tool result for call {call_id} is named {name!r} but the call is {call_name!r}")
+                             f"tool result for call {call_id} is named {_shown(name, repr)} but the call is "
+                             f"{_shown(call_name, repr)}")
                 if index < latest:
                     sink.add("tool-result-order", records.ids[position], records.lines[position],
                              f"tool result for call {call_id} comes after the result for call {ids[latest]}, "
@@ -265,7 +282,7 @@ class ToolWalk:
         entry_id, line = records.ids[position], records.lines[position]
         if phase == ERRORED:
             sink.add("tool-result-unmatched", entry_id, line,
-                     f"tool result for call {call_id} follows {self._where(assistant)}, which ended with stopReason "
+                     f"tool result for call {_shown(call_id)} follows {self._where(assistant)}, which ended with stopReason "
                      f"{records.stops[assistant]!r} and is never replayed; the result is sent without its call")
             return state
         if phase == CLOSED and call_id in late:
@@ -276,7 +293,8 @@ class ToolWalk:
             return (*state[:7], tuple(c for c in late if c != call_id), latest, distinct)
         if call_id not in ids:
             sink.add("tool-result-unmatched", entry_id, line,
-                     f"tool result for call {call_id} ({name}) matches no tool call of {self._where(assistant)}")
+                     f"tool result for call {_shown(call_id)} ({_shown(name)}) matches no tool call of "
+                     f"{self._where(assistant)}")
             return state
         sink.add("tool-result-unmatched", entry_id, line,
                  f"second tool result for call {call_id} of {self._where(assistant)}")

@@ -36,7 +36,10 @@ def audit_file(path: str, enabled: frozenset[str] | None = None) -> AuditResult:
         data = read_session_bytes(path)
     except SessionReadError as exc:
         return AuditResult(path, error=str(exc))
-    return AuditResult(path, audit_bytes(data, path, enabled))
+    try:
+        return AuditResult(path, audit_bytes(data, path, enabled))
+    except Exception as exc:  # a bug or an input shape nobody foresaw: reported for this file, the others go on
+        return AuditResult(path, error=f"{path}: cannot audit ({type(exc).__name__}: {exc}); please report it")
 
 
 def audit_bytes(data: bytes, source: str, enabled: frozenset[str] | None = None) -> list[Finding]:

@@ -61,6 +61,7 @@ SUMMARY_ENTRIES = frozenset(("custom_message", "branch_summary", "compaction"))
 """Entry types that become context messages of their own (custom, branchSummary, compactionSummary)."""
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
+_INFINITY = float("inf")
 _NEWLINE = re.compile(b"\n")
 
 
@@ -438,7 +439,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     add_activity = activities.append
     calls_by_id: dict[str, list[int]] = {}  # toolCallId -> rows of `calls` with that id
     results: list[Result] = []
-    last_activity: int | None = None
+    last_activity: int | float | None = None
     context_messages = 0
     dict_stamps: dict[int, int] = {}  # the times of the other entries (by their row), read one by one
     candidates: list[Candidate] = []  # entries that may carry usage (assistant messages, untyped entries)
@@ -610,8 +611,10 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
             activity = message.get("timestamp")
             if type(activity) not in (int, float):
                 activity = stamp
-            if activity is not None and (last_activity is None or activity > last_activity):
-                last_activity = int(activity)
+            if activity is not None and activity == activity and (last_activity is None or activity > last_activity):
+                # (NaN is never greater; an infinite time, from a number past the double range that only the
+                # lenient reader reads, stays infinite and is written as null, as any time JavaScript cannot hold)
+                last_activity = int(activity) if abs(activity) != _INFINITY else activity
         m_row((at, provider, model, text, thinking, tool_names,
                message.get("isError") is True if role == "toolResult" else None))
 

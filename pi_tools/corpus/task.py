@@ -99,6 +99,9 @@ def _index_batch(job: BatchJob) -> BatchResult:
         except RecursionError:
             outcome.error = f"{name}: cannot index: nesting too deep"
             continue
+        except Exception as exc:  # a bug or an input shape nobody foresaw: reported for this file, the others go on
+            outcome.error = f"{name}: cannot index ({type(exc).__name__}: {exc}); please report it"
+            continue
         del data
         outcome.rows = batch.add(name, rows)
     tables = {table: parquet_bytes(data) for table, data in batch.frames().items()} if batch.files else {}

@@ -61,6 +61,18 @@ def get_model(provider: str, model_id: str) -> Model:
     return _fresh(model)
 
 
+def session_model_names(current: Any) -> tuple[str, str] | None:
+    """(provider, id) of a session's current model (a context document's `model`), or None when it names none
+    the catalog could hold: missing, empty, or not strings (damaged sessions store lists and objects there, which
+    Pi's registry lookup never matches)."""
+    if not isinstance(current, dict):
+        return None
+    provider, model_id = current.get("provider"), current.get("modelId")
+    if type(provider) is not str or type(model_id) is not str or not provider or not model_id:
+        return None
+    return provider, model_id
+
+
 def find_model(reference: str) -> Model:
     """Resolve ``"provider/id"``; the id keeps any further slashes (``openrouter/anthropic/claude-sonnet-4.5``)."""
     provider, sep, model_id = reference.partition("/")

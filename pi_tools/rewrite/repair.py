@@ -22,6 +22,7 @@ import orjson
 from pi_tools.audit.check_tools import OrphanGroup, check_tool_results
 from pi_tools.audit.findings import FindingSink
 from pi_tools.js.errors import JsonSyntaxError
+from pi_tools.js.values import js_set_key
 from pi_tools.rewrite.writer import (
     Change,
     WriteError,
@@ -217,7 +218,7 @@ def close_orphans(result: RepairResult, source: str) -> None:
         for child in children.get(after_id, []):
             message = child.get("message") if child.get("type") == "message" else None
             if isinstance(message, dict) and message.get("role") == "toolResult" \
-                    and message.get("toolCallId") in batch_ids:
+                    and js_set_key(message.get("toolCallId")) in batch_ids:
                 continue  # a result of this batch on a sibling branch stays where it is
             child_line = tree.line_of(child)
             if child_line is None or child_line - 1 not in range(len(result.lines)):

@@ -140,6 +140,7 @@ def _branch_plan(data: bytes, source: str) -> tuple[set[int], dict[int, tuple[st
     """Lines to drop, lines to re-parent (line -> (old parent, new parent)) and the changes, for --drop-branches."""
     from pi_tools.session.load import tree_from_raw
     from pi_tools.session.reader import SessionReadError, parse_session_bytes, validate_header
+    from pi_tools.session.tree import PathCycleError, id_key
 
     try:
         raw = validate_header(parse_session_bytes(data, source, lazy=True), len(data))
@@ -153,25 +154,33 @@ def _branch_plan(data: bytes, source: str) -> tuple[set[int], dict[int, tuple[st
         raise SlimError(f"{source}: a line holds several entries; run `pi-tools repair` first")
     if not isinstance(tree.leaf_id, str):
         raise SlimError(f"{source}: --drop-branches needs a last entry with an id (Pi's leaf)")
-    path = tree.path()
-    kept = {entry.get("id") for entry in path}
+    try:
+        path = tree.path()
+    except PathCycleError as exc:
+        raise SlimError(f"{source}: {exc}") from None
+    # (ids as the tree keys them, id_key: a damaged list or object id is only itself, and hashable)
+    kept = {id_key(entry.get("id")) for entry in path}
     extra: list[Any] = []
     for entry in path:
         if entry.get("type") == "branch_summary":
-            target = tree.by_id.get(entry.get("fromId"))
-            if target is not None and target.get("id") not in kept:
+            target = tree.by_id.get(id_key(entry.get("fromId")))
+            if target is not None and id_key(target.get("id")) not in kept:
                 extra.append(target)
     for entry in tree.entries:
-        if isinstance(entry, dict) and entry.get("type") == "label" and entry.get("targetId") in kept \
-                and entry.get("id") not in kept:
+        if isinstance(entry, dict) and entry.get("type") == "label" and id_key(entry.get("targetId")) in kept \
+                and id_key(entry.get("id")) not in kept:
             extra.append(entry)
-    kept |= {entry.get("id") for entry in extra}
+    kept |= {id_key(entry.get("id")) for entry in extra}
     reparent: dict[int, tuple[str, str]] = {}
     changes: list[Change] = []
     for entry in extra:
-        ancestor = tree.by_id.get(entry.get("parentId"))
-        while ancestor is not None and ancestor.get("id") not in kept:
-            ancestor = tree.by_id.get(ancestor.get("parentId"))
+        ancestor = tree.by_id.get(id_key(entry.get("parentId")))
+        seen = {id(entry)}  # a parentId cycle off the active path ends the walk, not the run
+        while ancestor is not None and id_key(ancestor.get("id")) not in kept and id(ancestor) not in seen:
+            seen.add(id(ancestor))
+            ancestor = tree.by_id.get(id_key(ancestor.get("parentId")))
+        if ancestor is not None and id_key(ancestor.get("id")) not in kept:
+            ancestor = None
         line = tree.line_of(entry)
         old = entry.get("parentId")
         if line is None or ancestor is None or not isinstance(old, str) or ancestor.get("id") == old:

@@ -7,6 +7,7 @@ from typing import Any
 
 from pi_tools.audit.preflight.rules import Hit, rule
 from pi_tools.audit.preflight.view import RequestView, blocks, is_blank
+from pi_tools.js.values import js_set_key
 
 API = ("bedrock-converse-stream",)
 
@@ -32,9 +33,9 @@ def tool_results(view: RequestView) -> Iterator[Hit]:
         results = _ids(item, "toolResult", "toolUseId") if item.get("role") == "user" else []
         if results:
             previous = items[i - 1] if i > 0 else None
-            issued = {cid for _, cid in _ids(previous, "toolUse", "toolUseId")} \
+            issued = {js_set_key(cid) for _, cid in _ids(previous, "toolUse", "toolUseId")} \
                 if isinstance(previous, dict) and previous.get("role") == "assistant" else set()
-            if len(results) > len(issued) or any(cid not in issued for _, cid in results):
+            if len(results) > len(issued) or any(js_set_key(cid) not in issued for _, cid in results):
                 yield Hit("bedrock-tool-results", view.path(i, "content", results[0][0]),
                           f"The number of toolResult blocks at messages.{i}.content exceeds the number of toolUse "
                           "blocks of previous turn.")
@@ -44,9 +45,9 @@ def tool_results(view: RequestView) -> Iterator[Hit]:
         if not uses:
             continue
         following = items[i + 1] if i + 1 < len(items) else None
-        answered = {cid for _, cid in _ids(following, "toolResult", "toolUseId")} \
+        answered = {js_set_key(cid) for _, cid in _ids(following, "toolResult", "toolUseId")} \
             if isinstance(following, dict) and following.get("role") == "user" else set()
-        missing = [cid for _, cid in uses if cid not in answered]
+        missing = [cid for _, cid in uses if js_set_key(cid) not in answered]
         if missing and following is not None:
             yield Hit("bedrock-tool-results", view.path(i, "content", uses[0][0]),
                       f"Expected toolResult blocks at messages.{i + 1}.content for the following Ids: "

@@ -121,11 +121,18 @@ def _collect(tree: SessionTree, path: list[Any]) -> list[_Request]:
     return out
 
 
+def _entry_id(entry: dict[str, Any]) -> str | None:
+    """An entry's id as findings give it everywhere (check.py, audit): the string, or null for a damaged one (a
+    list, an object), which no reader could look up and no table could show."""
+    value = entry.get("id")
+    return value if isinstance(value, str) else None
+
+
 def _doc(source: str, request: _Request, line: int | None, predicted: str, findings: list[dict[str, Any]],
          ) -> dict[str, Any]:
     outcome, error = outcome_of(request.message)
     return {
-        "kind": "request", "source": source, "entryId": request.entry.get("id"), "line": line,
+        "kind": "request", "source": source, "entryId": _entry_id(request.entry), "line": line,
         "api": request.model.get("api"), "model": f"{request.model.get('provider')}/{request.model.get('id')}",
         "outcome": outcome, "providerError": error, "predicted": predicted, "findings": findings,
     }
@@ -231,7 +238,7 @@ def replay_tree(tree: SessionTree, source: str, options: Options) -> ReplayResul
 def _catalog_note(source: str, request: _Request, doc: dict[str, Any], line: int | None) -> dict[str, Any]:
     """An info finding for a request whose model Pi 0.85's catalog does not have (or has with another API)."""
     return {"kind": "finding", "source": source, "rule": "replay-model-not-in-catalog", "severity": "info",
-            "entryId": request.entry.get("id"), "line": line,
+            "entryId": _entry_id(request.entry), "line": line,
             "message": f"{doc['model']} ({doc['api']}) is not in Pi 0.85's model catalog: checked with the rules of "
                        f"{doc['api']}, built as that API's representative model renamed (no context window known)",
             "api": doc["api"], "model": doc["model"], "payloadPath": None}

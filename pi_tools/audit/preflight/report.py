@@ -26,7 +26,8 @@ def findings_table(results: Sequence[PreflightResult]) -> str:
     clean = 0
     for result in results:
         if result.error is not None:
-            lines.append(f"{result.source}: cannot check: {result.error}")
+            # (errors name their file already, as on stderr: said once here)
+            lines.append(f"{result.source}: cannot check: {result.error.removeprefix(result.source + ': ')}")
             continue
         if not result.findings:
             clean += 1

@@ -22,17 +22,23 @@ class PreflightError(ValueError):
 
 def resolve_target(reference: str | None, session_model: Any) -> dict[str, Any]:
     """The catalog model to check for: --model, else the session's current model."""
-    from pi_tools.providers.catalog import find_model, get_model
+    from pi_tools.providers.catalog import find_model, get_model, session_model_names
     from pi_tools.providers.errors import UnknownModelError
+    from pi_tools.providers.registry import supported_apis
 
     try:
         if reference:
             return find_model(reference)
-        if not isinstance(session_model, dict) or not session_model.get("provider") or not session_model.get("modelId"):
+        names = session_model_names(session_model)
+        if names is None:
             raise PreflightError("the session has no model; pass --model PROVIDER/ID")
-        return get_model(str(session_model["provider"]), str(session_model["modelId"]))
+        model = get_model(*names)
     except UnknownModelError as exc:
         raise PreflightError(f"{exc.args[0] if exc.args else exc}; pass --model PROVIDER/ID") from None
+    if model.get("api") not in supported_apis():
+        raise PreflightError(f"the session's model {names[0]}/{names[1]} speaks {model.get('api')}, which pi-tools "
+                             f"does not build requests for ({', '.join(supported_apis())}); pass --model PROVIDER/ID")
+    return model
 
 
 def preflight_tree(tree: Any, source: str, request: PreflightRequest, release: bool = False,
