@@ -3,7 +3,7 @@ every command) found, each as the smallest session that shows it:
 
 - values nested a thousand levels (an id, a tool name, a provider) ended `tree`, `visibility`, `scrub`, `repair`
   and `audit` with a RecursionError traceback: Python's recursion limit, now raised in every process that runs
-  stages (engine.depth); past the raised limit, audit's messages name the value's kind;
+  stages (engine.depth, to 3,000); past it, audit's messages name the value's kind;
 - a run whose worker could not send a result back (nested deeper than pickle recurses) or died ended with a
   traceback: the chunk now runs again in the main process (engine.run);
 - `preflight` without --model on a session whose model speaks an API pi-tools does not build, or whose provider is
@@ -183,7 +183,7 @@ def depth_of(value: Any) -> int:
 
 
 def too_deep_to_pickle(levels: int) -> tuple[int, list[Any]]:
-    """Engine task: a result nested deeper than pickle recurses in any process (the limit is 20,000)."""
+    """Engine task: a result nested deeper than pickle recurses in any process (engine.depth)."""
     return os.getpid(), nested(levels)
 
 
@@ -249,3 +249,13 @@ def test_repair_close_orphans_beside_a_result_whose_call_id_is_a_list(cli: Any, 
     assert (added["parentId"], added["message"]["toolCallId"], added["message"]["isError"]) == ("a1", "call_1", True)
     assert (written[4]["id"], written[4]["parentId"], written[4]["message"]["toolCallId"]) == \
         ("r1", added["id"], ["call_1"])
+
+
+def test_the_raised_limit_stays_below_the_depths_answered_as_v8() -> None:
+    """Where pi-tools answers as V8 does past V8's own depth, it does so on the path Python's RecursionError takes
+    it to: the limit must make Python give up first."""
+    from pi_tools.engine.depth import RECURSION_LIMIT
+    from pi_tools.js.json_stringify import V8_STRINGIFY_DEPTH
+    from pi_tools.js.values import V8_JOIN_DEPTH
+
+    assert RECURSION_LIMIT < min(V8_JOIN_DEPTH, V8_STRINGIFY_DEPTH)

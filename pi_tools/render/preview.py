@@ -152,10 +152,12 @@ def display_json(value: Any) -> str:
         return "undefined"
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=js_to_string).decode()
-    except (TypeError, orjson.JSONEncodeError):
+    except (TypeError, orjson.JSONEncodeError) as exc:
         try:
+            if "Recursion limit" in str(exc):  # past orjson's 255 levels, indenting would grow as depth squared
+                raise RecursionError
             text = json.dumps(value, indent=2, ensure_ascii=False, default=js_to_string)
-        except RecursionError:  # nested deeper than Python recurses: shown compact, written with a stack
+        except RecursionError:  # nested that deep: shown compact, written with a stack
             from pi_tools.js.json_stringify import stringify_any_depth
 
             text = stringify_any_depth(value)
