@@ -12,7 +12,7 @@ from itertools import count
 from typing import Any
 
 from pi_tools.js.errors import JsTypeError
-from pi_tools.js.values import js_to_number
+from pi_tools.js.values import js_to_number, js_truthy
 
 CURRENT_SESSION_VERSION = 3
 
@@ -99,10 +99,13 @@ def _migrate_v1_to_v2(entries: list[Any], new_id: Callable[[], str]) -> None:
             if isinstance(index, (int, float)) and not isinstance(index, bool):
                 if float(index).is_integer() and 0 <= index < len(entries):
                     target = entries[int(index)]
-                    if target is not None and not (isinstance(target, dict) and target.get("type") == "session"):
-                        # A forward index points at an entry without an id yet: JS stores undefined (absent).
+                    if js_truthy(target) and not (isinstance(target, dict) and target.get("type") == "session"):
                         if isinstance(target, dict) and "id" in target:
                             entry["firstKeptEntryId"] = target["id"]
+                        else:
+                            # A forward index points at an entry without an id yet (or at a primitive): JS
+                            # stores undefined over any firstKeptEntryId the line had, so it is absent.
+                            entry.pop("firstKeptEntryId", None)
                 del entry["firstKeptEntryIndex"]
 
 
