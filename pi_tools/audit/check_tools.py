@@ -250,7 +250,8 @@ class ToolWalk:
             self._reported.add(key)
             self.sink.add(
                 "orphaned-tool-call", records.ids[assistant], records.lines[assistant],
-                f"tool call {call[0]} ({_shown(call[1])}) never gets a result; Pi sends `No result provided` in its place",
+                f"tool call {call[0]} ({_shown(call[1])}) never gets a result; Pi sends `No result provided` in its "
+                "place",
             )
 
     def _where(self, assistant: int) -> str:
@@ -261,7 +262,8 @@ class ToolWalk:
         records, sink = self.records, self.sink
         if state is None:
             sink.add("tool-result-unmatched", records.ids[position], records.lines[position],
-                     f"tool result for call {_shown(call_id)} ({_shown(name)}) follows no assistant message with tool calls")
+                     f"tool result for call {_shown(call_id)} ({_shown(name)}) follows no assistant message with "
+                     "tool calls")
             return None
         assistant, calls, ids, answered, phase, _, closer, late, latest, distinct = state
         if phase == OPEN and call_id not in answered:
@@ -282,8 +284,9 @@ class ToolWalk:
         entry_id, line = records.ids[position], records.lines[position]
         if phase == ERRORED:
             sink.add("tool-result-unmatched", entry_id, line,
-                     f"tool result for call {_shown(call_id)} follows {self._where(assistant)}, which ended with stopReason "
-                     f"{records.stops[assistant]!r} and is never replayed; the result is sent without its call")
+                     f"tool result for call {_shown(call_id)} follows {self._where(assistant)}, which ended with "
+                     f"stopReason {records.stops[assistant]!r} and is never replayed; the result is sent without its "
+                     "call")
             return state
         if phase == CLOSED and call_id in late:
             sink.add("tool-result-interleaved", entry_id, line,

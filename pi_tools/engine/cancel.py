@@ -81,9 +81,5 @@ def run_interruptible(command: Callable[[], object]) -> None:
 
 
 def ignore_interrupts() -> None:
-    """A pool worker's first act: SIGINT is the main process's to handle (it ends the workers). (A spawned worker
-    also takes the CLI's recursion limit, engine.depth.)"""
-    from pi_tools.engine.depth import allow_deep_values
-
+    """A pool worker's first act: SIGINT is the main process's to handle (it ends the workers)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    allow_deep_values()

@@ -98,7 +98,7 @@ def _pooled(task: Callable[[T], R], items: Sequence[T], workers: int,
     sys.stdout.flush()  # nothing buffered may be written twice by a forked worker
     sys.stderr.flush()
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
-                               initializer=cancel.ignore_interrupts)
+                               initializer=_worker_started)
     key = cancel.register(lambda: abandon(pool))
     chunks = iter(chunked(items, weights, workers))
     pending: deque[tuple[Future[list[R]], list[T]]] = deque()
@@ -110,6 +110,15 @@ def _pooled(task: Callable[[T], R], items: Sequence[T], workers: int,
         abandon(pool)
         raise
     return _collected(pool, task, chunks, pending, key)
+
+
+def _worker_started() -> None:
+    """A pool worker's first act: leave SIGINT to the main process (engine.cancel), and take the recursion limit
+    of every process that runs stages (engine.depth; a spawned worker does not inherit it)."""
+    from pi_tools.engine.depth import allow_deep_values
+
+    cancel.ignore_interrupts()
+    allow_deep_values()
 
 
 def chunked(items: Sequence[T], weights: Sequence[int] | None, workers: int) -> list[list[T]]:

@@ -175,12 +175,13 @@ def _branch_plan(data: bytes, source: str) -> tuple[set[int], dict[int, tuple[st
     changes: list[Change] = []
     for entry in extra:
         ancestor = tree.by_id.get(id_key(entry.get("parentId")))
-        seen = {id(entry)}  # a parentId cycle off the active path ends the walk, not the run
-        while ancestor is not None and id_key(ancestor.get("id")) not in kept and id(ancestor) not in seen:
+        seen = {id(entry)}
+        while ancestor is not None and id_key(ancestor.get("id")) not in kept:
+            if id(ancestor) in seen:  # a parentId cycle off the active path: no kept ancestor
+                ancestor = None
+                break
             seen.add(id(ancestor))
             ancestor = tree.by_id.get(id_key(ancestor.get("parentId")))
-        if ancestor is not None and id_key(ancestor.get("id")) not in kept:
-            ancestor = None
         line = tree.line_of(entry)
         old = entry.get("parentId")
         if line is None or ancestor is None or not isinstance(old, str) or ancestor.get("id") == old:
