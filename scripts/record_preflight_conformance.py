@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pi_tools.audit.preflight.check import PreflightRequest  # noqa: E402
-from pi_tools.audit.preflight.session import preflight_path  # noqa: E402
+from pi_tools.preflight.check import PreflightRequest  # noqa: E402
+from pi_tools.preflight.session import preflight_path  # noqa: E402
 from pi_tools.providers.registry import REPRESENTATIVE_MODELS  # noqa: E402
 
 CASES = ROOT / "fixtures" / "conformance" / "cases"

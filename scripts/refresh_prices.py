@@ -1,4 +1,4 @@
-"""Regenerate pi_tools/audit/data/litellm_prices.json from the newest (or a given) litellm wheel on PyPI.
+"""Regenerate pi_tools/usage/data/litellm_prices.json from the newest (or a given) litellm wheel on PyPI.
 
 Usage: python scripts/refresh_prices.py [--version X.Y.Z | --wheel PATH] [--date YYYY-MM-DD] [--out PATH]
 

@@ -2,7 +2,7 @@
 stage, set against the oracle's document for the same file, as a list of differences (empty when pi-tools
 gives Pi's answer everywhere).
 
-pi-tools runs in this process through the very functions its CLI runs (pi_tools.stages: the inputs, the stage
+pi-tools runs in this process through the very functions its CLI runs (pi_tools.pipeline.stages: the inputs, the stage
 driver that turns failures into error documents, the document writer), so an `internal error` document or an
 exception escaping the driver (a traceback for a CLI user) shows up here as it would there. The library path
 (load_session, build_session_context, convert_to_llm) is compared too, as the conformance tests compare it.
@@ -194,8 +194,8 @@ class StageRun:
 def run_stage_on(path: str, build: Callable[[Any], Any], check_all_lines: bool) -> StageRun:
     """One stage over one session file, in this process, as `pi-tools STAGE FILE` runs it; the documents it
     writes, parsed back."""
-    from pi_tools.docs import DocumentWriter
-    from pi_tools.stages import iter_inputs, run_stage
+    from pi_tools.pipe.documents import DocumentWriter
+    from pi_tools.pipeline.stages import iter_inputs, run_stage
 
     buffer = io.BytesIO()
     writer = DocumentWriter(buffer)
@@ -250,8 +250,8 @@ def _context_of(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def _context_and_llm(item: Any, leaf: str | None) -> list[Any]:
-    from pi_tools.docs import materialized
-    from pi_tools.stages import as_context, llm_document
+    from pi_tools.pipe.documents import materialized
+    from pi_tools.pipeline.stages import as_context, llm_document
 
     context = as_context(item, leaf)
     context = {**context, "messages": materialized(context.get("messages"))}
@@ -260,8 +260,8 @@ def _context_and_llm(item: Any, leaf: str | None) -> list[Any]:
 
 def _payload_builder(request: Any) -> Callable[[Any], Any]:
     """What `pi-tools payload` does per input (for sessions below the size that builds payloads in parts)."""
-    from pi_tools.docs import materialized
-    from pi_tools.stages import as_llm, payload_document
+    from pi_tools.pipe.documents import materialized
+    from pi_tools.pipeline.stages import as_llm, payload_document
 
     def build(item: Any) -> Any:
         llm = as_llm(item)
@@ -307,9 +307,9 @@ def _compare_payload(where: str, run: StageRun, entry: dict[str, Any], out: list
 
 def _library(name: str, pi: dict[str, Any], out: list[Difference]) -> list[str] | None:
     """The library path (eager load, buildSessionContext, convertToLlm, entries); the other leaves, or None."""
-    from pi_tools.docs import dumps_document
     from pi_tools.js.values import UNDEFINED
     from pi_tools.messages import convert_to_llm
+    from pi_tools.pipe.documents import dumps_document
     from pi_tools.session import ContextError, SessionReadError, build_session_context, load_session
 
     def as_json(value: Any) -> Any:
@@ -405,7 +405,7 @@ def differences(name: str, pi: dict[str, Any], keys: set[str] | None = None, bra
     directory, so that error texts name it as Pi names it) differs from the oracle's document `pi`.
 
     `keys` limits the payload comparison to those `VARIANT/KEY`s (None: all of the document's)."""
-    from pi_tools.stages import PayloadRequest, as_context, as_llm
+    from pi_tools.pipeline.stages import PayloadRequest, as_context, as_llm
 
     for variable in [v for v in os.environ if v.startswith("PI_")]:  # the oracle scrubs these too
         if variable != "PI_TOOLS_SPLIT_BYTES":

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from pi_tools.docs import dumps_document
 from pi_tools.messages import convert_to_llm
+from pi_tools.pipe.documents import dumps_document
 from pi_tools.session import ContextError, SessionReadError, build_session_context, load_session
 
 from golden import ROOT, canonical_sha

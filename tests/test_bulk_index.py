@@ -15,15 +15,15 @@ from typing import Any
 
 import pytest
 
-from pi_tools.docs import iter_document_bytes
 from pi_tools.engine.helper import index_second_half
+from pi_tools.js.json_line import loads_line
+from pi_tools.pipe.documents import iter_document_bytes
+from pi_tools.pipeline.stages import context_document
 from pi_tools.session import bulk
 from pi_tools.session.bulk import BulkSession, index_clean_session, index_elsewhere
-from pi_tools.session.jsonparse import loads_line
 from pi_tools.session.load import context_source, tree_from_raw
 from pi_tools.session.reader import SessionReadError, parse_session_bytes, validate_header
 from pi_tools.session.tree import SessionTree
-from pi_tools.stages import context_document
 
 from golden import ROOT
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pi_tools.packaged import MissingTemplateError, template_source
+from pi_tools.output.templates import MissingTemplateError, template_source
 from pi_tools.session.agentdir import agent_dir, sessions_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,7 @@ def _empty_template_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
     package.mkdir()
     (package / "__init__.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr("pi_tools.packaged.TEMPLATE_PACKAGE", name)
+    monkeypatch.setattr("pi_tools.output.templates.TEMPLATE_PACKAGE", name)
     return package
 
 
@@ -67,7 +67,7 @@ def test_a_missing_template_is_a_broken_install_not_a_write_failure(
 def test_the_usage_chart_names_its_missing_template(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import polars as pl
 
-    from pi_tools.audit.usage_chart import render_chart
+    from pi_tools.usage.chart import render_chart
 
     package = _empty_template_package(monkeypatch, tmp_path)
     with pytest.raises(MissingTemplateError) as caught:

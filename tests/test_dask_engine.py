@@ -22,7 +22,7 @@ pytest.importorskip("distributed")
 pytest.importorskip("moto.server")
 
 from pi_tools.engine import Engine, EngineError, EngineUnavailable, map_ordered  # noqa: E402
-from pi_tools.engine.inputs import expand, size_of  # noqa: E402
+from pi_tools.sources.files import expand, size_of  # noqa: E402
 
 from daskservices import (  # noqa: E402 - after the skips: without the extra there is nothing to import
     ROOT,
@@ -166,7 +166,7 @@ def test_ctrl_c_cancels_the_futures_and_closes_the_client(corpus: Path, cluster:
         import sys
         from daskservices import slow_audit_task
         from pi_tools.engine import Engine, map_ordered
-        from pi_tools.engine.inputs import expand
+        from pi_tools.sources.files import expand
         items = [name for name, _ in expand([{str(corpus)!r}])]
         for number, _ in enumerate(map_ordered(slow_audit_task, items, Engine(kind="dask", scheduler={cluster.address!r}))):
             if number == 0:

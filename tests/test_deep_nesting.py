@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from pi_tools.docs import dumps_document
 from pi_tools.js.errors import JsRangeError
 from pi_tools.js.json_parse import parse_js_json
 from pi_tools.js.json_stringify import V8_STRINGIFY_DEPTH, clone_json, js_stringify, stringify_any_depth
-from pi_tools.stages import PayloadRequest, as_context, as_llm
+from pi_tools.pipe.documents import dumps_document
+from pi_tools.pipeline.stages import PayloadRequest, as_context, as_llm
 
 from differential import _payload_builder, run_stage_on
 

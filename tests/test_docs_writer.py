@@ -6,9 +6,9 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from pi_tools.docs import LazyMessages, iter_document_bytes
+from pi_tools.js.json_line import loads_line
 from pi_tools.messages.types import RawMessage
-from pi_tools.session.jsonparse import loads_line
+from pi_tools.pipe.documents import LazyMessages, iter_document_bytes
 
 
 def written(*texts: bytes) -> bytes:

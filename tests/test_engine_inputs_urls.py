@@ -1,4 +1,4 @@
-"""engine.inputs on fsspec URLs (memory:// and file:// here; s3:// against moto in test_dask_engine.py): a
+"""sources.files on fsspec URLs (memory:// and file:// here; s3:// against moto in test_dask_engine.py): a
 prefix lists like a folder, sizes and bytes come from the store, and failures are worded like local ones."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 fsspec = pytest.importorskip("fsspec")
 
 from pi_tools.engine import EngineUnavailable  # noqa: E402
-from pi_tools.engine.inputs import expand, read_bytes, size_of  # noqa: E402
 from pi_tools.session.reader import SessionReadError, read_session_bytes  # noqa: E402
+from pi_tools.sources.files import expand, read_bytes, size_of  # noqa: E402
 
 # Names chosen so that a plain sort of the paths and a sorted walk of the folders disagree.
 TREE = {

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_tools.engine import readahead
 from pi_tools.session.reader import SessionReadError, read_session_bytes
+from pi_tools.sources import readahead
 
 
 def test_read_ahead_bytes_are_handed_over_once(tmp_path: Path) -> None:

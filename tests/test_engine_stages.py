@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from pi_tools.docs import DocumentWriter
-from pi_tools.stages import as_context, as_llm, iter_inputs, run_stage
+from pi_tools.pipe.documents import DocumentWriter
+from pi_tools.pipeline.stages import as_context, as_llm, iter_inputs, run_stage
 
 from golden import ROOT
 
@@ -60,9 +60,9 @@ def test_document_stages_give_what_they_gave(cli: Any, corpus: list[str], stage:
 
 
 def test_payload_gives_what_it_gave(cli: Any, corpus: list[str]) -> None:
-    from pi_tools.batch import PayloadOptions, build_payload
     from pi_tools.engine.helper import split_threshold
-    from pi_tools.stages import PayloadRequest
+    from pi_tools.pipeline.stages import PayloadRequest
+    from pi_tools.pipeline.tasks import PayloadOptions, build_payload
 
     run = _both(cli, "payload", "--api", "anthropic-messages", *MODEL, *corpus)
     options = PayloadOptions(PayloadRequest("anthropic-messages", MODEL[1]), None, split_threshold())

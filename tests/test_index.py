@@ -19,11 +19,11 @@ import orjson
 import polars as pl
 import pytest
 
-from pi_tools.audit.usage_scan import ccusage_identity
 from pi_tools.corpus.index import index_corpus
 from pi_tools.corpus.schema import TABLES
 from pi_tools.corpus.store import Store
 from pi_tools.engine import Engine
+from pi_tools.usage.scan import ccusage_identity
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = "fixtures/corpus/small.jsonl"

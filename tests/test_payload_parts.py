@@ -20,21 +20,22 @@ from typing import Any
 import orjson
 import pytest
 
-from pi_tools.docs import EncodedItems, iter_document_bytes
-from pi_tools.engine.helper import SPLIT_BYTES_VARIABLE, PayloadWorker, SharedClaims, part_bytes
-from pi_tools.providers import split
-from pi_tools.providers.split import PART_BYTES
-from pi_tools.session.bulk import BulkSession, line_heads, second_half_start
-from pi_tools.session.load import load_context_source
-from pi_tools.stages import (
+from pi_tools.engine.helper import SPLIT_BYTES_VARIABLE, PayloadWorker, SharedClaims
+from pi_tools.pipe.documents import EncodedItems, iter_document_bytes
+from pi_tools.pipeline.stages import (
     LocalClaims,
     PayloadRequest,
     build_claimed_parts,
     context_document,
     llm_document,
+    part_bytes,
     payload_document,
     payload_document_in_parts,
 )
+from pi_tools.providers import split
+from pi_tools.providers.split import PART_BYTES
+from pi_tools.session.bulk import BulkSession, line_heads, second_half_start
+from pi_tools.session.load import load_context_source
 
 from golden import ROOT
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from pi_tools.audit.preflight.replay import Options, replay_path
-from pi_tools.audit.preflight.rules import all_rules, rules_by_id
-from pi_tools.audit.preflight.view import RequestView
+from pi_tools.preflight.replay import Options, replay_path
+from pi_tools.preflight.rules import all_rules, rules_by_id
+from pi_tools.preflight.view import RequestView
 
 REALWORLD = Path(__file__).resolve().parent.parent / "fixtures" / "realworld"
 USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
@@ -240,7 +240,7 @@ def test_formats_and_bad_input(cli: Any, tmp_path: Path) -> None:
 # --- rules Pi 0.85 never lets through (it answers orphaned calls, drops blank text): checked on payloads ---------
 
 def hits(api: str, model: dict[str, Any], payload: dict[str, Any]) -> list[tuple[str, str]]:
-    from pi_tools.audit.preflight.check import check_payload
+    from pi_tools.preflight.check import check_payload
 
     return [(hit.rule, hit.path) for hit in check_payload(api, model, payload, None)]
 
@@ -351,7 +351,7 @@ def test_replay_anthropic_rejection_is_not_reproduced_by_pi_085() -> None:
     """The 400 at line 848 named messages.236 and toolu_019tYD...: in the file the result (line 799) follows its
     call (line 798) directly, and the request Pi 0.85 builds pairs them, so the cause (the older Pi's ordering of
     that bash result, which the user then reported at line 869) is not in the file any more."""
-    from pi_tools.audit.preflight.replay import _collect, _count, _Epoch, _payload
+    from pi_tools.preflight.replay import _collect, _count, _Epoch, _payload
     from pi_tools.session.load import load_session
 
     path = str(REALWORLD / "badlogic__pi-mono__before-compaction.jsonl")
@@ -372,8 +372,8 @@ def test_replay_anthropic_rejection_is_not_reproduced_by_pi_085() -> None:
 def test_replay_prefixes_equal_requests_built_alone(name: str) -> None:
     """The incremental replay (one payload per run, requests as its prefixes) gives each request the findings of
     that request built alone: every 20th request, and every one with a finding."""
-    from pi_tools.audit.preflight.check import check_payload, findings_for
-    from pi_tools.audit.preflight.replay import _collect, _count, _Epoch, _estimate, _payload
+    from pi_tools.preflight.check import check_payload, findings_for
+    from pi_tools.preflight.replay import _collect, _count, _Epoch, _estimate, _payload
     from pi_tools.session.load import load_session
 
     path = str(REALWORLD / name)
@@ -454,8 +454,8 @@ def test_run_stops_before_sending_a_request_the_provider_refuses(cli: Any, tmp_p
 def test_partial_mapping_equals_the_whole_up_to_the_item(name: str, model: str) -> None:
     """Tracing a finding maps the payload only up to its item (provenance.map_origins(upto_item=...)): that
     prefix must place every item up to it exactly as the whole mapping does."""
-    from pi_tools.audit.preflight.provenance import convert_traced, map_origins, trace_context
     from pi_tools.js.values import UNDEFINED
+    from pi_tools.preflight.provenance import convert_traced, map_origins, trace_context
     from pi_tools.providers import registry
     from pi_tools.providers.catalog import find_model
     from pi_tools.session.load import load_session
@@ -532,8 +532,8 @@ def test_replay_all_branches_accepted_requests_have_no_unexplained_error(name: s
 def test_bulk_origins_equal_the_tree_reader() -> None:
     """BulkSession.origins (clean files) names the same entry and line for every context message as the
     line-by-line reader does, for every conformance case and each of its leaves."""
-    from pi_tools.audit.preflight.provenance import trace_context
     from pi_tools.js.values import UNDEFINED
+    from pi_tools.preflight.provenance import trace_context
     from pi_tools.session.bulk import BulkSession
     from pi_tools.session.load import load_context_source, load_session
 

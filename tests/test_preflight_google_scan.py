@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from pi_tools.audit.preflight.google import _decoded_size, _scan_items
+from pi_tools.pipeline.stages import PayloadRequest, context_document, llm_document, payload_document
+from pi_tools.preflight.google import _decoded_size, _scan_items
 from pi_tools.session import SessionReadError
 from pi_tools.session.load import load_session
-from pi_tools.stages import PayloadRequest, context_document, llm_document, payload_document
 
 ROOT = Path(__file__).resolve().parent.parent
 SESSIONS = sorted((ROOT / "fixtures" / "conformance" / "cases").glob("*.jsonl")) + sorted(

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_tools.audit.preflight.check import PreflightRequest
-from pi_tools.audit.preflight.replay import Options, replay_path
-from pi_tools.audit.preflight.session import preflight_path
+from pi_tools.preflight.check import PreflightRequest
+from pi_tools.preflight.replay import Options, replay_path
+from pi_tools.preflight.session import preflight_path
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 FUZZ = sorted((FIXTURES / "fuzz" / "cases").glob("*.jsonl"))

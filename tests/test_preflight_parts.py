@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from pi_tools.audit.preflight import parts as parts_module
-from pi_tools.audit.preflight import session as session_module
-from pi_tools.audit.preflight.check import PreflightRequest
-from pi_tools.audit.preflight.parts import preflight_in_parts
-from pi_tools.audit.preflight.session import preflight_tree
+from pi_tools.preflight import parts as parts_module
+from pi_tools.preflight import session as session_module
+from pi_tools.preflight.check import PreflightRequest
+from pi_tools.preflight.parts import preflight_in_parts
+from pi_tools.preflight.session import preflight_tree
 from pi_tools.session.load import load_context_source
 
 REALWORLD = Path(__file__).resolve().parent.parent / "fixtures" / "realworld"
@@ -296,7 +296,7 @@ def test_part_scans_merged_equal_the_scan_of_the_joined_items(tmp_path: Path, mo
     until a rule or a trace reads one (the rules themselves decode a chunk or two at most here). A scan with a
     `prune` keeps, part by part, rows of the whole scan only, and at least those that pruning the whole scan
     keeps (a pair across a cut is not pruned in either part)."""
-    from pi_tools.audit.preflight import scans
+    from pi_tools.preflight import scans
 
     path = _damaged(tmp_path, rounds=30)
     views: list[Any] = []
@@ -358,7 +358,7 @@ def test_part_scans_merged_equal_the_scan_of_the_joined_items(tmp_path: Path, mo
                 assert all((item, call_ids[0]) in calls for item, call_ids in kept)
                 assert pruned <= {call_id for _, call_id in calls}
                 assert merged["ids"] == [row for row in whole["ids"] if row[2] not in pruned]
-                from pi_tools.audit.preflight import responses as responses_module
+                from pi_tools.preflight import responses as responses_module
 
                 assert responses_module._ids(checked) is merged["ids"]
             elif least is not None:
@@ -400,7 +400,7 @@ def test_pruned_part_rows_give_the_findings_of_the_whole_build(tmp_path: Path, m
     """A part's scan rows are pruned where it is built (scans.item_scan's `prune`): answered tool loops leave
     nothing for the rules to relate. The findings stay those of the whole build, with thinking on and off, and
     the rows the main process merges are far fewer than the whole scan's."""
-    from pi_tools.audit.preflight import scans
+    from pi_tools.preflight import scans
 
     path = _tool_loops(tmp_path)
     merged_rows: list[int] = []
@@ -426,7 +426,7 @@ def test_pruned_part_rows_give_the_findings_of_the_whole_build(tmp_path: Path, m
 
 
 def _whole_payload_items(path: str, target: str) -> list[Any]:
-    from pi_tools.stages import PayloadRequest, StageInput, as_llm, payload_document
+    from pi_tools.pipeline.stages import PayloadRequest, StageInput, as_llm, payload_document
 
     api = "anthropic-messages" if target.startswith("anthropic") else "google-generative-ai"
     llm = as_llm(StageInput(path, tree=load_context_source(path, True)))
@@ -459,7 +459,7 @@ def test_responses_pairs_pruned_in_parts_are_scanned_again_when_their_call_ids_r
     """A part prunes a call answered within it (responses._prune); where the call_id occurs in another part too
     (Pi replays an id a provider reused), the rules read every row of the items again (responses._ids), and the
     findings stay exactly the whole build's."""
-    from pi_tools.audit.preflight import responses as responses_module
+    from pi_tools.preflight import responses as responses_module
 
     path = _repeated_call_ids(tmp_path, stray)
     rescans: list[int] = []

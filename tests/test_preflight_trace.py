@@ -15,9 +15,9 @@ from typing import Any
 import orjson
 import pytest
 
-from pi_tools.audit.preflight.provenance import convert_traced, map_origins, trace_context, traced_origins
-from pi_tools.docs import dump_items
 from pi_tools.js.values import UNDEFINED
+from pi_tools.pipe.documents import dump_items
+from pi_tools.preflight.provenance import convert_traced, map_origins, trace_context, traced_origins
 from pi_tools.providers.catalog import find_model
 from pi_tools.providers.google_generative_ai.payload import build_history, build_history_traced
 from pi_tools.providers.split import ContentTrace
@@ -93,7 +93,7 @@ def _probe_paths(labels: list[str]) -> list[str]:
 def test_traced_paths_are_answered_as_the_labels_answer_them() -> None:
     """TracedOrigins.llm_index walks the recorded places instead of making every label: it must give, for any path,
     what the labels give (the walk's own mapping, which the test above holds equal to the traced labels)."""
-    from pi_tools.audit.preflight.provenance import PayloadOrigins, TracedOrigins
+    from pi_tools.preflight.provenance import PayloadOrigins, TracedOrigins
 
     asked = 0
     for name, reference, traced, walked in _conversions():

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pi_tools.docs import dumps_document
 from pi_tools.messages import convert_to_llm
+from pi_tools.pipe.documents import dumps_document
 from pi_tools.providers import registry
 from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError

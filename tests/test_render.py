@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from pi_tools.pipeline.stages import OFFLINE_API_KEY
 from pi_tools.providers.catalog import find_model
 from pi_tools.render import RenderRequest, Target, TargetError, build_preview, pair_targets, render_view
 from pi_tools.render.environment import md_code, md_text
 from pi_tools.render.payload_map import ITEM_LISTS, map_payload
 from pi_tools.render.preview import display_json, transformed_messages
 from pi_tools.session import load_session
-from pi_tools.stages import OFFLINE_API_KEY
 
 from golden import CASES, case_names, expected
 

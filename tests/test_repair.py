@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from pi_tools.audit.checks import audit_file
-from pi_tools.docs import dumps_document
 from pi_tools.messages import convert_to_llm
+from pi_tools.pipe.documents import dumps_document
 from pi_tools.rewrite.repair import FIXED_RULES, ORPHAN_RULE, RepairError, repair_bytes, repair_file
 from pi_tools.session import build_session_context, load_session
 
@@ -110,7 +110,7 @@ def test_pi_loads_the_repaired_file_as_pi_tools_does(tmp_path: Path, name: str) 
 @pytest.mark.parametrize("api", ["anthropic-messages", "openai-completions"])
 def test_closed_orphans_store_what_pi_sends(tmp_path: Path, name: str, api: str) -> None:
     """The repaired file gives Pi's payload for the original file: the stored results are the synthetic ones."""
-    from pi_tools.stages import PayloadRequest, context_document, llm_document, payload_document
+    from pi_tools.pipeline.stages import PayloadRequest, context_document, llm_document, payload_document
 
     golden = expected(name)
     entry = golden["payloads"][api]

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from pi_tools.audit.checks import audit_file
-from pi_tools.docs import dumps_document
 from pi_tools.messages import convert_to_llm
+from pi_tools.pipe.documents import dumps_document
 from pi_tools.rewrite.conversation import malformed_reason
 from pi_tools.rewrite.repair import ConversationFixes, RepairError, RepairResult, repair_file
 from pi_tools.session import build_session_context, load_session
@@ -151,8 +151,8 @@ def test_output_fixes_what_it_claims_and_pi_agrees(runs: dict[tuple[str, str], R
                     assert [b for b in content if malformed_reason(b)] == []
         assert left == []
     else:
-        from pi_tools.audit.preflight.check import PreflightRequest
-        from pi_tools.audit.preflight.session import preflight_path
+        from pi_tools.preflight.check import PreflightRequest
+        from pi_tools.preflight.session import preflight_path
 
         fixes = OPTIONS[option]
         after = preflight_path(str(run.out), PreflightRequest(model=fixes.for_model, reasoning=fixes.reasoning))

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pi_tools.audit.checks import audit_file
-from pi_tools.docs import dumps_document
+from pi_tools.pipe.documents import dumps_document
 from pi_tools.session import build_session_context, load_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

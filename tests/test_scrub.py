@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 from pi_tools.audit.checks import audit_file
-from pi_tools.docs import dumps_document
 from pi_tools.messages import convert_to_llm
-from pi_tools.rewrite.scrub import OPAQUE_KEYS, scrub_bytes
-from pi_tools.rewrite.secrets import KINDS, Scanner, scrub_text
+from pi_tools.pipe.documents import dumps_document
+from pi_tools.rewrite.scrub import scrub_bytes
+from pi_tools.secrets.detectors import KINDS, Scanner, scrub_text
+from pi_tools.secrets.values import OPAQUE_KEYS
 from pi_tools.session import build_session_context, load_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "data"))

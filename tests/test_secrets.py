@@ -1,10 +1,10 @@
-"""The secret detectors behind `export --scrub` (pi_tools.rewrite.secrets): each kind found exactly, look-alikes not."""
+"""The secret detectors behind `export --scrub` (pi_tools.secrets.detectors): each kind found exactly, look-alikes not."""
 
 from __future__ import annotations
 
 import pytest
 
-from pi_tools.rewrite.secrets import KINDS, Secret, find_secrets, scrub_text
+from pi_tools.secrets.detectors import KINDS, Secret, find_secrets, scrub_text
 
 EXAMPLES = {
     "private-key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi_tools.docs import dumps_document
+from pi_tools.pipe.documents import dumps_document
 from pi_tools.session import build_session_context, load_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pi_tools.docs import dumps_document
+from pi_tools.pipe.documents import dumps_document
 from pi_tools.rewrite.transformed import Step, TransformSessionError, transform_session
 from pi_tools.rewrite.writer import Rewrite, entry_line
 from pi_tools.session import build_session_context, load_session

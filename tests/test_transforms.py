@@ -11,7 +11,7 @@ import pytest
 
 from pi_tools.messages import RoleRegistry, RoleSpec, convert_to_llm, default_registry
 from pi_tools.messages.builtin_roles import BUILTIN_ROLES
-from pi_tools.stages import StageInput, run_stage
+from pi_tools.pipeline.stages import StageInput, run_stage
 from pi_tools.transforms import BUILTIN_TRANSFORMS, TransformError, checked, load_plugin
 from pi_tools.transforms.units import split_units
 

@@ -13,9 +13,9 @@ import polars as pl
 import pytest
 from oracle_path import GEN_CORPUS
 
-from pi_tools.audit.usage import UsageOptions, collect_usage, flat_row, usage_document, usage_rows
 from pi_tools.engine import Engine
 from pi_tools.providers.catalog import calculate_cost, get_model
+from pi_tools.usage.report import UsageOptions, collect_usage, flat_row, usage_document, usage_rows
 
 ROW_KEYS = ["messages", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "costStored",
             "costRecomputed", "costSources", "cacheHitRatio"]

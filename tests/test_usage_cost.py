@@ -18,16 +18,16 @@ from typing import Any
 
 import pytest
 
-from pi_tools.audit import pricing
-from pi_tools.audit.pricing import Pricer, lookup
 from pi_tools.providers.catalog import get_model
 from pi_tools.providers.errors import UnknownModelError
+from pi_tools.usage import pricing
+from pi_tools.usage.pricing import Pricer, lookup
 
 ROOT = Path(__file__).resolve().parent.parent
 REALWORLD = ROOT / "fixtures" / "realworld"
 ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?(Z|[+-]\d{2}:\d{2})")
 KINDS = ("input", "output", "cacheRead", "cacheWrite")
-TABLE = json.loads(resources.files("pi_tools.audit").joinpath("data", "litellm_prices.json").read_bytes())
+TABLE = json.loads(resources.files("pi_tools.usage").joinpath("data", "litellm_prices.json").read_bytes())
 
 
 def table_prices(key: str) -> dict[str, Any]:
@@ -314,9 +314,9 @@ def test_lookup_order_on_the_bundled_table() -> None:
 def test_price_table_is_loaded_only_when_needed(tmp_path: Path) -> None:
     session = write_session(tmp_path / "s.jsonl", [("anthropic", "claude-opus-4-5", usage((10, 10, 0, 0), 0.5))])
     zero = write_session(tmp_path / "z.jsonl", [("zai", "glm-5.1", usage((10, 10, 0, 0), 0))])
-    probe = ("import sys; from pi_tools.audit.usage import UsageOptions, collect_usage; from pi_tools.engine import Engine; "
+    probe = ("import sys; from pi_tools.usage.report import UsageOptions, collect_usage; from pi_tools.engine import Engine; "
              "collect_usage([sys.argv[1]], UsageOptions(engine=Engine(jobs=1), cost=sys.argv[2])); "
-             "print('pi_tools.audit.pricing' in sys.modules)")
+             "print('pi_tools.usage.pricing' in sys.modules)")
 
     def loaded(path: Path, mode: str) -> str:
         return subprocess.run([sys.executable, "-c", probe, str(path), mode], capture_output=True, text=True,
@@ -362,8 +362,8 @@ def test_catalog_cost_is_pis_calculate_cost_to_the_bit() -> None:
     """The scan's shortcut gives exactly providers.catalog.calculate_cost's total (tiers and 1h writes too)."""
     import random
 
-    from pi_tools.audit.pricing import catalog_cost
     from pi_tools.providers.catalog import all_models, calculate_cost
+    from pi_tools.usage.pricing import catalog_cost
 
     rng = random.Random(5)
     tiered = [m for m in all_models() if m["cost"].get("tiers")]

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pi_tools.audit.visibility import visibility_rows
 from pi_tools.session import load_session
+from pi_tools.visibility.rows import visibility_rows
 
 from golden import CASES, case_names, expected
 

@@ -1,10 +1,10 @@
-"""Audit stored Pi sessions against the invariants that keep a conversation replayable, and repair them.
+"""Audit stored Pi sessions against the invariants that keep a conversation replayable.
 
 `rules` is the catalogue, `checks.audit_file` audits one file, `runner.run_audit` many (in parallel),
-`formats` writes table/JSON/JUnit/SARIF, `repair.repair_file` writes a repaired copy.
+`formats` writes table/JSON/JUnit/SARIF. Repairs are written by `pi_tools.rewrite`.
 
-The names below are imported on first use: `preflight` (a subpackage) needs none of the checks, and importing
-them all cost every `pi-tools preflight` run about 5 ms before its work began.
+The names below are imported on first use: importing every check costs a command that needs one of them
+about 5 ms before its work began.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every entry is looked at (all branches, summaries, custom entries, tool arguments, outputs, details), skipping
 the provider opaque fields and ids scrub never changes, so audit and scrub agree on what is a finding. The
 message names kind and JSON path, never the value. Entries are first tested against the detectors' anchors in
-their serialised JSON (see pi_tools.rewrite.secrets.AnchorSet), so only the few that may hold a secret are
+their serialised JSON (see pi_tools.secrets.detectors.AnchorSet), so only the few that may hold a secret are
 walked string by string.
 """
 
@@ -14,14 +14,14 @@ from typing import Any
 import orjson
 
 from pi_tools.audit.findings import FindingSink
+from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.session.bulk import BulkSession
-from pi_tools.session.jsonparse import loads_line_lenient
 from pi_tools.session.tree import SessionTree
 
 
 def check_secrets(sink: FindingSink, tree: SessionTree) -> None:
-    from pi_tools.rewrite.scrub import RULE, find_in_value
-    from pi_tools.rewrite.secrets import DEFAULT_SCANNER, AnchorSet
+    from pi_tools.secrets.detectors import DEFAULT_SCANNER, AnchorSet
+    from pi_tools.secrets.values import RULE, find_in_value
 
     entries = [tree.materialize(entry) for entry in tree.entries]
     dumped = [_dump(entry) for entry in entries]
@@ -39,8 +39,8 @@ def check_secrets_in_clean_session(sink: FindingSink, session: BulkSession) -> N
     """check_secrets for a clean file audited from its bulk index: a line's own JSON text stands for its
     serialised entry (Pi writes it with JSON.stringify, which escapes as orjson does), and only lines that may
     hold a secret are parsed; a line with a \\u escape is always parsed, since its text may spell an anchor so."""
-    from pi_tools.rewrite.scrub import RULE, find_in_value
-    from pi_tools.rewrite.secrets import DEFAULT_SCANNER, AnchorSet
+    from pi_tools.secrets.detectors import DEFAULT_SCANNER, AnchorSet
+    from pi_tools.secrets.values import RULE, find_in_value
 
     data = session.data or b""
     anchors = AnchorSet(data)

@@ -40,10 +40,10 @@ from pi_tools.audit.check_tools import (
 )
 from pi_tools.audit.findings import FindingSink
 from pi_tools.audit.rules import DIAGNOSTIC_RULES
+from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.session.bulk import BulkSession, entry_union_decoder, index_clean_session
 from pi_tools.session.diagnostics import Diagnostic
 from pi_tools.session.heads import DECODE_ERRORS, ROLE_OF_TYPE, MessageEntry
-from pi_tools.session.jsonparse import loads_line_lenient
 from pi_tools.session.migrations import header_is_current
 from pi_tools.session.reader import paused_gc, strictly_utf8
 from pi_tools.session.tree import check_entry

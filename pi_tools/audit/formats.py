@@ -19,8 +19,8 @@ import orjson
 
 from pi_tools.audit.findings import AuditResult
 from pi_tools.audit.rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule
-from pi_tools.docs import dumps_document
-from pi_tools.texttable import align_columns
+from pi_tools.output.texttable import align_columns
+from pi_tools.pipe.documents import dumps_document
 
 FORMATS = ("table", "json", "junit", "sarif")
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pi_tools.audit.checks import AuditResult, audit_file
-from pi_tools.engine.inputs import expand
+from pi_tools.sources.files import expand
 
 if TYPE_CHECKING:
     from pi_tools.engine import Engine

@@ -45,7 +45,7 @@ def audit_command(
     from pi_tools.audit.formats import FORMATS, junit, rule_list, sarif, table
     from pi_tools.audit.rules import SEVERITY_RANK, UnknownRuleError, select_rules
     from pi_tools.audit.runner import run_audit
-    from pi_tools.docs import dumps_document
+    from pi_tools.pipe.documents import dumps_document
 
     if output_format not in FORMATS:
         fail(f"--format: expected one of {', '.join(FORMATS)}, got {output_format!r}")

@@ -81,8 +81,8 @@ def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: 
     A stage whose documents carry no diagnostics passes `diagnostics=False`: sessions are then read without
     the checks that only produce them.
     """
-    from pi_tools.docs import DocumentWriter
-    from pi_tools.stages import iter_inputs, run_stage
+    from pi_tools.pipe.documents import DocumentWriter
+    from pi_tools.pipeline.stages import iter_inputs, run_stage
 
     reader = stdin_reader()
     if need_input and not files and reader is None:
@@ -101,10 +101,10 @@ def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: 
 
 
 def run_file_tasks(task: Callable[[Any], Any], files: list[str], options: Any, engine: Engine) -> NoReturn:
-    """Run a document stage's per-file task (pi_tools.batch) over several files on the engine, write each file's
+    """Run a document stage's per-file task (pi_tools.pipeline.tasks) over several files on the engine, write each file's
     documents in input order, and exit with the stage's status."""
     from pi_tools.engine import EngineError, map_ordered
-    from pi_tools.engine.inputs import size_of
+    from pi_tools.sources.files import size_of
 
     status = 0
     try:

@@ -26,12 +26,12 @@ def context_command(
     """
     chosen = chosen_engine(engine, scheduler, jobs, progress="context")
     if files and (len(files) > 1 or chosen.kind == "dask"):
-        from pi_tools.batch import context_file
+        from pi_tools.pipeline.tasks import context_file
 
         run_file_tasks(context_file, files or [], leaf, chosen)
     from pi_tools.engine.early import read_ahead
 
     read_ahead(files)
-    from pi_tools.stages import as_context
+    from pi_tools.pipeline.stages import as_context
 
     run_documents(files or [], lambda item: as_context(item, leaf))

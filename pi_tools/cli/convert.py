@@ -23,12 +23,12 @@ def convert_command(
     """
     chosen = chosen_engine(engine, scheduler, jobs, progress="convert")
     if files and (len(files) > 1 or chosen.kind == "dask"):
-        from pi_tools.batch import convert_file
+        from pi_tools.pipeline.tasks import convert_file
 
         run_file_tasks(convert_file, files or [], leaf, chosen)
     from pi_tools.engine.early import read_ahead
 
     read_ahead(files)
-    from pi_tools.stages import as_llm
+    from pi_tools.pipeline.stages import as_llm
 
     run_documents(files or [], lambda item: as_llm(item, leaf))

@@ -68,8 +68,8 @@ def decode_command(
 
     Example: pi-tools decode --api anthropic-messages --events capture.sse | jq -c .event.type
     """
-    from pi_tools.docs import DocumentWriter
     from pi_tools.loop import now_ms
+    from pi_tools.pipe.documents import DocumentWriter
     from pi_tools.providers.capture import CapturedResponse, CaptureError, read_capture
     from pi_tools.providers.registry import REPRESENTATIVE_MODELS
 

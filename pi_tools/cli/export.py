@@ -55,7 +55,7 @@ def export_command(
     from pi_tools.export import FORMATS, ExportError, ExportOptions, export_session
     from pi_tools.export.redaction import RedactError, make_rewrite
     from pi_tools.export.transcript import BRANCHES, ONLY
-    from pi_tools.packaged import MissingTemplateError
+    from pi_tools.output.templates import MissingTemplateError
     from pi_tools.session import ContextError, SessionReadError, load_session
 
     chosen = _format_for(out, fmt)

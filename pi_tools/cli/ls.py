@@ -22,9 +22,9 @@ def ls_command(
 
     Example: pi-tools ls ~/.pi/agent/sessions --format json | jq -r .firstMessage
     """
+    from pi_tools.output.texttable import align_columns
     from pi_tools.session.listing import list_sessions
     from pi_tools.session.preview import shorten
-    from pi_tools.texttable import align_columns
 
     if output_format not in ("table", "json"):
         fail(f"--format must be table or json, not {output_format!r}")
@@ -34,7 +34,7 @@ def ls_command(
         fail(f"{directory}: not a directory")
     infos = list_sessions(directory)
     if output_format == "json":
-        from pi_tools.docs import DocumentWriter
+        from pi_tools.pipe.documents import DocumentWriter
 
         writer = DocumentWriter()
         for info in infos:

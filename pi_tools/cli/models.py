@@ -30,7 +30,7 @@ def models_command(
     if not models:
         fail("no model matches" + (f" --api {api}" if api else "") + (f" --provider {provider}" if provider else ""), 1)
     if output_format == "json":
-        from pi_tools.docs import DocumentWriter
+        from pi_tools.pipe.documents import DocumentWriter
 
         writer = DocumentWriter()
         for model in models:
@@ -45,6 +45,6 @@ def models_command(
             ",".join(m.get("input") or []), str(m.get("contextWindow")), str(m.get("maxTokens")),
             f"{cost.get('input', 0):g}", f"{cost.get('output', 0):g}",
         ))
-    from pi_tools.texttable import align_columns
+    from pi_tools.output.texttable import align_columns
 
     sys.stdout.write("\n".join(align_columns(rows)) + "\n")

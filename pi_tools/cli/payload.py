@@ -19,7 +19,7 @@ from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engi
 
 def _load_tools(path: str) -> list[dict[str, Any]]:
     from pi_tools.js.errors import JsonSyntaxError
-    from pi_tools.session.jsonparse import loads_line
+    from pi_tools.js.json_line import loads_line
 
     try:
         with open(path, "rb") as handle:
@@ -65,10 +65,10 @@ def payload_command(
         if worker is not None:
             before_exit(worker.close)
         read_ahead(files)
-    from pi_tools.batch import PayloadOptions, build_payload, payload_file
     from pi_tools.engine.helper import split_threshold
+    from pi_tools.pipeline.stages import PayloadRequest
+    from pi_tools.pipeline.tasks import PayloadOptions, build_payload, payload_file
     from pi_tools.session.bulk import index_elsewhere
-    from pi_tools.stages import PayloadRequest
 
     checked_api_and_model(api, model)
     request = PayloadRequest(

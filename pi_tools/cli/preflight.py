@@ -51,7 +51,7 @@ def preflight_command(
             if helper is not None:
                 before_exit(helper.close)
         read_ahead(paths)  # the file is read while the rule modules are imported
-    from pi_tools.audit.preflight.rules import SEVERITY_RANK
+    from pi_tools.preflight.rules import SEVERITY_RANK
 
     if list_rules:
         _write(_rule_list(output_format).encode())
@@ -88,7 +88,7 @@ def preflight_command(
 
         tool_list = _load_tools(tools)
     from pi_tools.engine import EngineError
-    from pi_tools.engine.inputs import expand
+    from pi_tools.sources.files import expand
 
     inputs = expand(paths)
     threshold = SEVERITY_RANK[fail_on]
@@ -111,20 +111,20 @@ def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: st
            tools: list[dict[str, object]] | None, reasoning: str | None, leaf: str | None, engine: Engine,
            helper: Any = None) -> int:
     from pi_tools.audit.formats import json_lines, junit, sarif
-    from pi_tools.audit.preflight.check import PreflightRequest, PreflightResult
-    from pi_tools.audit.preflight.report import as_audit_results, catalogue, findings_table
-    from pi_tools.audit.preflight.rules import SEVERITY_RANK
-    from pi_tools.batch import preflight_file
-    from pi_tools.docs import dumps_document
     from pi_tools.engine.run import map_inputs
+    from pi_tools.pipe.documents import dumps_document
+    from pi_tools.preflight.check import PreflightRequest, PreflightResult
+    from pi_tools.preflight.report import as_audit_results, catalogue, findings_table
+    from pi_tools.preflight.rules import SEVERITY_RANK
+    from pi_tools.preflight.tasks import preflight_file
 
     request = PreflightRequest(model=model, system_prompt=system_prompt, tools=tools, reasoning=reasoning,  # type: ignore[arg-type]
                                leaf=leaf, enabled=enabled)
     results = []
     checked: Any = map_inputs(preflight_file, inputs, request, engine, lambda path, error: PreflightResult(path, error=error))
     if helper is not None and len(inputs) == 1 and inputs[0][1] is None:
-        from pi_tools.batch import preflight_helped
         from pi_tools.cli.common import keep_until_exit
+        from pi_tools.preflight.tasks import preflight_helped
 
         checked = [preflight_helped(inputs[0][0], request, helper, keep_until_exit)]
     for result in checked:
@@ -148,7 +148,7 @@ def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: st
 
 
 def _known_rules() -> set[str]:
-    from pi_tools.audit.preflight.rules import all_rules
+    from pi_tools.preflight.rules import all_rules
 
     return {rule.id for rule in all_rules()}
 
@@ -156,11 +156,11 @@ def _known_rules() -> set[str]:
 def _replay(inputs: list[tuple[str, str | None]], output_format: str, system_prompt: str | None,
             tools: list[dict[str, object]] | None, all_branches: bool, enabled: frozenset[str] | None,
             threshold: int, engine: Engine) -> int:
-    from pi_tools.audit.preflight.replay import Options, ReplayResult
-    from pi_tools.audit.preflight.report import replay_json, replay_table
-    from pi_tools.audit.preflight.rules import SEVERITY_RANK
-    from pi_tools.batch import replay_file
     from pi_tools.engine.run import map_inputs
+    from pi_tools.preflight.replay import Options, ReplayResult
+    from pi_tools.preflight.report import replay_json, replay_table
+    from pi_tools.preflight.rules import SEVERITY_RANK
+    from pi_tools.preflight.tasks import replay_file
 
     options = Options(system_prompt=system_prompt, tools=tools, all_branches=all_branches, enabled=enabled)  # type: ignore[arg-type]
     results = []
@@ -181,7 +181,7 @@ def _rule_list(output_format: str) -> str:
 
     import orjson
 
-    from pi_tools.audit.preflight.rules import all_rules
+    from pi_tools.preflight.rules import all_rules
 
     rules = all_rules()
     if output_format == "json":

@@ -47,7 +47,7 @@ def render_command(
 
     Example: pi-tools render s.jsonl --api anthropic-messages --api openai-responses -o s.html
     """
-    from pi_tools.packaged import MissingTemplateError
+    from pi_tools.output.templates import MissingTemplateError
     from pi_tools.render import FORMATS, RenderRequest, TargetError, pair_targets, render_session
     from pi_tools.session import ContextError, SessionReadError, load_session
 

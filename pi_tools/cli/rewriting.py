@@ -39,7 +39,7 @@ def print_changes(source: str, changes: list[Any], fmt: str, summary: list[str],
                   notes: list[Any] | None = None, rules: bool = False) -> None:
     """Print the changes (pi_tools.rewrite.writer.Change), the notes, and the closing summary lines or document;
     `rules` puts each change's rule in the text lines too."""
-    from pi_tools.docs import dumps_document
+    from pi_tools.pipe.documents import dumps_document
 
     notes = notes or []
     if fmt == "json":

@@ -75,7 +75,7 @@ class _ChatEventLines:
         self._mapper = ChatStreamMapper()
 
     def __call__(self, event: dict[str, Any]) -> None:
-        from pi_tools.docs import dumps_document
+        from pi_tools.pipe.documents import dumps_document
 
         for mapped in self._mapper.map(event):
             sys.stdout.buffer.write(dumps_document(mapped))
@@ -86,7 +86,7 @@ class _EventLines:
     """--events: one JSON line per event, written as it happens (message_update without the growing partial)."""
 
     def __call__(self, event: dict[str, Any]) -> None:
-        from pi_tools.docs import dumps_document
+        from pi_tools.pipe.documents import dumps_document
 
         if event.get("type") == "message_update":
             update = {k: v for k, v in (event.get("assistantMessageEvent") or {}).items() if k != "partial"}
@@ -150,6 +150,6 @@ def run_command(
 
 
 def _preflight_factory() -> object:
-    from pi_tools.audit.preflight.loop import loop_preflight
+    from pi_tools.preflight.loop import loop_preflight
 
     return loop_preflight

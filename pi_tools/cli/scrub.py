@@ -44,11 +44,11 @@ def scrub_command(
     Example: pi-tools scrub --check ~/.pi/agent/sessions || pi-tools scrub s.jsonl --in-place
     """
     chosen = chosen_engine(engine, scheduler, jobs, progress="scrub")
-    from pi_tools.batch import ScrubOptions, scrub_one
     from pi_tools.cli.rewriting import check_format, check_target_options, print_changes
     from pi_tools.engine import EngineError, map_ordered
-    from pi_tools.engine.inputs import size_of
-    from pi_tools.rewrite.secrets import PatternError, Scanner
+    from pi_tools.rewrite.scrub_task import ScrubOptions, scrub_one
+    from pi_tools.secrets.detectors import PatternError, Scanner
+    from pi_tools.sources.files import size_of
 
     check_format(output_format)
     if not check:

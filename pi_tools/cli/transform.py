@@ -43,7 +43,7 @@ def transform_command(
         if given:
             fail(f"{name} only goes with --to-session")
     read_ahead(files)
-    from pi_tools.stages import as_context
+    from pi_tools.pipeline.stages import as_context
     from pi_tools.transforms import TransformError, available_transforms, checked, load_plugin
 
     steps: list[tuple[str, Any]] = []
@@ -69,7 +69,7 @@ def transform_command(
     pipeline = [checked(name, step) for name, step in steps]
 
     def build(item: Any) -> dict[str, Any]:
-        from pi_tools.docs import materialized
+        from pi_tools.pipe.documents import materialized
 
         document = as_context(item, leaf)
         messages = materialized(document.get("messages"))
@@ -77,7 +77,7 @@ def transform_command(
             try:
                 messages = step(messages)
             except TransformError as exc:
-                from pi_tools.docs import DocumentError
+                from pi_tools.pipe.documents import DocumentError
 
                 raise DocumentError(str(exc)) from None
         return {**document, "messages": messages, "transforms": [name for name, _ in steps]}

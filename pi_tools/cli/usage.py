@@ -53,8 +53,8 @@ def usage_command(
 
     Example: pi-tools usage ~/.pi/agent/sessions --by month --since 2026-01-01 --chart usage.html
     """
-    from pi_tools.audit.usage import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
-    from pi_tools.packaged import MissingTemplateError
+    from pi_tools.output.templates import MissingTemplateError
+    from pi_tools.usage.report import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
 
     if fmt not in ("table", "json", "csv", "parquet"):
         fail(f"--format {fmt!r}: expected table, json, csv or parquet")
@@ -77,7 +77,7 @@ def usage_command(
         for message in data.errors.values():
             report(message)
         if chart is not None:
-            from pi_tools.audit.usage_chart import write_chart
+            from pi_tools.usage.chart import write_chart
 
             write_chart(data.frame(), by if by in PERIODS else "day", chart)
         payload = _render(rows, by, fmt, out)
@@ -98,7 +98,7 @@ def _render(rows: Any, by: str, fmt: str, out: str | None) -> bytes | None:
     """The bytes for stdout (None when everything went to -o)."""
     import orjson
 
-    from pi_tools.audit.usage import render_table, usage_document, write_rows
+    from pi_tools.usage.report import render_table, usage_document, write_rows
 
     if fmt in ("csv", "parquet"):
         return write_rows(rows, by, fmt, out)

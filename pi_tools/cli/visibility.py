@@ -45,9 +45,9 @@ def visibility_command(
 
         if api not in supported_apis():
             fail(f"--api {api!r}: expected one of {', '.join(supported_apis())}")
-    from pi_tools.batch import VisibilityOptions, visibility_file
     from pi_tools.engine import EngineError, map_ordered
-    from pi_tools.engine.inputs import size_of
+    from pi_tools.sources.files import size_of
+    from pi_tools.visibility.tasks import VisibilityOptions, visibility_file
 
     options = VisibilityOptions(leaf, api, fmt, width)
     headed = fmt == "table" and len(files) > 1

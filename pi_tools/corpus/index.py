@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_tools.corpus.schema import TABLES
 from pi_tools.corpus.store import Generation, Store, StoreError
-from pi_tools.engine.inputs import expand, is_url, size_of
+from pi_tools.sources.files import expand, is_url, size_of
 
 if TYPE_CHECKING:
     from pi_tools.corpus.task import BatchJob, BatchResult

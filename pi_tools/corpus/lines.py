@@ -30,9 +30,9 @@ import msgspec
 import orjson
 from msgspec import Meta, Raw, Struct
 
+from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.session.bulk import entry_union_decoder
 from pi_tools.session.heads import DECODE_ERRORS, ROLE_OF_TYPE, MessageEntry
-from pi_tools.session.jsonparse import loads_line_lenient
 
 Number = int | float
 

@@ -22,7 +22,6 @@ import msgspec
 import orjson
 from msgspec import Raw
 
-from pi_tools.audit.usage_scan import message_usages, scan_reads_line
 from pi_tools.corpus.lines import (
     I64_MIN,
     ROLES,
@@ -41,12 +40,13 @@ from pi_tools.corpus.schema import ENTRY, RESULT_ENTRY, own_columns
 from pi_tools.corpus.text import message_text, thinking_text
 from pi_tools.corpus.usage import Candidate, usage_rows
 from pi_tools.js.date import js_date_ms
+from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.session.bulk import index_clean_session
 from pi_tools.session.context import ContextError, entry_to_messages, plan_session_context
-from pi_tools.session.jsonparse import loads_line_lenient
 from pi_tools.session.load import tree_from_raw
 from pi_tools.session.reader import RawSession, SessionReadError, parse_session_bytes, paused_gc
 from pi_tools.session.tree import PathCycleError, SessionTree
+from pi_tools.usage.scan import message_usages, scan_reads_line
 
 Columns = dict[str, list[Any]]
 FileRows = dict[str, Columns]

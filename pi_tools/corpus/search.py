@@ -20,8 +20,8 @@ from typing import Any
 from pi_tools.corpus.match import Matcher, hit_text
 from pi_tools.corpus.searchable import entry_message, message_role, searchable_texts
 from pi_tools.engine import Engine
-from pi_tools.engine.inputs import expand, read_bytes
 from pi_tools.engine.run import map_inputs
+from pi_tools.sources.files import expand, read_bytes
 
 BRANCHES = ("all", "active")
 
@@ -79,7 +79,7 @@ def header_problem(data: bytes) -> str | None:
     with a string id; this looks no further than that value, so a file without a match costs nothing more.
     """
     from pi_tools.js.errors import JsonSyntaxError
-    from pi_tools.session.jsonparse import loads_line_lenient
+    from pi_tools.js.json_line import loads_line_lenient
 
     if not data:
         return "empty file, not a session (Pi would start a new session in it)"
@@ -139,7 +139,7 @@ class _Unreadable(Exception):
 def _search_bytes(source: str, data: bytes, spec: SearchSpec,
                   candidates: list[tuple[int, int]] | None) -> list[dict[str, Any]]:
     from pi_tools.corpus.heads import clean_heads
-    from pi_tools.session.jsonparse import loads_line_lenient
+    from pi_tools.js.json_line import loads_line_lenient
 
     heads = clean_heads(data)
     if heads is None:

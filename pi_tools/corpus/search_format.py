@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import IO
 
 from pi_tools.corpus.search import FileHits
-from pi_tools.docs import dumps_document, error_document
-from pi_tools.texttable import align_columns
+from pi_tools.output.texttable import align_columns
+from pi_tools.pipe.documents import dumps_document, error_document
 
 FORMATS = ("table", "json")
 

@@ -20,7 +20,7 @@ import orjson
 from pi_tools.corpus.match import hit_text
 from pi_tools.corpus.search import FileHits, SearchSpec, hit_document
 from pi_tools.corpus.searchable import arguments_text
-from pi_tools.engine.inputs import expand
+from pi_tools.sources.files import expand
 
 MESSAGE_COLUMNS = ("file", "line", "entryId", "role", "text", "thinking", "toolNames", "onActivePath")
 CALL_COLUMNS = ("file", "line", "entryId", "name", "arguments", "onActivePath")

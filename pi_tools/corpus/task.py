@@ -1,7 +1,7 @@
 """The index's unit of work on the engine: one batch of files in, one Parquet partition per table out.
 
 A batch is a few tens of megabytes of sessions. The task runs where the engine puts it (this process, a worker
-process, a Dask worker), reads its files there (`engine.inputs.read_bytes`), and hands back each table's rows
+process, a Dask worker), reads its files there (`sources.files.read_bytes`), and hands back each table's rows
 already encoded as Parquet: compressed bytes are the smallest form rows can travel in, and the encoding then
 runs in parallel on the workers instead of in the one process that writes the files. A file whose content hash
 equals the one recorded in the manifest is not parsed at all; a file that is not a session becomes an error
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pi_tools.corpus.rows import Columns, FileRows, IndexInputError, file_rows
 from pi_tools.corpus.schema import ENTRY, FROM_ENTRIES, RESULT_ENTRY, TABLES, polars_schema
-from pi_tools.engine.inputs import read_bytes
 from pi_tools.session.reader import paused_gc
+from pi_tools.sources.files import read_bytes
 
 if TYPE_CHECKING:
     import polars as pl

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from itertools import compress
 from typing import Any
 
-from pi_tools.audit.usage_scan import ENTRY_TIMESTAMP, _Accumulator, pricer, usage_of
 from pi_tools.corpus.lines import WIDE, MessageLine
 from pi_tools.corpus.schema import ENTRY
+from pi_tools.usage.scan import ENTRY_TIMESTAMP, _Accumulator, pricer, usage_of
 
 Candidate = tuple[Any, int, int]
 """(entry, line, its row in the entries table) of an entry that may carry usage (the row gives the usage row

@@ -1,7 +1,7 @@
 """What a command starts before its modules are imported: for `payload FILE`, the helper process and the read.
 
 Importing typer and the stage modules is most of a command's first tenth of a second. For `payload` on one
-file, the helper process (engine.helper) and the read of the file (engine.readahead) start here, from a light
+file, the helper process (engine.helper) and the read of the file (sources.readahead) start here, from a light
 reading of the arguments, and run while those imports happen. The payload command takes the helper only if
 typer then parses the same file from the same arguments (payload_helper). This module imports nothing heavy:
 the entry point imports it first, on every command.
@@ -94,7 +94,7 @@ def start_early(args: list[str]) -> None:
 
         worker = PayloadWorker.start(files, _option_value(args, "--api"))
     _early["payload"] = (files, worker)
-    from pi_tools.engine.readahead import start_reading
+    from pi_tools.sources.readahead import start_reading
 
     start_reading(files[0])
 
@@ -143,11 +143,11 @@ def payload_helper(files: list[str], wire: bool) -> Any:
 
 
 def read_ahead(files: list[str] | None) -> None:
-    """Start reading the first session file while the stage imports its modules (see engine.readahead); a
+    """Start reading the first session file while the stage imports its modules (see sources.readahead); a
     folder is not read (its files go to the engine, which may fork: no thread may be left running then)."""
     import os
 
     if files and not os.path.isdir(files[0]):
-        from pi_tools.engine.readahead import start_reading
+        from pi_tools.sources.readahead import start_reading
 
         start_reading(files[0])

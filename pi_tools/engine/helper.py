@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # this module is imported before the fork, on every payload's
 SPLIT_BYTES_VARIABLE = "PI_TOOLS_SPLIT_BYTES"
 DEFAULT_SPLIT_BYTES = 8 << 20
 """Payloads of sessions (and contexts) smaller than this are built whole and in one process; larger ones in parts
-(see part_bytes), with a helper where there are two cores."""
+(see pipeline.stages.part_bytes), with a helper where there are two cores."""
 
 SHARE = 0.4
 """For a file whose text the helper has not verified: the parts past this share of the message text are sent to
@@ -46,14 +46,6 @@ it with their text, for it to take from the back (the main process takes parts f
 
 _CHUNK = 4 << 20
 """The helper reads its half of a file in chunks of this size (its memory holds one at a time)."""
-
-
-def part_bytes(threshold: int) -> int:
-    """providers.split.PART_BYTES, or less under a smaller threshold (PI_TOOLS_SPLIT_BYTES=0 cuts before every
-    user message, as the tests do)."""
-    from pi_tools.providers.split import PART_BYTES
-
-    return max(1, min(PART_BYTES, threshold // 4))
 
 
 _warned: list[str] = []
@@ -260,7 +252,7 @@ class PayloadWorker:
         thread writing it meanwhile would wait for the interpreter lock at every chunk. `scan` (picklable, see
         stages.build_claimed_parts) goes with the task.
         """
-        from pi_tools.stages import LocalClaims
+        from pi_tools.pipeline.stages import LocalClaims
 
         self._receive_index()
         tasks = self._tasks
@@ -460,7 +452,7 @@ def _serve(task_fd: int, result_fd: int, large: str, claims: SharedClaims, api: 
             results.flush()
             text = _VerifiedText(file_fd, index.chunks if index is not None else [])
             del index
-            from pi_tools.stages import build_claimed_parts
+            from pi_tools.pipeline.stages import build_claimed_parts
 
             _warm_up(api)
             while True:

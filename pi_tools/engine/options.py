@@ -4,16 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pi_tools.sources.errors import EngineError, EngineUnavailable
+
 ENGINE_KINDS = ("local", "dask")
 
-
-class EngineError(Exception):
-    """The work could not be run as asked (no scheduler at that address, a cluster that failed); the message
-    says what and is shown to the user as is."""
-
-
-class EngineUnavailable(EngineError):
-    """The engine asked for needs an optional extra that is not installed; the message says how to install it."""
+__all__ = ["ENGINE_KINDS", "LOCAL", "Engine", "EngineError", "EngineUnavailable"]
 
 
 @dataclass(frozen=True)

@@ -211,7 +211,7 @@ def map_inputs(task: Callable[[tuple[str, Any]], R], inputs: Sequence[tuple[str,
                engine: Engine | None, failed: Callable[[str, str], R]) -> Iterator[R]:
     """For expanded inputs (inputs.expand: (name, error) pairs): task((name, options)) for each usable one, on
     the engine and weighted by size, failed(name, error) for the others; in input order."""
-    from pi_tools.engine.inputs import size_of
+    from pi_tools.sources.files import size_of
 
     names = [name for name, error in inputs if error is None]
     results = map_ordered(task, [(name, options) for name in names], engine, weights=[size_of(name) for name in names])

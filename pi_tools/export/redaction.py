@@ -37,7 +37,7 @@ def make_rewrite(patterns: Sequence[str] = (), scrub: bool = False) -> Rewrite |
             raise RedactError(f"--redact: invalid regular expression {pattern!r}: {exc}") from None
     scrubber: Rewrite | None = None
     if scrub:
-        from pi_tools.rewrite.secrets import scrub_text
+        from pi_tools.secrets.detectors import scrub_text
 
         scrubber = scrub_text
     if not compiled and scrubber is None:

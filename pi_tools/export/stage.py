@@ -103,7 +103,7 @@ def export_session(tree: SessionTree, fmt: str, options: ExportOptions | None = 
 
 
 def _chat_lines(messages: list[ChatMessage]) -> Iterator[str]:
-    from pi_tools.docs import dumps_document
+    from pi_tools.pipe.documents import dumps_document
 
     for message in messages:
         yield dumps_document(message).decode("utf-8")

@@ -197,9 +197,9 @@ def http_stream_function(api: str, *, session_id: str, thinking_level: str, base
 
     def stream(model: dict[str, Any], llm_context: dict[str, Any], options: dict[str, Any], abort: AbortSignal,
                push: EventSink) -> dict[str, Any]:
-        from pi_tools.docs import DocumentError
+        from pi_tools.pipe.documents import DocumentError
+        from pi_tools.pipeline.stages import PayloadRequest, payload_document
         from pi_tools.providers.registry import stream_decoder
-        from pi_tools.stages import PayloadRequest, payload_document
 
         api_key = find_api_key(str(model["provider"]))
         if not api_key:

@@ -69,6 +69,6 @@ class RawMessage(NamedTuple):
     json: Any  # bytes-like: bytes, memoryview or msgspec.Raw
 
     def value(self) -> Any:
-        from pi_tools.session.jsonparse import loads_line_lenient
+        from pi_tools.js.json_line import loads_line_lenient
 
         return loads_line_lenient(self.json)

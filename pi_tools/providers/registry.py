@@ -161,7 +161,7 @@ def encode_part(api: str, converted: list[Any], carry: Any) -> tuple[Any, Any]:
     encode = _part_hook(api, "encode_part")
     if encode is not None:
         return encode(converted, carry)  # type: ignore[no-any-return]
-    from pi_tools.docs import EncodedItems, dump_items
+    from pi_tools.pipe.documents import EncodedItems, dump_items
 
     return EncodedItems(dump_items(converted), len(converted)), carry
 

@@ -38,7 +38,7 @@ from itertools import compress, repeat
 from operator import eq
 from typing import Any
 
-from pi_tools.docs import EncodedItems, dump_items
+from pi_tools.pipe.documents import EncodedItems, dump_items
 from pi_tools.providers import registry
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.options import last_usage_index, message_timestamp

@@ -49,7 +49,7 @@ def iter_page(view: dict[str, Any], fmt: str = "html") -> Iterator[str]:
 
     A fresh nonce per page keeps its CSP meaningful. Lone UTF-16 halves can sit in session text; they cannot be
     written as UTF-8, so they are shown as U+FFFD. The template is loaded before the first piece is asked for,
-    so a broken installation (pi_tools.packaged.MissingTemplateError) shows before any output is opened.
+    so a broken installation (pi_tools.output.templates.MissingTemplateError) shows before any output is opened.
     """
     from pi_tools.render.environment import render_environment
 

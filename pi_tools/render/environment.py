@@ -15,7 +15,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from pi_tools.packaged import template_loader
+from pi_tools.output.templates import template_loader
 
 # Inline Markdown syntax (emphasis, code spans, links and images, table cells, strikethrough); `<` and `&` are
 # entity-escaped, which also rules out raw HTML and autolinks.

@@ -289,8 +289,8 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
                   llm_rows: list[int], request: RenderRequest, estimate: int | None, row_count: int,
                   ) -> tuple[dict[str, Any], list[dict[str, Any]], _Synthetic, list[dict[str, Any]]]:
     """Column header, per-row cells, synthetic results and unmatched fragments for one target."""
+    from pi_tools.pipeline.stages import PayloadRequest, payload_document
     from pi_tools.providers.options import clamp_thinking_level
-    from pi_tools.stages import PayloadRequest, payload_document
 
     model, reference, why = _target_model(target, context_doc.get("model"))
     requested = request.reasoning if request.reasoning is not None else context_doc.get("thinkingLevel")
@@ -412,8 +412,8 @@ def _convert(stored: list[Any], block_images: bool) -> tuple[list[Any], list[lis
 
 def build_preview(tree: SessionTree, request: RenderRequest) -> dict[str, Any]:
     """Everything the templates show for one session (raises ContextError, TargetError)."""
+    from pi_tools.pipeline.stages import context_document
     from pi_tools.providers.options import estimate_context_tokens
-    from pi_tools.stages import context_document
 
     context_doc = context_document(tree, request.leaf)
     stored: list[Any] = context_doc["messages"]

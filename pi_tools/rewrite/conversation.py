@@ -24,9 +24,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from pi_tools.audit.check_blocks import never_replayed
+from pi_tools.js.json_line import loads_line
 from pi_tools.rewrite.repair import RepairError, RepairResult, load_lines, with_parent
 from pi_tools.rewrite.writer import Change, entry_line
-from pi_tools.session.jsonparse import loads_line
 from pi_tools.session.tree import PathCycleError, SessionTree
 
 INTERLEAVED, ORDER, ERRORED, REQUIRED = "tool-result-interleaved", "tool-result-order", "errored-turn", "required-fields"

@@ -1,6 +1,6 @@
 """`repair --for-model PROVIDER/ID`: rewrite what preflight says that model would refuse, where a rewrite can.
 
-Preflight (pi_tools.audit.preflight, its library functions `preflight_tree` and `PreflightRequest`) builds the
+Preflight (pi_tools.preflight, its library functions `preflight_tree` and `PreflightRequest`) builds the
 request Pi 0.85 would send next to that model and lists what the provider refuses. Two of its rules are about
 the *current turn* (everything after the last user message that is not only tool results), which Pi fills with
 another model's tool calls after a model switch in the middle of a tool loop:
@@ -60,8 +60,8 @@ def _reason(rule: str) -> str:
 
 
 def _preflight(result: RepairResult, source: str, model: str, reasoning: str | None) -> list[dict[str, Any]]:
-    from pi_tools.audit.preflight.check import PreflightRequest
-    from pi_tools.audit.preflight.session import PreflightError, preflight_tree
+    from pi_tools.preflight.check import PreflightRequest
+    from pi_tools.preflight.session import PreflightError, preflight_tree
     from pi_tools.session import ContextError
     from pi_tools.session.tree import PathCycleError
 

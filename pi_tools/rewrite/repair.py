@@ -22,6 +22,7 @@ import orjson
 from pi_tools.audit.check_tools import OrphanGroup, check_tool_results
 from pi_tools.audit.findings import FindingSink
 from pi_tools.js.errors import JsonSyntaxError
+from pi_tools.js.json_line import loads_line
 from pi_tools.js.values import js_set_key
 from pi_tools.rewrite.writer import (
     Change,
@@ -34,7 +35,6 @@ from pi_tools.rewrite.writer import (
     read_snapshot,
     rejected_bytes,
 )
-from pi_tools.session.jsonparse import loads_line
 from pi_tools.session.load import tree_from_raw
 from pi_tools.session.reader import SessionReadError, parse_session_bytes, validate_header
 from pi_tools.session.tree import SessionTree

@@ -13,36 +13,14 @@ Reports carry kind, line, entry id and JSON path, never the value.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
-
-import orjson
 
 from pi_tools.js.errors import JsonSyntaxError
+from pi_tools.js.json_line import loads_line
 from pi_tools.js.json_stringify import js_stringify
-from pi_tools.rewrite.secrets import Scanner, Secret, may_hold_secrets
 from pi_tools.rewrite.writer import Change, WriteError, commit, plan_targets, read_snapshot
-from pi_tools.session.jsonparse import loads_line
-
-RULE = "secret-in-session"
-# Provider opaque fields (pi-ai's ThinkingContent.thinkingSignature, TextContent.textSignature,
-# ToolCall.thoughtSignature, AssistantMessage.responseId; encrypted reasoning as providers name it) and the
-# ids that tie entries, calls and results together: never changed, never reported.
-OPAQUE_KEYS = frozenset({
-    "thinkingSignature", "textSignature", "thoughtSignature", "responseId", "signature", "encrypted_content",
-    "encryptedContent", "redactedContent",
-})
-ID_KEYS = frozenset({"id", "parentId", "toolCallId", "firstKeptEntryId", "fromId", "targetId"})
-SKIPPED_KEYS = OPAQUE_KEYS | ID_KEYS
-
-
-def _skipped(container: dict[str, Any], key: str) -> bool:
-    """Opaque fields, ids, and the base64 `data` of image blocks (a match there is noise, and a change would
-    corrupt the image) are neither reported nor changed."""
-    return key in SKIPPED_KEYS or (key == "data" and container.get("type") == "image")
-_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+from pi_tools.secrets.detectors import Scanner, may_hold_secrets
+from pi_tools.secrets.values import RULE, find_in_value, redact_text, redact_value
 
 
 @dataclass(frozen=True)
@@ -58,78 +36,6 @@ class Found:
         where = f"entry {self.entry_id}: " if self.entry_id else ""
         verb = "found" if check else "redacted"
         return Change(self.line, f"{where}{verb} {self.kind} at {self.path}", self.entry_id, RULE)
-
-
-def path_key(path: str, key: str) -> str:
-    return f"{path}.{key}" if _IDENTIFIER.fullmatch(key) else f"{path}[{_quote(key)}]"
-
-
-def _quote(key: str) -> str:
-    return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _redact(text: str, secrets: list[Secret]) -> str:
-    pieces = []
-    position = 0
-    for kind, start, end in secrets:
-        pieces.append(text[position:start])
-        pieces.append(f"[REDACTED:{kind}]")
-        position = end
-    pieces.append(text[position:])
-    return "".join(pieces)
-
-
-def might_hold_secrets(value: Any, scanner: Scanner) -> bool:
-    """False when no string of `value` can hold a secret: one anchor test over its serialised JSON (cheap).
-
-    orjson's escaping leaves every anchor intact; opaque fields are included, so a signature can only make
-    this say True, after which the exact walk (which skips them) decides.
-    """
-    if not scanner.anchored:
-        return True
-    try:
-        return may_hold_secrets(orjson.dumps(value))
-    except (orjson.JSONEncodeError, TypeError):
-        return True  # lone surrogates or huge integers: let the walk look
-
-
-def find_in_value(value: Any, scanner: Scanner, path: str = "$") -> Iterator[tuple[str, str]]:
-    """(kind, JSON path) of every secret in the strings (keys included) of a parsed JSON value."""
-    if not might_hold_secrets(value, scanner):
-        return
-    stack: list[tuple[Any, str]] = [(value, path)]
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, str):
-            for secret in scanner.find(item):
-                yield secret.kind, where
-        elif isinstance(item, dict):
-            pending = []
-            for key, child in item.items():
-                for secret in scanner.find(key):
-                    yield secret.kind, f"{where} (a key)"
-                if not _skipped(item, key):
-                    pending.append((child, path_key(where, key)))
-            stack.extend(reversed(pending))
-        elif isinstance(item, list):
-            stack.extend(reversed([(child, f"{where}[{index}]") for index, child in enumerate(item)]))
-
-
-def redact_value(value: Any, scanner: Scanner) -> Any:
-    """`value` with every secret in its strings (keys included) replaced; opaque fields and ids kept."""
-    if isinstance(value, str):
-        secrets = scanner.find(value)
-        return _redact(value, secrets) if secrets else value
-    if isinstance(value, dict):
-        result = {}
-        for key, child in value.items():
-            secrets = scanner.find(key)
-            new_key = _redact(key, secrets) if secrets else key
-            result[new_key] = child if _skipped(value, key) else redact_value(child, scanner)
-        return result
-    if isinstance(value, list):
-        return [redact_value(child, scanner) for child in value]
-    return value
 
 
 @dataclass
@@ -185,7 +91,7 @@ def _scrub_text_line(line: bytes, number: int, scanner: Scanner, found: list[Fou
     if not secrets:
         return line
     found.extend(Found(secret.kind, number, None, "(unparseable line)") for secret in secrets)
-    return _redact(text, secrets).encode("utf-8", "surrogateescape")
+    return redact_text(text, secrets).encode("utf-8", "surrogateescape")
 
 
 def scrub_file(source: str, out: str | None, scanner: Scanner, *, in_place: bool = False, force: bool = False,

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_tools.js.errors import JsonSyntaxError
+from pi_tools.js.json_line import loads_line
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.rewrite.writer import Change
-from pi_tools.session.jsonparse import loads_line
 
 TOOL_OUTPUT_ROLES = ("toolResult",)
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pi_tools.js.json_line import loads_line
 from pi_tools.rewrite.repair import with_parent
 from pi_tools.rewrite.writer import (
     Change,
@@ -32,7 +33,6 @@ from pi_tools.rewrite.writer import (
     read_snapshot,
 )
 from pi_tools.session.context import entry_to_messages
-from pi_tools.session.jsonparse import loads_line
 
 Transform = Callable[[list[Any]], list[Any]]
 CONTENT, SELECTING = frozenset({"redact", "block-images"}), frozenset({"drop-role", "keep-last"})

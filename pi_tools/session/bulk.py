@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Protocol, Union, overload
 import msgspec
 from msgspec import Struct
 
+from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.js.values import UNDEFINED
 from pi_tools.session.context import (
     PI_SPREAD_LIMIT,
@@ -39,7 +40,6 @@ from pi_tools.session.heads import (
     ROLE_OF_TYPE,
     MessageEntry,
 )
-from pi_tools.session.jsonparse import loads_line_lenient
 from pi_tools.session.migrations import header_is_current
 from pi_tools.session.planned import PlannedMessages
 from pi_tools.session.reader import missing_final_newline, valid_utf8

@@ -7,15 +7,15 @@ files are parsed line by line without building the tree.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
 from pi_tools.js.date import js_date_ms, js_iso_string
 from pi_tools.js.errors import JsonSyntaxError
-from pi_tools.session.jsonparse import loads_line
+from pi_tools.js.json_line import loads_line
 from pi_tools.session.reader import paused_gc
+from pi_tools.sources.files import find_session_files
 
 HEADER_SCAN_LIMIT = 1024 * 1024
 
@@ -100,15 +100,6 @@ def session_info(path: str) -> dict[str, Any] | None:
         "firstMessage": first_message or "(no messages)",
         "_modifiedMs": modified,
     }
-
-
-def find_session_files(root: str) -> Iterator[str]:
-    """Every *.jsonl file under a directory (sorted, symlinked directories not followed)."""
-    for directory, subdirs, files in os.walk(root):
-        subdirs.sort()
-        for name in sorted(files):
-            if name.endswith(".jsonl"):
-                yield os.path.join(directory, name)
 
 
 def list_sessions(root: str) -> list[dict[str, Any]]:

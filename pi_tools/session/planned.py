@@ -13,10 +13,10 @@ from typing import Any
 
 import orjson
 
+from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.messages.types import RawMessage
 from pi_tools.session.context import entry_to_messages
 from pi_tools.session.heads import message_text
-from pi_tools.session.jsonparse import loads_line_lenient
 
 _CONTENT_ROLES = ("user", "assistant", "toolResult")
 

@@ -19,12 +19,12 @@ from typing import Any
 
 import orjson
 
-from pi_tools.engine import readahead
 from pi_tools.js.errors import JsonSyntaxError
 from pi_tools.js.json_parse import parse_js_json
 from pi_tools.js.values import JS_WHITESPACE
 from pi_tools.session.diagnostics import Diagnostic, diagnostic
 from pi_tools.session.heads import message_head
+from pi_tools.sources import readahead
 
 APP_NAME = "pi"
 
@@ -240,7 +240,7 @@ def read_session_bytes(path: str) -> bytes:
     data = readahead.take(path)
     if data is not None:
         return data
-    from pi_tools.engine.inputs import (
+    from pi_tools.sources.files import (
         read_bytes,  # where a batch's inputs are read (with the dask extra: URLs too)
     )
 

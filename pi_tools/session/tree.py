@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.js.values import UNDEFINED, js_double, js_truthy
 from pi_tools.messages.roles import default_registry
 from pi_tools.session.diagnostics import Diagnostic, describe_value, diagnostic
 from pi_tools.session.heads import SPAN
-from pi_tools.session.jsonparse import loads_line_lenient
 from pi_tools.session.migrations import JsArrayEntry
 
 ENTRY_TYPES = frozenset({

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pi_tools.docs import dumps_document
 from pi_tools.js.values import js_double
+from pi_tools.pipe.documents import dumps_document
 
 CASES = [  # (JSON text, what JSON.stringify(JSON.parse(text)) writes in Node 22)
     ("9007199254740991", "9007199254740991"),

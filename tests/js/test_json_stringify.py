@@ -120,9 +120,9 @@ def test_stringify_of_parsed_values_matches_node(case: dict[str, Any]) -> None:
 def test_undefined_members_are_left_out_and_undefined_items_are_null() -> None:
     """Node: JSON.stringify({a: undefined, b: null, c: [undefined, 1]}) is {"b":null,"c":[null,1]}; a value
     read with ``get(key, UNDEFINED)`` (a missing property) is written as Pi writes it, however deep."""
-    from pi_tools.docs import dumps_document
     from pi_tools.js.json_stringify import stringify_any_depth
     from pi_tools.js.values import UNDEFINED
+    from pi_tools.pipe.documents import dumps_document
 
     value = {"a": UNDEFINED, "b": None, "c": [UNDEFINED, 1], "d": {"e": UNDEFINED}}
     assert js_stringify(value) == '{"b":null,"c":[null,1],"d":{}}'

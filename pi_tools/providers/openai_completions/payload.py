@@ -814,7 +814,7 @@ def join_parts(parts: list[Any], tail: Any) -> list[Any] | None:
     """The parts' messages in order with the bridges the whole conversation puts between them, or None where
     the whole history decides what the last part alone cannot (the cache marker's message). Where the whole
     history holds tool calls the last part lacks, its payload gets the ``tools: []`` the whole one has."""
-    from pi_tools.docs import EncodedItems, dump_items
+    from pi_tools.pipe.documents import EncodedItems, dump_items
 
     carry = tail.carry
     if carry["marker"] and carry["marked"] is None:

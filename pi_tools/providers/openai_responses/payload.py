@@ -669,7 +669,7 @@ def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -
 
 def encode_part(converted: list[Any], carry: PartCarry) -> tuple[Any, PartCarry]:
     """The part's items as EncodedItems, with the spans of its labelled indexes noted in the carry."""
-    from pi_tools.docs import EncodedItems, dump_items
+    from pi_tools.pipe.documents import EncodedItems, dump_items
 
     text = dump_items(converted)
     spans: list[tuple[int, int, int]] = []
@@ -690,7 +690,7 @@ def encode_part(converted: list[Any], carry: PartCarry) -> tuple[Any, PartCarry]
 def join_parts(parts: list[Any], tail: Any) -> list[Any] | None:
     """The parts' items in order, each labelled index replaced by the count of the messages before it in the
     whole conversation; None where a label could not be told from the text around it."""
-    from pi_tools.docs import EncodedItems
+    from pi_tools.pipe.documents import EncodedItems
 
     joined: list[Any] = []
     offset = 0

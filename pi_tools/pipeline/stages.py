@@ -1,0 +1,399 @@
+"""The functions behind every stage, usable from Python without the CLI.
+
+Each stage turns inputs (session files, or documents from an earlier stage) into documents of its own kind.
+Inputs that cannot be processed become `error` documents and the others go on, so one damaged file in a
+batch never hides the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Protocol
+
+from pi_tools.js.values import UNDEFINED, js_truthy
+from pi_tools.messages import convert_to_llm, default_registry
+from pi_tools.messages.convert import iter_llm_messages
+from pi_tools.pipe.documents import (
+    DocumentError,
+    LazyMessages,
+    error_document,
+    iter_documents,
+    looks_like_session,
+    materialized,
+)
+from pi_tools.session import ContextError, SessionReadError, SessionTree
+from pi_tools.session.bulk import BulkSession
+from pi_tools.session.context import iter_context_messages, plan_session_context
+from pi_tools.session.load import context_source, load_context_source
+
+Document = dict[str, Any]
+
+
+@dataclass
+class StageInput:
+    """One unit of work: a loaded session, a document from stdin, or an input that already failed."""
+
+    source: str
+    tree: SessionTree | BulkSession | None = None
+    document: Document | None = None
+    error: str | None = None
+
+
+def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None,
+                check_all_lines: bool = True) -> Iterator[StageInput]:
+    """Session files named on the command line, else stdin (a raw session file or stage documents).
+
+    Sessions are read for context building only (see load_context_source): the entries of one context are all
+    the context stages ever need. `check_all_lines=False` is for stages whose documents carry no diagnostics.
+    """
+    names = list(files)
+    if names:
+        for name in names:
+            yield loaded_input(name, partial(load_context_source, name, check_all_lines))
+        return
+    if stdin_data is None:
+        return
+    data = stdin_data()
+    if looks_like_session(data):
+        yield loaded_input("<stdin>", lambda: context_source(data, "<stdin>", check_all_lines))
+        return
+    try:
+        for document in iter_documents(data):
+            source = document.get("source", "<stdin>") if isinstance(document, dict) else "<stdin>"
+            yield StageInput(str(source), document=document)
+    except DocumentError as exc:
+        yield StageInput("<stdin>", error=str(exc))
+
+
+def loaded_input(source: str, load: Callable[[], SessionTree | BulkSession]) -> StageInput:
+    """One session read for a stage; a file that cannot be read, or a reader bug, becomes that input's error."""
+    try:
+        return StageInput(source, tree=load())
+    except SessionReadError as exc:
+        return StageInput(source, error=str(exc))
+    except Exception as exc:  # a bug or an input shape nobody foresaw: report it for this input, go on
+        return StageInput(source, error=f"{source}: internal error ({type(exc).__name__}: {exc}); please report it")
+
+
+def _json_leaf(leaf: Any) -> Any:
+    return None if leaf is UNDEFINED else leaf
+
+
+def context_document(tree: SessionTree | BulkSession, leaf: str | None = None) -> Document:
+    """The `context` document for a session: Pi's buildSessionContext for its leaf (or `leaf`).
+
+    For a lazily loaded session the messages are a LazyMessages sequence: parsed entry by entry while the
+    document is written, so a 100 MB session is never held whole.
+    """
+    if leaf is not None and leaf not in tree.by_id:
+        raise ContextError(f"Entry {leaf} not found")
+    wanted = UNDEFINED if leaf is None else leaf
+    messages: Any
+    if isinstance(tree, BulkSession):
+        plan = tree.plan(wanted)
+        planned = tree.planned_messages(plan)
+        messages = LazyMessages(planned.__iter__, planned.json_items, planned=planned)
+    else:
+        plan = plan_session_context(tree, wanted)
+        if tree.data is not None:
+            messages = LazyMessages(lambda: iter_context_messages(tree, plan.entries))
+        else:
+            messages = list(iter_context_messages(tree, plan.entries))
+    document = {
+        "kind": "context",
+        "source": tree.source,
+        "header": tree.header,
+        "leafId": _json_leaf(plan.leaf_id),
+        "thinkingLevel": plan.thinking_level,
+        "model": plan.model,
+        "messages": messages,
+        "diagnostics": [*tree.diagnostics, *plan.diagnostics],
+    }
+    if plan.thinking_level is UNDEFINED:  # a change entry without its level: Pi's JSON leaves the key out
+        del document["thinkingLevel"]
+    return document
+
+
+def llm_document(context_doc: Document) -> Document:
+    """The `llm` document: the same session with messages passed through convertToLlm (lazily if they are)."""
+    messages = context_doc.get("messages")
+    converted: Any
+    if isinstance(messages, LazyMessages):
+        registry = default_registry()
+        converted = LazyMessages(lambda: iter_llm_messages(messages, registry),
+                                 lambda: iter_llm_messages(messages.json_items(), registry), planned=messages.planned)
+    else:
+        converted = convert_to_llm(messages or [])
+    return {**context_doc, "kind": "llm", "messages": converted}
+
+
+def as_context(item: StageInput, leaf: str | None = None) -> Document:
+    """A context document from any input (raises ContextError/DocumentError with a clear message)."""
+    if item.error is not None:
+        raise DocumentError(item.error)
+    if item.tree is not None:
+        return context_document(item.tree, leaf)
+    document = item.document
+    if not isinstance(document, dict) or document.get("kind") != "context":
+        kind = document.get("kind") if isinstance(document, dict) else type(document).__name__
+        raise DocumentError(f"{item.source}: expected a context document or a session file, got {kind!r}")
+    return document
+
+
+def as_llm(item: StageInput, leaf: str | None = None) -> Document:
+    """An llm document from a session, a context document, or an llm document (passed through)."""
+    if item.document is not None and isinstance(item.document, dict) and item.document.get("kind") == "llm":
+        return item.document
+    return llm_document(as_context(item, leaf))
+
+
+def run_stage(items: Iterable[StageInput], build: Callable[[StageInput], Document | list[Document]],
+              emit: Callable[[Document], None], report: Callable[[str], None]) -> int:
+    """Drive one stage: build documents for every input, turn failures into error documents; exit code."""
+    status = 0
+    for item in items:
+        try:
+            result = build(item)
+        except (SessionReadError, ContextError, DocumentError) as exc:
+            _fail_input(item, str(exc), emit, report)
+            status = 2
+            continue
+        except Exception as exc:  # a bug or an input shape nobody foresaw: report it for this input, go on
+            _fail_input(item, f"internal error ({type(exc).__name__}: {exc}); please report it", emit, report)
+            status = 2
+            continue
+        for document in result if isinstance(result, list) else [result]:
+            emit(document)
+            if document.get("kind") == "error":
+                report(f"{document.get('source')}: {document.get('error')}")
+                status = 2
+    return status
+
+
+def _fail_input(item: StageInput, message: str, emit: Callable[[Document], None],
+                report: Callable[[str], None]) -> None:
+    """An error document on stdout and one line naming the input on stderr."""
+    emit(error_document(item.source, message))
+    report(message if message.startswith(item.source) or item.source in message else f"{item.source}: {message}")
+
+
+# Placeholder credential handed to encoders that insist on a key (as Pi's would); never sent, never printed:
+# wire requests show credentials as <redacted>.
+OFFLINE_API_KEY = "pi-tools-offline-placeholder"
+
+
+@dataclass
+class PayloadRequest:
+    """What `pi-tools payload` builds: the API, an optional model override and the Context/option inputs."""
+
+    api: str
+    model: str | None = None
+    system_prompt: str | None = None
+    tools: list[dict[str, Any]] | None = None
+    reasoning: str | None = None
+    session_id: str | None = None
+    wire: bool = False
+
+
+def resolve_model(request: PayloadRequest, document: Document) -> Any:
+    """The catalog model to build for: --model, else the session's current model (which must speak the API)."""
+    from pi_tools.providers.catalog import find_model, get_model, session_model_names
+    from pi_tools.providers.errors import UnknownModelError
+
+    try:
+        if request.model:
+            model = find_model(request.model)
+        else:
+            names = session_model_names(document.get("model"))
+            if names is None:
+                raise DocumentError("the session has no model; pass --model PROVIDER/ID")
+            model = get_model(*names)
+    except UnknownModelError as exc:
+        raise DocumentError(str(exc.args[0] if exc.args else exc)) from None
+    if model.get("api") != request.api:
+        raise DocumentError(
+            f"model {model['provider']}/{model['id']} speaks {model.get('api')}, not {request.api}; "
+            f"pass --model with a model of that API (see pi-tools models --api {request.api})"
+        )
+    return model
+
+
+def _payload_inputs(llm_doc: Document, request: PayloadRequest) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """The model, the stream options and the context (without messages) Pi's streamSimple gets for a session."""
+    from pi_tools.providers.options import clamp_thinking_level
+
+    model = resolve_model(request, llm_doc)
+    header = llm_doc.get("header") or {}
+    session_id = request.session_id if request.session_id is not None else header.get("id")
+    requested = request.reasoning if request.reasoning is not None else llm_doc.get("thinkingLevel")
+    options: dict[str, Any] = {"apiKey": OFFLINE_API_KEY}
+    if isinstance(session_id, str):
+        options["sessionId"] = session_id
+    if js_truthy(requested) and requested != "off":  # any value: pi-ai clamps an unknown one to the weakest level
+        level = clamp_thinking_level(model, requested)
+        if level != "off":
+            options["reasoning"] = level
+    context: dict[str, Any] = {"systemPrompt": request.system_prompt}
+    if request.tools:
+        context["tools"] = request.tools
+    return model, options, context
+
+
+def _payload_result(llm_doc: Document, request: PayloadRequest, model: Any, build: Callable[[], Any],
+                    options: dict[str, Any]) -> Document:
+    """A payload document from `build()`, or the error document for the failure Pi reports."""
+    from pi_tools.providers import registry
+    from pi_tools.providers.errors import PayloadError
+
+    source = llm_doc.get("source", "<stdin>")
+    reference = f"{model['provider']}/{model['id']}"
+    try:
+        payload = build()
+    except PayloadError as exc:
+        return {"kind": "error", "source": source, "api": request.api, "model": reference, "error": str(exc)}
+    document: Document = {"kind": "payload", "source": source, "api": request.api, "model": reference,
+                          "payload": payload}
+    if request.wire:
+        try:
+            document["wire"] = registry.build_wire(request.api, model, payload, options)
+        except PayloadError as exc:
+            document["wire"] = {"error": str(exc)}
+    return document
+
+
+def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
+    """The exact request body Pi 0.85 would build for this session (and, with `wire`, the HTTP request)."""
+    from pi_tools.providers import registry
+
+    model, options, context = _payload_inputs(llm_doc, request)
+    context["messages"] = materialized(llm_doc.get("messages"))
+    return _payload_result(llm_doc, request, model,
+                           lambda: registry.build_payload(request.api, model, context, options), options)
+
+
+class Claims(Protocol):
+    """Who builds which part: one process takes parts from the front, the other from the back, until they meet,
+    so that neither waits for the other whatever their speeds."""
+
+    def front(self) -> int | None:
+        """The next part from the front, or None when none is left."""
+
+    def back(self) -> int | None:
+        """The next part from the back, or None when none is left."""
+
+
+class LocalClaims:
+    """Claims for parts all built in this process."""
+
+    def __init__(self, count: int) -> None:
+        self._next, self._last = 0, count - 1
+
+    def front(self) -> int | None:
+        if self._next > self._last:
+            return None
+        self._next += 1
+        return self._next - 1
+
+    def back(self) -> int | None:
+        if self._last < self._next:
+            return None
+        self._last -= 1
+        return self._last + 1
+
+
+PartsBuilder = Callable[[str, Any, dict[str, Any], dict[str, Any], list[Any], str], tuple[Claims, Callable[[], Any]]]
+"""Starts build_claimed_parts elsewhere (another process, taking parts from the back) for (api, model, options,
+context without messages, planned parts, the session's source); returns the claims to take this process's parts
+from the front with, and the function that waits for the other's built parts (None if building failed)."""
+
+
+def build_claimed_parts(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
+                        planned_parts: list[Any], claim: Callable[[], int | None],
+                        scan: Callable[..., Any] | None = None) -> dict[int, Any] | None:
+    """The parts `claim` hands out, built in turn ({index: Part}, the last part as the Tail): only one part's
+    messages exist at a time. None where a part cannot be built apart (raises what building one raises).
+    `scan`: see split.build_part."""
+    from pi_tools.providers import split
+
+    registry = default_registry()
+    last = len(planned_parts) - 1
+    built: dict[int, Any] = {}
+    while (index := claim()) is not None:
+        messages = list(iter_llm_messages(planned_parts[index], registry))
+        if index == last:
+            built[index] = split.build_tail(api, model, {**context, "messages": messages}, options, scan)
+        else:
+            part = split.build_part(api, model, {**context, "messages": messages}, options, scan)
+            if part is None:
+                return None
+            built[index] = part
+    return built
+
+
+def part_bytes(threshold: int) -> int:
+    """providers.split.PART_BYTES, or less under a smaller threshold (PI_TOOLS_SPLIT_BYTES=0 cuts before every
+    user message, as the tests do)."""
+    from pi_tools.providers.split import PART_BYTES
+
+    return max(1, min(PART_BYTES, threshold // 4))
+
+
+def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_elsewhere: PartsBuilder | None,
+                              min_text_bytes: int = 0, part_bytes: int | None = None,
+                              scan: Callable[..., Any] | None = None,
+                              joined: Callable[[list[Any]], None] | None = None) -> Document | None:
+    """payload_document for a large session, its conversation built in parts of about `part_bytes` of message
+    text (default split.PART_BYTES), so that its messages never all exist at once; with `build_elsewhere`, another
+    process builds parts from the back while this one builds them from the front.
+
+    None, before anything is built, when the session is not a clean file's context, has fewer than
+    `min_text_bytes` of message lines, or cannot be cut. Where the parts do not join into exactly the whole
+    payload (or building one fails), the payload is built whole, as payload_document does.
+
+    For preflight: every part's payload messages go through `scan` (split.build_part), in whichever process
+    builds the part, and `joined` is given the built parts in order (split.Part..., split.Tail) when they join.
+    """
+    from pi_tools.providers import split
+
+    messages = llm_doc.get("messages")
+    planned = messages.planned if isinstance(messages, LazyMessages) else None
+    if planned is None or request.wire or not split.can_split(request.api) or planned.text_size() < min_text_bytes:
+        return None
+    planned_parts = planned.parts(part_bytes or split.PART_BYTES)
+    count = len(planned_parts)
+    if count < 2:
+        return None
+    model, options, context = _payload_inputs(llm_doc, request)
+    api = request.api
+    try:
+        if split.build_part(api, model, {**context, "messages": []}, options) is None:
+            return None  # this model's payload is never built in parts
+    except Exception:  # noqa: BLE001 - payload_document reports it
+        return None
+    if build_elsewhere is None:
+        claims: Claims = LocalClaims(count)
+        waiting: Callable[[], Any] = dict
+    elif scan is None:
+        claims, waiting = build_elsewhere(api, model, options, context, planned_parts, str(llm_doc.get("source")))
+    else:
+        claims, waiting = build_elsewhere(api, model, options, context, planned_parts, str(llm_doc.get("source")),
+                                          scan=scan)  # type: ignore[call-arg]
+    try:
+        here = build_claimed_parts(api, model, options, context, planned_parts, claims.front, scan)
+    except Exception:  # noqa: BLE001 - the whole build below reports it exactly as Pi does
+        here = None
+    there = waiting()  # always collected, so that the other process is ready for the next task
+    if there is None and here is not None and len(here) == count:
+        there = {}  # the other process took nothing (it is gone): this one built every part
+    del planned_parts
+    payload = None
+    if here is not None and there is not None and len(here) + len(there) == count:
+        built = {**here, **there}
+        payload = split.join(api, [built[index] for index in range(count - 1)], built[count - 1])
+        if payload is not None and joined is not None:
+            joined([built[index] for index in range(count)])
+    if payload is None:
+        return payload_document(llm_doc, request)
+    return _payload_result(llm_doc, request, model, lambda: payload, options)

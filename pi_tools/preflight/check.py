@@ -1,0 +1,111 @@
+"""Preflight of one request: build the payload Pi 0.85 would send, run the rules, trace each hit to its entry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_tools.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, map_origins
+from pi_tools.preflight.rules import Hit, iter_hits, rules_by_id, rules_for
+from pi_tools.preflight.view import ITEM_LISTS, RequestView
+
+Finding = dict[str, Any]
+
+
+@dataclass
+class PreflightRequest:
+    """What to check the session's next request for: the target model and the Context/options inputs."""
+
+    model: str | None = None  # provider/id; default: the session's current model
+    system_prompt: str | None = None
+    tools: list[dict[str, Any]] | None = None
+    reasoning: str | None = None
+    leaf: str | None = None
+    session_id: str | None = None
+    enabled: frozenset[str] | None = None
+
+
+@dataclass
+class PreflightResult:
+    source: str
+    api: str | None = None
+    model: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+    error: str | None = None
+
+
+def finding(source: str, hit: Hit, api: str, model: str, origin: Origin) -> Finding:
+    """A `finding` document as audit writes them, plus the request's API, model and the payload path."""
+    rule = rules_by_id()[hit.rule]
+    entry_id, line = origin
+    return {
+        "kind": "finding", "source": source, "rule": hit.rule, "severity": rule.severity,
+        "entryId": entry_id if isinstance(entry_id, str) else None, "line": line, "message": hit.message,
+        "api": api, "model": model, "payloadPath": hit.path,
+    }
+
+
+def locate(hit: Hit, origins: PayloadOrigins | None, llm_origins: Sequence[Origin]) -> Origin:
+    """The entry behind a hit's payload path (request-wide hits and unmapped parts have none)."""
+    if origins is None or hit.item is None:
+        return NO_ORIGIN
+    index = origins.llm_index(hit.path)
+    if index is None and hit.item < len(origins.item_origin):
+        index = origins.item_origin[hit.item]
+    return llm_origins[index] if index is not None and index < len(llm_origins) else NO_ORIGIN
+
+
+def check_payload(api: str, model: dict[str, Any], payload: dict[str, Any], estimate: int | None,
+                  enabled: frozenset[str] | None = None, source: Callable[[int], Any] | None = None) -> list[Hit]:
+    """Every rule that applies, on a whole payload (the request it is); `source` gives the llm message behind a
+    payload item, for the rules that look at what was stored."""
+    view = RequestView(api, model, payload, estimate=estimate, source=source)
+    return list(iter_hits(rules_for(api, model, enabled=enabled), view))
+
+
+class LazyOrigins:
+    """The payload mapping, made on first use and only as far into the payload as asked: most requests have no
+    finding and never need it, and a finding early in a large session needs only the mapping up to it."""
+
+    def __init__(self, api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
+                 has_system_prompt: bool) -> None:
+        self._args = (api, model, llm, payload, has_system_prompt)
+        self._origins: PayloadOrigins | None = None
+        self._upto = -1  # the last item the cached mapping covers exactly (a whole mapping covers all)
+
+    def get(self, upto_item: int | None = None) -> PayloadOrigins:
+        if self._origins is not None and (self._upto == _WHOLE or (upto_item is not None and upto_item <= self._upto)):
+            return self._origins
+        origins = map_origins(*self._args, upto_item=upto_item)
+        partial = upto_item is not None and len(origins.item_origin) < len(view_items(self._args[0], self._args[3]))
+        self._origins, self._upto = origins, (upto_item if partial and upto_item is not None else _WHOLE)
+        return origins
+
+    def source(self, index: int) -> Any:
+        llm = self._args[2]
+        origin = self.get(index).item_origin
+        return llm[origin[index]] if index < len(origin) and origin[index] < len(llm) else None
+
+
+_WHOLE = 1 << 62
+
+
+def view_items(api: str, payload: dict[str, Any]) -> list[Any]:
+    items = payload.get(ITEM_LISTS.get(api, "messages"))
+    return items if isinstance(items, list) else []
+
+
+def findings_for(source: str, api: str, model: dict[str, Any], payload: dict[str, Any], hits: Sequence[Hit],
+                 llm: Sequence[Any], llm_origins: Sequence[Origin], has_system_prompt: bool,
+                 lazy: LazyOrigins | None = None) -> list[Finding]:
+    """Hits as finding documents, each traced to its entry (the payload is mapped only when something was hit)."""
+    if not hits:
+        return []
+    needs_map = any(hit.item is not None for hit in hits)
+    if lazy is None:
+        lazy = LazyOrigins(api, model, llm, payload, has_system_prompt)
+    last = max((hit.item for hit in hits if hit.item is not None), default=None)
+    origins = lazy.get(last) if needs_map else None
+    reference = f"{model.get('provider')}/{model.get('id')}"
+    return [finding(source, hit, api, reference, locate(hit, origins, llm_origins)) for hit in hits]

@@ -1,0 +1,352 @@
+"""`--replay`: every request a session made, checked and compared with what the provider answered.
+
+For each assistant message on the active path (or on every path), the request Pi 0.85 would have sent before it
+is the context up to its parent, built for that message's own provider, model and API. Building each of those
+from scratch would be quadratic in the session's length, so requests are handled in runs that share everything
+but their end: the same context epoch (latest compaction before them), the same model and whether thinking was on.
+A run's longest request is built once; each shorter request is that payload's first `end` items (each item is
+traced to its llm message, so `end` is the number of items made from the request's messages). `items` rules run
+once per run, `tail` and `request` rules once per request on the cached indexes (see rules.py). A request the
+rules would reject is then built exactly, alone, and checked again: its verdict and findings are always those of
+the exact request.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_tools.preflight.check import finding, locate
+from pi_tools.preflight.outcome import outcome_of
+from pi_tools.preflight.provenance import Origin, convert_traced, map_origins
+from pi_tools.preflight.rules import SEVERITY_RANK, Hit, iter_hits, rules_by_id, rules_for
+from pi_tools.preflight.view import RequestView
+from pi_tools.session import SessionTree
+from pi_tools.session.context import context_entries, entry_to_messages
+from pi_tools.session.diagnostics import describe_value
+
+OUTCOMES = ("accepted", "rejected", "no-verdict")
+PREDICTIONS = ("ok", "reject")
+
+
+@dataclass
+class Options:
+    system_prompt: str | None = None
+    tools: list[dict[str, Any]] | None = None
+    all_branches: bool = False
+    enabled: frozenset[str] | None = None
+
+
+@dataclass
+class _Request:
+    entry: dict[str, Any]
+    position: int  # on the path
+    message: dict[str, Any]
+    level: Any
+    model: dict[str, Any]
+    in_catalog: bool
+    epoch: int
+    count: int = 0  # llm messages in its context (filled per epoch)
+
+
+@dataclass
+class ReplayResult:
+    source: str
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+
+    def matrix(self) -> dict[str, dict[str, int]]:
+        counts = {outcome: dict.fromkeys(PREDICTIONS, 0) for outcome in OUTCOMES}
+        for doc in self.requests:
+            counts[doc["outcome"]][doc["predicted"]] += 1
+        return counts
+
+
+def request_model(message: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+    """The catalog model that answered (or a stand-in with its API's defaults when it is not in the catalog)."""
+    from pi_tools.providers.catalog import find_model, get_model
+    from pi_tools.providers.errors import UnknownModelError
+    from pi_tools.providers.registry import REPRESENTATIVE_MODELS
+
+    provider, model_id, api = message.get("provider"), message.get("model"), message.get("api")
+    if not isinstance(provider, str) or not isinstance(model_id, str):
+        return None, False
+    known: dict[str, Any] | None
+    try:
+        known = get_model(provider, model_id)
+    except UnknownModelError:
+        known = None
+    if known is not None and (api is None or known.get("api") == api):
+        return known, True
+    # Not in the catalog, or recorded with another API than the catalog's: that API's representative model,
+    # renamed, carries the request (with the catalog's limits where the model is known).
+    reference = REPRESENTATIVE_MODELS.get(str(api)) or ("google/gemini-2.5-flash" if api == "google-vertex" else None)
+    if reference is None:
+        return None, False
+    stand_in = find_model(reference)
+    # The stand-in's own context window says nothing about this model: unknown (0) unless the catalog knows it.
+    stand_in.update({"id": model_id, "name": model_id, "provider": provider, "api": api, "contextWindow": 0})
+    if known is not None:
+        stand_in.update({k: known[k] for k in ("contextWindow", "maxTokens", "reasoning", "input") if k in known})
+    return stand_in, False
+
+
+def _thinking_on(model: dict[str, Any], level: Any) -> bool:
+    from pi_tools.providers.options import clamp_thinking_level
+
+    return isinstance(level, str) and level != "off" and clamp_thinking_level(model, level) != "off"
+
+
+def _collect(tree: SessionTree, path: list[Any]) -> list[_Request]:
+    """The requests on one path: assistant messages, each with the settings in force before it."""
+    out: list[_Request] = []
+    level: Any = "off"
+    epoch = -1
+    for position, entry in enumerate(path):
+        if not isinstance(entry, dict):
+            continue
+        kind = entry.get("type")
+        if kind == "thinking_level_change":
+            level = entry.get("thinkingLevel")
+        elif kind == "compaction":
+            epoch = position
+        elif kind == "message":
+            message = tree.materialize(entry).get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant" and position > 0:
+                model, in_catalog = request_model(message)
+                if model is not None:
+                    out.append(_Request(entry, position, message, level, model, in_catalog, epoch))
+    return out
+
+
+def _entry_id(entry: dict[str, Any]) -> str | None:
+    """An entry's id as findings give it everywhere (check.py, audit): the string, or null for a damaged one (a
+    list, an object), which no reader could look up and no table could show."""
+    value = entry.get("id")
+    return value if isinstance(value, str) else None
+
+
+def _doc(source: str, request: _Request, line: int | None, predicted: str, findings: list[dict[str, Any]],
+         ) -> dict[str, Any]:
+    outcome, error = outcome_of(request.message)
+    return {
+        "kind": "request", "source": source, "entryId": _entry_id(request.entry), "line": line,
+        "api": request.model.get("api"), "model": f"{request.model.get('provider')}/{request.model.get('id')}",
+        "outcome": outcome, "providerError": error, "predicted": predicted, "findings": findings,
+    }
+
+
+def _payload(model: dict[str, Any], llm: list[Any], level: Any, session_id: Any, options: Options) -> Any:
+    from pi_tools.pipeline.stages import OFFLINE_API_KEY
+    from pi_tools.providers import registry
+
+    stream: dict[str, Any] = {"apiKey": OFFLINE_API_KEY}
+    if isinstance(session_id, str):
+        stream["sessionId"] = session_id
+    if _thinking_on(model, level):
+        from pi_tools.providers.options import clamp_thinking_level
+
+        stream["reasoning"] = clamp_thinking_level(model, level)
+    context: dict[str, Any] = {"systemPrompt": options.system_prompt, "messages": llm}
+    if options.tools:
+        context["tools"] = options.tools
+    return registry.build_payload(str(model["api"]), model, context, stream)
+
+
+def _estimate(llm: list[Any], options: Options) -> int | None:
+    from pi_tools.providers.options import estimate_context_tokens
+
+    context: dict[str, Any] = {"systemPrompt": options.system_prompt, "messages": llm}
+    if options.tools:
+        context["tools"] = options.tools
+    try:
+        return estimate_context_tokens(context)
+    except Exception:  # noqa: BLE001 - damaged content: no estimate, the other rules still run
+        return None
+
+
+def _blocking(hits: list[Hit]) -> bool:
+    rules = rules_by_id()
+    return any(SEVERITY_RANK[rules[hit.rule].severity] >= SEVERITY_RANK["error"] for hit in hits)
+
+
+class _Epoch:
+    """One context epoch of a path: its context messages (traced) and each path position's message count."""
+
+    def __init__(self, tree: SessionTree, path: list[Any], upto: int) -> None:
+        entries = context_entries(path[:upto])
+        position_of = {id(entry): index for index, entry in enumerate(path)}
+        messages: list[Any] = []
+        origins: list[Origin] = []
+        positions: list[int] = []
+        for entry in entries:
+            produced = entry_to_messages(tree.materialize(entry))
+            entry_id = entry.get("id") if isinstance(entry, dict) else None
+            origin = (entry_id if isinstance(entry_id, str) else None, tree.line_of(entry))
+            position = position_of.get(id(entry), -1)
+            for message in produced:
+                messages.append(message)
+                origins.append(origin)
+                positions.append(position)
+        converted: list[Any] = []
+        self.origins: list[Origin] = []
+        self.positions: list[int] = []
+        for message, origin, position in zip(messages, origins, positions, strict=True):
+            llm, kept = convert_traced([message], [origin])
+            converted.extend(llm)
+            self.origins.extend(kept)
+            self.positions.extend([position] * len(llm))
+        self.llm = converted
+        self.compaction = entries[0] if entries and entries is not path else None
+
+    def count_before(self, position: int, epoch: int) -> int:
+        """llm messages of the context whose entry comes before `position` on the path (the compaction's summary
+        and the kept entries always do)."""
+        return sum(1 for p in self.positions if p < position or (epoch >= 0 and p <= epoch))
+
+
+def replay_tree(tree: SessionTree, source: str, options: Options) -> ReplayResult:
+    """Every request of the session (the active path, or every path), in path order."""
+    result = ReplayResult(source)
+    leaves = tree.leaves() if options.all_branches else [tree.leaf_id]
+    seen: set[Any] = set()
+    session_id = (tree.header or {}).get("id")
+    from pi_tools.session import ContextError
+    from pi_tools.session.tree import PathCycleError
+
+    for leaf in leaves:
+        try:
+            path = tree.path(leaf)
+        except PathCycleError as exc:
+            raise ContextError(str(exc)) from None
+        requests = [r for r in _collect(tree, path) if id(r.entry) not in seen]
+        seen.update(id(r.entry) for r in requests)
+        note = _truncation_note(tree, source, path)
+        outside = {id(r.entry): r for r in requests if not r.in_catalog}
+        for doc, request in zip(_replay_path(tree, source, path, requests, session_id, options), requests,
+                                strict=True):
+            if note is not None:
+                doc["findings"].append({**note, "api": doc["api"], "model": doc["model"]})
+            if id(request.entry) in outside:
+                doc["findings"].append(_catalog_note(source, request, doc, tree.line_of(request.entry)))
+            result.requests.append(doc)
+    return result
+
+
+def _catalog_note(source: str, request: _Request, doc: dict[str, Any], line: int | None) -> dict[str, Any]:
+    """An info finding for a request whose model Pi 0.85's catalog does not have (or has with another API)."""
+    return {"kind": "finding", "source": source, "rule": "replay-model-not-in-catalog", "severity": "info",
+            "entryId": _entry_id(request.entry), "line": line,
+            "message": f"{doc['model']} ({doc['api']}) is not in Pi 0.85's model catalog: checked with the rules of "
+                       f"{doc['api']}, built as that API's representative model renamed (no context window known)",
+            "api": doc["api"], "model": doc["model"], "payloadPath": None}
+
+
+def _truncation_note(tree: SessionTree, source: str, path: list[Any]) -> dict[str, Any] | None:
+    """An info finding for a path whose root names a parent missing from the file (see replay-truncated-path)."""
+    root = path[0] if path else None
+    if not isinstance(root, dict):
+        return None
+    parent = root.get("parentId")
+    if parent is None or (isinstance(parent, str) and parent in tree.by_id):
+        return None
+    line = tree.line_of(root)
+    # A damaged parentId may be any JSON value, nested beyond what formatting it would survive: only a string is
+    # shown as it is.
+    shown = parent if isinstance(parent, str) else f"({describe_value(parent)})"
+    return {"kind": "finding", "source": source, "rule": "replay-truncated-path", "severity": "info",
+            "entryId": root.get("id") if isinstance(root.get("id"), str) else None, "line": line,
+            "message": f"the context starts at line {line}: its parent {shown} is not in the file (a damaged line "
+                       "lost it), so the request the session made held history this one lacks",
+            "payloadPath": None}
+
+
+def _replay_path(tree: SessionTree, source: str, path: list[Any], requests: list[_Request], session_id: Any,
+                 options: Options) -> Iterator[dict[str, Any]]:
+    by_epoch: dict[int, list[_Request]] = {}
+    for request in requests:
+        by_epoch.setdefault(request.epoch, []).append(request)
+    docs: dict[int, dict[str, Any]] = {}
+    for epoch, members in by_epoch.items():
+        context = _Epoch(tree, path, members[-1].position)
+        positions = context.positions
+        for request in members:
+            request.count = _count(positions, request.position, epoch)
+        runs: dict[tuple[Any, ...], list[_Request]] = {}
+        for request in members:
+            key = (request.model.get("api"), request.model.get("provider"), request.model.get("id"),
+                   _thinking_on(request.model, request.level))
+            runs.setdefault(key, []).append(request)
+        for run in runs.values():
+            for request, doc in _replay_run(tree, source, context, run, session_id, options):
+                docs[id(request)] = doc
+    for request in requests:
+        yield docs[id(request)]
+
+
+def _count(positions: list[int], position: int, epoch: int) -> int:
+    """How many llm messages the request at `position` holds: those from entries before it (positions ascend
+    after the compaction's own summary and kept entries, which all come first)."""
+    if epoch < 0:
+        return bisect_left(positions, position)
+    head = next((i for i, p in enumerate(positions) if p > epoch), len(positions))
+    return head + bisect_left(positions, position, lo=head) - head
+
+
+def _replay_run(tree: SessionTree, source: str, context: _Epoch, run: list[_Request], session_id: Any,
+                options: Options) -> Iterator[tuple[_Request, dict[str, Any]]]:
+    last = max(run, key=lambda r: r.count)
+    model = last.model
+    api = str(model["api"])
+    llm = context.llm[:last.count]
+    try:
+        payload = _payload(model, llm, last.level, session_id, options)
+    except Exception as exc:  # noqa: BLE001 - Pi fails to build it: every request of the run fails the same way
+        for request in run:
+            yield request, _cannot_build(source, request, tree.line_of(request.entry), exc)
+        return
+    origins = map_origins(api, model, llm, payload, bool(options.system_prompt))
+    item_origin = origins.item_origin
+
+    def stored(index: int) -> Any:
+        return llm[item_origin[index]] if index < len(item_origin) and item_origin[index] < len(llm) else None
+
+    view = RequestView(api, model, payload, source=stored)
+    item_hits = list(iter_hits(rules_for(api, model, ("items",), options.enabled), view))
+    per_request = rules_for(api, model, ("tail", "request"), options.enabled)
+    ascending = all(a <= b for a, b in zip(item_origin, item_origin[1:], strict=False))
+    reference = f"{model.get('provider')}/{model.get('id')}"
+    for request in run:
+        view.end = bisect_left(item_origin, request.count) if ascending \
+            else sum(1 for o in item_origin if o < request.count)
+        view.estimate = _estimate(context.llm[:request.count], options)
+        hits = [hit for hit in item_hits if (hit.needs if hit.needs is not None else (hit.item or 0)) < view.end]
+        hits.extend(iter_hits(per_request, view))
+        findings = [finding(source, hit, api, reference, locate(hit, origins, context.origins)) for hit in hits]
+        yield request, _doc(source, request, tree.line_of(request.entry), "reject" if _blocking(hits) else "ok",
+                            findings)
+
+
+def _cannot_build(source: str, request: _Request, line: int | None, exc: Exception) -> dict[str, Any]:
+    doc = _doc(source, request, line, "reject", [])
+    doc["findings"] = [{"kind": "finding", "source": source, "rule": "pi-cannot-build", "severity": "error",
+                        "entryId": None, "line": None, "message": f"Pi 0.85 fails to build this request: {exc}",
+                        "api": doc["api"], "model": doc["model"], "payloadPath": None}]
+    return doc
+
+
+def replay_path(path: str, options: Options) -> ReplayResult:
+    """--replay of one session file (read with the line-by-line reader, so damaged files work too)."""
+    from pi_tools.session import ContextError, SessionReadError
+    from pi_tools.session.load import load_session
+
+    try:
+        tree = load_session(path)
+        return replay_tree(tree, path, options)
+    except (SessionReadError, ContextError) as exc:
+        message = str(exc)
+        return ReplayResult(path, error=message if path in message else f"{path}: {message}")
+    except Exception as exc:  # a bug or an input shape nobody foresaw: reported for this file, the others go on
+        return ReplayResult(path, error=f"{path}: cannot replay ({type(exc).__name__}: {exc}); please report it")

@@ -1,0 +1,316 @@
+"""Token usage and cost reports over many sessions, grouped by session, period, model, provider or API.
+
+The scan (usage_scan.py) runs on the engine's workers and returns small per-file sums. Grouping those few rows is
+plain Python (importing polars alone would cost the common `--format json` run a fifth of its time); the
+tabular outputs (csv, parquet) and the chart are polars'. Counting follows ccusage's pi reader for
+`--scope all` (so totals agree with it), and Pi's own active path for `--scope active`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_tools.usage.scan import (
+    COST_MODES,
+    COST_SOURCES,
+    GROUP_FIELDS,
+    KEY_FIELDS,
+    SOURCE_FIELDS,
+    SUM_FIELDS,
+    plan_jobs,
+    scan,
+    session_files,
+)
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from pi_tools.engine import Engine
+
+GROUPINGS = ("session", "day", "week", "month", "model", "provider", "api")
+PERIODS = ("day", "week", "month")
+TOTAL_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "messages", "costSources")
+ROW_COLUMNS = (
+    "messages", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "costStored",
+    "costRecomputed", "costSources", "cacheHitRatio",
+)
+FLAT_SOURCES = tuple(f"costSources.{source}" for source in COST_SOURCES)
+"""csv/parquet spell the costSources object as one column per source, named by its JSON path."""
+_DATE = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
+
+
+class UsageError(Exception):
+    """Bad options (a date that is not a date, an unknown time zone): the user's input, not a crash."""
+
+
+@dataclass
+class UsageOptions:
+    by: str = "day"
+    scope: str = "all"
+    since: str | None = None
+    until: str | None = None
+    timezone: str | None = None  # IANA name; None = local (TZ or the system zone), as ccusage does
+    dedupe_copies: bool = False
+    engine: Engine | None = None
+    """Where the files are scanned (default: this machine, on every core when the files are large)."""
+    cost: str = "auto"  # COST_MODES: auto, stored, recomputed
+
+
+@dataclass
+class UsageData:
+    """Per-file sums (columns GROUP_FIELDS + SUM_FIELDS + "session") and the files that could not be read."""
+
+    columns: dict[str, list[Any]]
+    errors: dict[str, str] = field(default_factory=dict)
+    files: int = 0
+
+    def frame(self) -> pl.DataFrame:
+        """The sums as a polars frame, for column-wise work such as the chart."""
+        import polars as pl
+
+        schema: dict[str, Any] = {name: pl.String for name in (*GROUP_FIELDS, "session")}
+        for name in SUM_FIELDS:
+            schema[name] = pl.Float64 if name.startswith("cost") else pl.Int64
+        return pl.DataFrame({name: self.columns[name] for name in schema}, schema=schema)
+
+
+def parse_date(value: str | None, option: str) -> str | None:
+    """`YYYY-MM-DD` or `YYYYMMDD` (ccusage accepts both) as `YYYY-MM-DD`."""
+    if value is None:
+        return None
+    match = _DATE.fullmatch(value.strip())
+    if match is None:
+        raise UsageError(f"{option} {value!r} is not a date (YYYY-MM-DD or YYYYMMDD)")
+    from datetime import date
+
+    try:
+        return date(int(match[1]), int(match[2]), int(match[3])).isoformat()
+    except ValueError:
+        raise UsageError(f"{option} {value!r} is not a date in the calendar") from None
+
+
+def _check_timezone(name: str | None) -> None:
+    if name is None:
+        return
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise UsageError(f"unknown time zone {name!r} (use an IANA name such as Europe/Berlin or UTC)") from None
+
+
+def collect_usage(paths: list[str], options: UsageOptions) -> UsageData:
+    """Scan every session file below `paths` and return the per-file sums within --since/--until."""
+    since = parse_date(options.since, "--since")
+    until = parse_date(options.until, "--until")
+    _check_timezone(options.timezone)
+    if options.cost not in COST_MODES:
+        raise UsageError(f"--cost {options.cost!r}: expected one of {', '.join(COST_MODES)}")
+    files = session_files(paths)
+    jobs = plan_jobs(files, options.scope, options.timezone, options.dedupe_copies, options.cost)
+    errors: dict[str, str] = {}
+    names = (*GROUP_FIELDS, *SUM_FIELDS, *(KEY_FIELDS if options.dedupe_copies else ()), "session")
+    columns: dict[str, list[Any]] = {name: [] for name in names}
+    for result in scan(jobs, options.engine):
+        errors.update(result.errors)
+        for path, rows in result.rows.items():
+            for name, values in rows.items():
+                columns[name].extend(values)
+            columns["session"].extend([path] * len(rows["day"]))
+    keep = [(since is None or day >= since) and (until is None or day <= until) for day in columns["day"]]
+    if options.dedupe_copies:
+        # Forks copy entries verbatim (same id and timestamp); keep the first file's copy (files sorted by name).
+        seen: set[tuple[Any, ...]] = set()
+        keys = zip(columns["entryId"], columns["timestamp"], columns["totalTokens"], strict=True)
+        for index, key in enumerate(keys):
+            if key[0] is None:
+                continue
+            if key in seen:
+                keep[index] = False
+            seen.add(key)
+        for name in KEY_FIELDS:
+            del columns[name]
+    if not all(keep):
+        columns = {name: [value for value, kept in zip(values, keep, strict=True) if kept]
+                   for name, values in columns.items()}
+    return UsageData(columns, errors, len(files))
+
+
+def period_of(day: str, by: str) -> str:
+    """The ISO week (`2026-W34`) or the month (`2026-08`) of a day."""
+    if by == "month":
+        return day[:7]
+    from datetime import date
+
+    year, week, _ = date.fromisoformat(day).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def usage_rows(data: UsageData, by: str) -> list[dict[str, Any]]:
+    """One row per `by` value, sorted by it: token sums, costs, and how many messages' costs came from each source."""
+    if by not in GROUPINGS:
+        raise UsageError(f"--by {by!r}: expected one of {', '.join(GROUPINGS)}")
+    columns = data.columns
+    keys: list[Any] = columns["day"] if by in PERIODS else columns[by]
+    if by in ("week", "month"):
+        periods: dict[str, str] = {}
+        keys = [periods[day] if day in periods else periods.setdefault(day, period_of(day, by)) for day in keys]
+    sum_columns = [columns[name] for name in SUM_FIELDS]
+    sums: dict[Any, list[Any]] = {}
+    for index, key in enumerate(keys):
+        running = sums.get(key)
+        if running is None:
+            sums[key] = [column[index] for column in sum_columns]
+        else:
+            for position, column in enumerate(sum_columns):
+                running[position] += column[index]
+    rows: list[dict[str, Any]] = []
+    for key in sorted(sums, key=lambda value: (value is None, value or "")):
+        values = dict(zip(SUM_FIELDS, sums[key], strict=True))
+        prompt = values["input"] + values["cacheRead"] + values["cacheWrite"]
+        row: dict[str, Any] = {by: key}
+        for name in ROW_COLUMNS:
+            if name == "cost":
+                row[name] = float(values["costStored"] + values["costRecomputed"])
+            elif name == "cacheHitRatio":
+                row[name] = values["cacheRead"] / prompt if prompt > 0 else None
+            elif name == "costSources":
+                row[name] = {source: int(values[field]) for source, field in zip(COST_SOURCES, SOURCE_FIELDS,
+                                                                                  strict=True)}
+            elif name.startswith("cost"):
+                row[name] = float(values[name])
+            else:
+                row[name] = int(values[name])
+        rows.append(row)
+    return rows
+
+
+def usage_totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The totals object of the json format (exactly TOTAL_KEYS)."""
+    totals: dict[str, Any] = {}
+    for key in TOTAL_KEYS:
+        if key == "cost":
+            totals[key] = float(sum(row[key] for row in rows))
+        elif key == "costSources":
+            totals[key] = {source: sum(row[key][source] for row in rows) for source in COST_SOURCES}
+        else:
+            totals[key] = int(sum(row[key] for row in rows))
+    return totals
+
+
+def usage_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """`{"rows": [...], "totals": {...}}`: what `--format json` prints as one JSON object."""
+    return {"rows": rows, "totals": usage_totals(rows)}
+
+
+def flat_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A row with its costSources object spelled as FLAT_SOURCES columns in its place (for csv and parquet)."""
+    flat: dict[str, Any] = {}
+    for name, value in row.items():
+        if name == "costSources":
+            flat.update((f"costSources.{source}", count) for source, count in value.items())
+        else:
+            flat[name] = value
+    return flat
+
+
+def rows_frame(rows: list[dict[str, Any]], by: str) -> pl.DataFrame:
+    """The rows as a polars frame with fixed column types (an empty report still has its columns)."""
+    import polars as pl
+
+    schema: dict[str, Any] = {by: pl.String}
+    for name in ROW_COLUMNS:
+        if name == "costSources":
+            schema.update((flat, pl.Int64) for flat in FLAT_SOURCES)
+        else:
+            schema[name] = pl.Float64 if name.startswith("cost") or name == "cacheHitRatio" else pl.Int64
+    flat_rows = [flat_row(row) for row in rows]
+    return pl.DataFrame(flat_rows, schema=schema) if rows else pl.DataFrame(schema=schema)
+
+
+def with_periods(frame: pl.DataFrame) -> pl.DataFrame:
+    """Add week (ISO week, `2026-W34`) and month (`2026-08`) columns derived from the day."""
+    import polars as pl
+
+    return frame.with_columns(
+        pl.col("day").str.to_date("%Y-%m-%d").dt.strftime("%G-W%V").alias("week"),
+        pl.col("day").str.slice(0, 7).alias("month"),
+    )
+
+
+def _tokens(value: Any) -> str:
+    return f"{int(value):,}"
+
+
+def render_table(rows: list[dict[str, Any]], by: str) -> str:
+    """A fixed-width table for people. The cost says where it came from: `*` marks rows with messages priced
+    by usage itself (catalog or price table), `!` rows with messages no source could price (counted as $0);
+    the lines under the table count the messages per source."""
+    headers = [by, "msgs", "input", "output", "cache read", "cache write", "total tokens", "cost $", "cache hit"]
+    body: list[list[str]] = []
+    for row in rows:
+        sources = row["costSources"]
+        mark = ("*" if sources["catalog"] or sources["priceTable"] else "") + ("!" if sources["unpriced"] else "")
+        ratio = row["cacheHitRatio"]
+        body.append([
+            "-" if row[by] is None else str(row[by]), _tokens(row["messages"]), _tokens(row["input"]),
+            _tokens(row["output"]), _tokens(row["cacheRead"]), _tokens(row["cacheWrite"]),
+            _tokens(row["totalTokens"]), f"{row['cost']:.4f}{mark}", "-" if ratio is None else f"{ratio:.1%}",
+        ])
+    totals = usage_totals(rows)
+    body.append(["total", _tokens(totals["messages"]), _tokens(totals["input"]), _tokens(totals["output"]),
+                 _tokens(totals["cacheRead"]), _tokens(totals["cacheWrite"]), _tokens(totals["totalTokens"]),
+                 f"{totals['cost']:.4f}", ""])
+    widths = [max(len(line[i]) for line in [headers, *body]) for i in range(len(headers))]
+
+    def fmt(cells: list[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        return "  ".join([first, *(cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))])
+
+    lines = [fmt(headers), "  ".join("-" * width for width in widths)]
+    lines.extend(fmt(cells) for cells in body[:-1])
+    lines.append("  ".join("-" * width for width in widths))
+    lines.append(fmt(body[-1]))
+    lines.extend(cost_source_notes(totals["costSources"]))
+    return "\n".join(lines) + "\n"
+
+
+def cost_source_notes(sources: dict[str, int]) -> list[str]:
+    """The table's footnotes: how many messages' costs came from each source (nothing when all were stored)."""
+    notes: list[str] = []
+    if sources["catalog"] or sources["priceTable"]:
+        parts = []
+        if sources["catalog"]:
+            parts.append(f"{sources['catalog']} from the pi-ai catalog")
+        if sources["priceTable"]:
+            from pi_tools.usage.pricing import table_source
+
+            source = table_source()
+            parts.append(f"{sources['priceTable']} from the LiteLLM price table (litellm {source['version']}, "
+                         f"snapshot {source['snapshotDate']})")
+        notes.append(f"* costs priced by usage (stored cost 0 or none, or --cost recomputed): {', '.join(parts)}.")
+    if sources["unpriced"]:
+        notes.append(f"! {sources['unpriced']} message(s) have no price (no usable stored cost, and a model "
+                     "neither the catalog nor the price table prices): counted as $0.")
+    if sources["stored"] and (sources["catalog"] or sources["priceTable"] or sources["unpriced"]):
+        notes.append(f"  {sources['stored']} message(s) cost what the session stored.")
+    return notes
+
+
+def write_rows(rows: list[dict[str, Any]], by: str, fmt: str, out: str | None) -> bytes | None:
+    """csv/parquet writer (polars): the csv bytes for stdout when no file is given (parquet needs one)."""
+    frame = rows_frame(rows, by)
+    if fmt == "parquet":
+        if out is None:
+            raise UsageError("--format parquet writes a binary file: name it with -o OUT.parquet")
+        frame.write_parquet(out)
+        return None
+    text = frame.write_csv()
+    if out is not None:
+        Path(out).write_text(text, encoding="utf-8")
+        return None
+    return text.encode("utf-8")

@@ -1,0 +1,515 @@
+"""Collect usage from session files, fast, on the engine's workers, as small per-file groups.
+
+Folders hold hundreds of megabytes of sessions, most of it tool output and prompts that carry no usage. The
+`all` scan therefore never builds a tree nor splits a file into lines: it jumps between occurrences of the
+literal key `"assistant"`, reads Pi's usual assistant line with two anchored regular expressions, and parses
+any other candidate line in full with orjson. The `active` scan needs the entry tree (the leaf's path), so it
+uses the full session loader. Workers sum their messages per (day, provider, model, api) before returning,
+so what crosses the process boundary is a few rows per file rather than one object per message.
+
+This module deliberately imports nothing heavy at load time: it is what the worker processes import.
+Where the jobs run (this process, the cores, Dask) is the engine's decision (pi_tools.engine.map_ordered).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+if TYPE_CHECKING:
+    from pi_tools.engine import Engine
+    from pi_tools.usage.pricing import Pricer
+
+# ccusage's pi reader accepts exactly these timestamps (checked against ccusage 20.0.24): seconds required,
+# milliseconds optional (exactly three digits), and a `Z` or `±HH:MM` zone. Anything else drops the message.
+ENTRY_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?(?:Z|[+-]\d{2}:\d{2})")
+
+GROUP_FIELDS = ("day", "provider", "model", "api")
+COST_SOURCES = ("stored", "catalog", "priceTable", "unpriced")
+"""Where a message's cost came from (see pricing.py for the last three)."""
+SOURCE_FIELDS = ("storedMessages", "catalogMessages", "priceTableMessages", "unpricedMessages")
+SUM_FIELDS = (
+    "messages", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "costStored", "costRecomputed",
+    *SOURCE_FIELDS,
+)
+COST_MODES = ("auto", "stored", "recomputed")
+"""stored: the stored cost as written (none stored: unpriced); recomputed: priced from the catalog, else the
+price table, whatever was stored; auto: the stored cost where it is a number other than 0, else recomputed."""
+KEY_FIELDS = ("entryId", "timestamp")
+"""With `keep_keys`, each row is one message and also carries these (for de-duplicating copies across files)."""
+
+
+@dataclass(frozen=True)
+class ScanJob:
+    """One unit of work: files whose messages ccusage would de-duplicate against each other, scanned together."""
+
+    paths: tuple[str, ...]
+    scope: str  # "all" | "active"
+    timezone: str | None  # IANA name; None = the local zone (TZ or the system's)
+    keep_keys: bool = False
+    cost: str = "auto"  # one of COST_MODES
+
+
+@dataclass
+class ScanResult:
+    """Rows per file (column lists named GROUP_FIELDS + SUM_FIELDS [+ KEY_FIELDS]) or an error per file."""
+
+    rows: dict[str, dict[str, list[Any]]]
+    errors: dict[str, str]
+
+
+def _count(value: Any) -> int:
+    """A token count as ccusage reads it: a non-negative JSON integer; anything else counts as 0."""
+    return value if type(value) is int and value >= 0 else 0
+
+
+def usage_of(entry: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(message, usage) when `entry` is an assistant message entry that counts, else None.
+
+    Counts what ccusage counts: entry type absent or "message", role "assistant", a usage object whose input
+    and output are numbers, and an ISO timestamp on the entry (the entry's, not the message's epoch).
+    """
+    if not isinstance(entry, dict):
+        return None
+    entry_type = entry.get("type")
+    if entry_type is not None and entry_type != "message":
+        return None
+    message = entry.get("message")
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return None
+    usage = message.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    if type(usage.get("input")) not in (int, float) or type(usage.get("output")) not in (int, float):
+        return None
+    stamp = entry.get("timestamp")
+    if not isinstance(stamp, str) or ENTRY_TIMESTAMP.fullmatch(stamp) is None:
+        return None
+    return message, usage
+
+
+_VARIES = "varies"
+
+
+class _Accumulator:
+    """Sums counted messages per group for one file, taking or recomputing each message's cost per the mode."""
+
+    def __init__(self, timezone: str | None, keep_keys: bool, cost: str = "auto") -> None:
+        self.zone: tzinfo | None = None
+        if timezone:
+            from zoneinfo import ZoneInfo
+
+            self.zone = ZoneInfo(timezone)
+        self.keep_keys = keep_keys
+        # The hot path may sum a stored cost as it is unless it must be recomputed (every one, or the zeros).
+        self.recompute_all = cost == "recomputed"
+        self.recompute_zero = cost == "auto"
+        self.stored_only = cost == "stored"
+        self.groups: dict[tuple[Any, ...], list[Any]] = {}
+        self.seen: set[tuple[bytes, int]] = set()
+        # The hot path's state: day per minute (bytes key) and sums per (day, provider, model, api) as bytes.
+        self.minute_days: dict[bytes, str | None] = {}
+        self.raw_groups: dict[tuple[Any, ...], list[Any]] = {}
+        self._hours: dict[str, str | None] = {}
+
+    def day_of(self, stamp: str) -> str | None:
+        """Calendar day of an entry timestamp in the report's zone; None for impossible times (dropped).
+
+        Zone offsets never have sub-minute parts, and within most UTC hours the local day does not change, so
+        the answer is cached per hour (per minute only in hours where the local day changes).
+        """
+        if stamp[14:16] > "59" or stamp[17:19] > "59":
+            return None
+        zone_part = stamp[23:] if len(stamp) > 20 and stamp[19] == "." else stamp[19:]
+        hour_key = stamp[:13] + zone_part
+        day = self._hours.get(hour_key, "")
+        if day == "":
+            first = self._local_day(stamp[:13] + ":00:00" + zone_part)
+            last = self._local_day(stamp[:13] + ":59:00" + zone_part)
+            day = first if first == last else _VARIES
+            self._hours[hour_key] = day
+        if day is _VARIES:
+            return self._local_day(stamp[:16] + ":00" + zone_part)
+        return day
+
+    def _local_day(self, moment: str) -> str | None:
+        try:
+            return datetime.fromisoformat(moment).astimezone(self.zone).date().isoformat()
+        except ValueError:
+            return None
+
+    def add(self, entry: dict[str, Any], message: dict[str, Any], usage: dict[str, Any]) -> None:
+        provider = message.get("provider")
+        model = message.get("model")
+        api = message.get("api")
+        entry_id = entry.get("id")
+        self.add_fields(entry["timestamp"], entry_id if type(entry_id) is str else None,
+                        provider if type(provider) is str else None, model if type(model) is str else None,
+                        api if type(api) is str else None, usage)
+
+    def add_fields(self, stamp: str, entry_id: str | None, provider: str | None, model: str | None,
+                   api: str | None, usage: dict[str, Any]) -> None:
+        # Inlined counts (this runs once per message; a helper call per field doubles the scan's cost).
+        get = usage.get
+        input_tokens = get("input")
+        if type(input_tokens) is not int or input_tokens < 0:
+            input_tokens = 0
+        output_tokens = get("output")
+        if type(output_tokens) is not int or output_tokens < 0:
+            output_tokens = 0
+        cache_read = get("cacheRead", 0)
+        if type(cache_read) is not int or cache_read < 0:
+            cache_read = 0
+        cache_write = get("cacheWrite", 0)
+        if type(cache_write) is not int or cache_write < 0:
+            cache_write = 0
+        total = get("totalTokens")
+        if type(total) is not int or total < 0:
+            total = input_tokens + output_tokens + cache_read + cache_write
+        cost = usage.get("cost")
+        stored = cost.get("total") if isinstance(cost, dict) else None
+        self.add_counts(stamp, entry_id, provider, model, api, input_tokens, output_tokens, cache_read,
+                        cache_write, _count(usage.get("cacheWrite1h")), total,
+                        stored if type(stored) in (int, float) else None)
+
+    def add_counts(self, stamp: str, entry_id: str | None, provider: str | None, model: str | None,
+                   api: str | None, input_tokens: int, output_tokens: int, cache_read: int, cache_write: int,
+                   cache_write_1h: int, total: int, stored: float | None) -> None:
+        # ccusage counts a message once per session file name and project: same timestamp and total = same call.
+        seen_key = (stamp.encode(), total)
+        if seen_key in self.seen:
+            return
+        self.seen.add(seen_key)
+        day = self.day_of(stamp)
+        if day is None:
+            return
+        # counts: [stored, catalog, priceTable, unpriced], one of them 1 (COST_SOURCES order)
+        recomputed = 0.0
+        if self.stored_only or (stored is not None and stored != 0 and not self.recompute_all):
+            counts = [1, 0, 0, 0] if stored is not None else [0, 0, 0, 1]
+        else:
+            stored = None
+            recomputed, source = pricer().price(provider, model, input_tokens, output_tokens, cache_read,
+                                                cache_write, cache_write_1h)
+            counts = _SOURCE_COUNTS[source]
+        stored_cost = 0.0 if stored is None else stored
+        if self.keep_keys:
+            key: tuple[Any, ...] = (day, provider, model, api, len(self.groups))
+            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored_cost,
+                                recomputed, *counts, entry_id, stamp]
+            return
+        key = (day, provider, model, api)
+        sums = self.groups.get(key)
+        if sums is None:
+            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored_cost,
+                                recomputed, *counts]
+            return
+        sums[0] += 1
+        sums[1] += input_tokens
+        sums[2] += output_tokens
+        sums[3] += cache_read
+        sums[4] += cache_write
+        sums[5] += total
+        sums[6] += stored_cost
+        sums[7] += recomputed
+        for index, count in enumerate(counts, start=8):
+            sums[index] += count
+
+    def columns(self) -> dict[str, list[Any]]:
+        for (day, provider, model, api), (count, *sums) in self.raw_groups.items():
+            key = (day, provider.decode(errors="replace"), model.decode(errors="replace"),
+                   api.decode(errors="replace"))
+            row = self.groups.get(key)
+            # The hot path only sums stored costs taken as they are: all of its messages are "stored".
+            if row is None:
+                self.groups[key] = [count, *sums, 0.0, count, 0, 0, 0]
+            else:
+                row[0] += count
+                for index, value in enumerate(sums, start=1):
+                    row[index] += value
+                row[8] += count
+        self.raw_groups = {}
+        names = GROUP_FIELDS + SUM_FIELDS + (KEY_FIELDS if self.keep_keys else ())
+        out: dict[str, list[Any]] = {name: [] for name in names}
+        for key, sums in self.groups.items():
+            for name, value in zip(GROUP_FIELDS, key, strict=False):
+                out[name].append(value)
+            for name, value in zip(names[len(GROUP_FIELDS):], sums, strict=True):
+                out[name].append(value)
+        return out
+
+
+_SOURCE_COUNTS = {"catalog": [0, 1, 0, 0], "priceTable": [0, 0, 1, 0], "unpriced": [0, 0, 0, 1]}
+_PRICER: Pricer | None = None
+
+
+def pricer() -> Pricer:
+    """This process's Pricer (pricing.py), imported and built only when a message first needs a price."""
+    global _PRICER
+    if _PRICER is None:
+        from pi_tools.usage.pricing import Pricer
+
+        _PRICER = Pricer()
+    return _PRICER
+
+
+_INT = rb"(0|[1-9][0-9]*)"
+_NUMBER = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+# Pi's ordinary assistant line, read in two anchored pieces so that the (large) content array between them is
+# skipped by a C-level search instead of being matched character by character: the entry head up to the
+# content, and the message fields from the last `,"api":"` to the end of the line. The tail must run exactly to
+# the line's end in this flat shape, so a cut inside the content cannot match. Captured strings contain no
+# escapes, so their bytes are their values; counts are JSON integers and the cost a full pi-ai cost object.
+_PI_HEAD = re.compile(
+    rb'\{"type":"message","id":"([^"\\\n]*)","parentId":(?:"[^"\\\n]*"|null),'
+    rb'"timestamp":"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?(?:Z|[+-]\d{2}:\d{2}))",'
+    rb'"message":\{"role":"assistant","content":\['
+)
+_PI_TAIL = re.compile(
+    rb',"api":"([^"\\\n]*)","provider":"([^"\\\n]*)",'
+    rb'"model":"([^"\\\n]*)"(?:,"(?:responseModel|responseId|providerThinkingLevel)":"[^"\\\n]*")*'
+    rb',"usage":\{"input":' + _INT + rb',"output":' + _INT + rb',"cacheRead":' + _INT
+    + rb',"cacheWrite":' + _INT + rb'(?:,"cacheWrite1h":' + _INT + rb')?(?:,"reasoning":' + _INT + rb')?'
+    + rb',"totalTokens":' + _INT + rb',"cost":\{"input":' + _NUMBER + rb',"output":' + _NUMBER
+    + rb',"cacheRead":' + _NUMBER + rb',"cacheWrite":' + _NUMBER + rb',"total":(' + _NUMBER + rb')\}\}'
+    rb',"stopReason":"[A-Za-z]*"(?:,"errorMessage":"[^"\\\n]*")?,"timestamp":-?[0-9]+(?:\.[0-9]+)?\}\}\r?'
+)
+
+
+def scan_all(path: str, into: _Accumulator) -> None:
+    """Every counted assistant message in the file, without splitting or parsing the lines that cannot count.
+
+    Only lines holding the literal key `"assistant"` can count (a key's quotes are never escaped), so the scan
+    jumps from one to the next. Lines in Pi's usual shape are read by two anchored regular expressions; any
+    other line holding `"usage"` too is parsed in full.
+    """
+    from pi_tools.sources.files import read_bytes
+
+    data = read_bytes(path)
+    find = data.find
+    rfind = data.rfind
+    head_match = _PI_HEAD.match
+    tail_match = _PI_TAIL.fullmatch
+    add_counts = into.add_counts
+    # Messages the inlined path cannot sum: per-message rows (keep_keys) and costs to recompute.
+    divert_all = into.keep_keys or into.recompute_all
+    divert_zero = into.recompute_zero
+    seen = into.seen
+    seen_add = seen.add
+    days = into.minute_days
+    raw_groups = into.raw_groups
+    size = len(data)
+    position = find(b'"assistant"')
+    while position >= 0:
+        start = rfind(b"\n", 0, position) + 1
+        end = find(b"\n", position)
+        if end < 0:
+            end = size
+        position = find(b'"assistant"', end)
+        head = head_match(data, start, end)
+        if head is not None:
+            cut = rfind(b',"api":"', head.end(), end)
+            tail = tail_match(data, cut, end) if cut >= 0 else None
+            if tail is not None:
+                api, provider, model, inp, out, read, write, write_1h, _, total, cost = tail.groups()
+                cost_value = float(cost)
+                if divert_all or (divert_zero and cost_value == 0.0):
+                    entry_id, stamp = head.groups()
+                    try:
+                        add_counts(stamp.decode(), entry_id.decode(), provider.decode(), model.decode(),
+                                   api.decode(), int(inp), int(out), int(read), int(write), int(write_1h or 0),
+                                   int(total), cost_value)
+                    except UnicodeDecodeError:
+                        pass  # orjson would reject the whole line too
+                    continue
+                # The hot path, inlined: one dictionary update per message, keys kept as bytes until the end.
+                stamp = head[2]
+                if stamp[17:19] > b"59":
+                    continue
+                total_tokens = int(total)
+                seen_key = (stamp, total_tokens)
+                if seen_key in seen:
+                    continue
+                seen_add(seen_key)
+                day = days.get(stamp[:16] + stamp[19:].lstrip(b".0123456789"), "")
+                if day == "":
+                    day = into.day_of(stamp.decode())
+                    days[stamp[:16] + stamp[19:].lstrip(b".0123456789")] = day
+                if day is None:
+                    continue
+                key = (day, provider, model, api)
+                sums = raw_groups.get(key)
+                if sums is None:
+                    raw_groups[key] = [1, int(inp), int(out), int(read), int(write), total_tokens, cost_value]
+                else:
+                    sums[0] += 1
+                    sums[1] += int(inp)
+                    sums[2] += int(out)
+                    sums[3] += int(read)
+                    sums[4] += int(write)
+                    sums[5] += total_tokens
+                    sums[6] += cost_value
+                continue
+        _scan_line(data[start:end], into)
+
+
+def _scan_line(line: bytes, into: _Accumulator) -> None:
+    """The careful path for one line that may count: full JSON parse, then ccusage's checks."""
+    if b'"usage"' not in line:
+        return
+    try:
+        entry = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return
+    found = usage_of(entry)
+    if found is not None:
+        into.add(entry, found[0], found[1])
+
+
+def scan_active(path: str, into: _Accumulator) -> None:
+    """Counted assistant messages on the path from the root to the session's leaf (before and after compactions)."""
+    from pi_tools.session import load_session
+
+    tree = load_session(path)
+    for entry in tree.path(tree.leaf_id):
+        found = usage_of(entry)
+        if found is not None:
+            into.add(entry, found[0], found[1])
+
+
+def run_job(job: ScanJob) -> ScanResult:
+    """Worker entry. An unreadable file is reported and skipped; it must not sink the others."""
+    result = ScanResult({}, {})
+    accumulator = _Accumulator(job.timezone, job.keep_keys, job.cost)
+    for path in job.paths:
+        accumulator.groups = {}
+        try:
+            (scan_all if job.scope == "all" else scan_active)(path, accumulator)
+        except Exception as exc:  # noqa: BLE001 - reported per file by the caller, never as a traceback
+            text = str(exc) or type(exc).__name__
+            result.errors[path] = text if path in text else f"{path}: {text}"
+            continue
+        result.rows[path] = accumulator.columns()
+    return result
+
+
+def ccusage_identity(path: str) -> tuple[str, str]:
+    """(project, session id) as ccusage derives them from a path: the folder after `sessions`, the name after `_`."""
+    parts = os.path.abspath(path).split(os.sep)
+    project = "unknown"
+    if "sessions" in parts:
+        index = parts.index("sessions")
+        if index + 1 < len(parts):
+            project = parts[index + 1]
+    stem = os.path.basename(path)
+    stem = stem[:-len(".jsonl")] if stem.endswith(".jsonl") else stem
+    underscore = stem.find("_")
+    return project, stem[underscore + 1:] if underscore >= 0 else stem
+
+
+def session_files(paths: Iterable[str]) -> list[str]:
+    """Files named on the command line, plus every `*.jsonl` below named folders (sorted, recursive)."""
+    from pi_tools.sources.files import expand, is_url
+
+    found: list[str] = []
+    for path in paths:
+        if is_url(path):  # a prefix's files in folder order; a URL that lists nothing is kept, to be reported
+            found.extend(name for name, _ in expand([path]))
+        elif os.path.isdir(path):
+            below: list[str] = []
+            for folder, dirs, names in os.walk(path):
+                dirs.sort()
+                below.extend(os.path.join(folder, name) for name in names if name.endswith(".jsonl"))
+            found.extend(sorted(below))
+        else:
+            found.append(path)
+    return found
+
+
+def plan_jobs(files: list[str], scope: str, timezone: str | None, keep_keys: bool,
+              cost: str = "auto") -> list[ScanJob]:
+    """One job per ccusage identity, so that ccusage's de-duplication happens inside one worker."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for path in files:
+        grouped.setdefault(ccusage_identity(path) if scope == "all" else ("", path), []).append(path)
+    return [ScanJob(tuple(paths), scope, timezone, keep_keys, cost) for paths in grouped.values()]
+
+
+def scan(jobs: list[ScanJob], engine: Engine | None = None) -> Iterator[ScanResult]:
+    """The jobs' results in job order, run where the engine decides (in this process when the files are
+    small: starting workers would cost more than it saves)."""
+    from pi_tools.engine import map_ordered
+    from pi_tools.sources.files import size_of
+
+    return map_ordered(run_job, jobs, engine, weights=[sum(size_of(path) for path in job.paths) for job in jobs])
+
+
+@dataclass(frozen=True)
+class MessageUsage:
+    """One assistant message as `usage --scope all` reads it: its tokens, its cost (per the cost mode) and
+    where that came from, and whether the scan counts it in this file (not when an earlier message of the file
+    has the same timestamp and total: ccusage's de-duplication)."""
+
+    input: int
+    output: int
+    cacheRead: int
+    cacheWrite: int
+    totalTokens: int
+    cost: float
+    costSource: str
+    counted: bool
+
+
+def message_usages(entries: Iterable[Any], cost: str = "auto") -> list[MessageUsage | None]:
+    """Per entry of a file (in file order), what the scan makes of it: None for entries it does not read
+    (not an assistant message with usage, or no ISO entry timestamp), else its MessageUsage.
+
+    The same accumulator as the scan does the counting and pricing, so per-message rows (the index's usage
+    table) add up to exactly what `usage` reports for the file.
+    """
+    counted = _Accumulator("UTC", True, cost)
+    alone = _Accumulator("UTC", True, cost)
+    out: list[MessageUsage | None] = []
+    for entry in entries:
+        found = usage_of(entry)
+        if found is None:
+            out.append(None)
+            continue
+        before = len(counted.groups)
+        counted.add(entry, found[0], found[1])
+        is_counted = len(counted.groups) > before
+        into = counted
+        if not is_counted:
+            alone.groups, alone.seen = {}, set()
+            alone.add(entry, found[0], found[1])
+            into = alone
+        if not into.groups:
+            out.append(None)  # a timestamp with no calendar day (minute 61): the scan drops the message
+            continue
+        values = into.groups[next(reversed(into.groups))]
+        sources = values[8:12]
+        out.append(MessageUsage(values[1], values[2], values[3], values[4], values[5], values[6] + values[7],
+                                COST_SOURCES[sources.index(1)], is_counted))
+    return out
+
+
+def scan_reads_line(line: bytes) -> bool:
+    """Whether `scan_all` reads this line at all: Pi's usual assistant shape by its two expressions, any other
+    line when orjson parses it. (The session reader takes some lines orjson refuses, with JSON.parse's rules;
+    the index uses this to count exactly what the scan counts.)"""
+    head = _PI_HEAD.match(line)
+    if head is not None:
+        cut = line.rfind(b',"api":"', head.end())
+        if cut >= 0 and _PI_TAIL.fullmatch(line, cut) is not None:
+            return True
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
