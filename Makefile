@@ -35,6 +35,7 @@ test: install
 lint: install
 	$(BIN)/ruff check pi_tools tests benchmarks
 	$(BIN)/mypy pi_tools
+	$(BIN)/lint-imports
 
 # The usage benchmark compares with ccusage (npm); it is installed into a scratch folder, never into the repo.
 CCUSAGE_DIR ?= /tmp/pi-tools-ccusage
