@@ -1,6 +1,6 @@
 """The usage table's rows, counted in one pass over the file's assistant messages.
 
-`usage` (audit/usage_scan.py) counts a message once per file (same entry timestamp and total tokens = the same
+`usage` (usage/scan.py) counts a message once per file (same entry timestamp and total tokens = the same
 call), drops timestamps with no calendar day, and takes a stored non-zero cost as it is, else prices the tokens.
 `message_usages` gives those answers through the scan's accumulator, building a group per message; here the
 same rules are applied directly to the candidates `rows.session_rows` collects while it walks the entries, which

@@ -44,7 +44,7 @@ class RunRequest:
     faux_script: str | None = None
     max_turns: int | None = None
     system_prompt: str | None = None
-    preflight: Any = None  # makes the request check from an origin lookup (audit.preflight.loop.loop_preflight)
+    preflight: Any = None  # makes the request check from an origin lookup (preflight.loop.loop_preflight)
 
 
 @dataclass
