@@ -4,7 +4,7 @@
 call), drops timestamps with no calendar day, and takes a stored non-zero cost as it is, else prices the tokens.
 `message_usages` gives those answers through the scan's accumulator, building a group per message; here the
 same rules are applied directly to the candidates `rows.session_rows` collects while it walks the entries, which
-costs a fraction of it. tests/corpus/test_index.py checks that both give the same rows on every fixture.
+costs a fraction of it. tests/test_index.py checks that both give the same rows on every fixture.
 """
 
 from __future__ import annotations
