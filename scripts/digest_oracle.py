@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from golden import canonical_sha  # noqa: E402  (the tests' own definition, so both sides hash alike)
+from support.golden import canonical_sha  # noqa: E402  (the tests' own definition, so both sides hash alike)
 
 
 def digest(document: dict[str, Any]) -> dict[str, Any]:

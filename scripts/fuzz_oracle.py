@@ -3,9 +3,9 @@
 Sessions are made from the conformance cases and (windows of) the real-world sessions by the damage real
 files show (scripts/damage.py), every byte a function of the seed. The oracle runs them in batches
 (`oracle --batch DIR OUT --wire`); pi-tools runs them in worker processes, in process, through the functions
-its CLI runs (tests/differential.py), with a time limit per session. Every difference is classified; with
---minimise, one case per class is shrunk (lines, then JSON members, then long strings) while that class of
-difference persists, and written with Pi's document beside it.
+its CLI runs (tests/support/differential.py), with a time limit per session. Every difference is classified;
+with --minimise, one case per class is shrunk (lines, then JSON members, then long strings) while that class
+of difference persists, and written with Pi's document beside it.
 
 usage: python scripts/fuzz_oracle.py --seed 1 --count 400 --out /tmp/fuzz-1 [--jobs 2] [--minimise]
        python scripts/fuzz_oracle.py --cases DIR --out OUT        (existing sessions instead of generated ones)
@@ -149,7 +149,7 @@ def _oracle_process(command: list[str], timeout: float) -> str | None:
 def worker_main(cases: str, oracle_out: str, names_file: str, results: str, timeout: float,
                 keys: str | None, branches: bool) -> None:
     """Compare each named case; one result line per case (a `start` line first, so a crash is attributed)."""
-    import differential
+    from support import differential
 
     os.chdir(cases)
     wanted = set(keys.split(",")) if keys else None
@@ -231,7 +231,7 @@ def compare_cases(cases: Path, oracle_out: Path, names: list[str], jobs: int, ti
 
 
 def signature(difference: dict[str, str]) -> str:
-    import differential
+    from support import differential
 
     return differential.Difference(**difference).signature()
 
@@ -448,7 +448,7 @@ def recheck(out: Path, failing: bool, jobs: int, timeout: float) -> None:
 
 def write_goldens(folder: Path, oracle: str) -> None:
     """Pi's documents for folder/cases/*.jsonl as folder/expected/*.json (compact: the test suite keeps them)."""
-    import differential
+    from support import differential
 
     with tempfile.TemporaryDirectory(prefix="fuzz-goldens-") as scratch:
         names = [p.stem for p in sorted((folder / "cases").glob("*.jsonl"))]
@@ -466,7 +466,7 @@ def write_goldens(folder: Path, oracle: str) -> None:
 
 
 def _compact(document: Any) -> str:
-    import differential
+    from support import differential
 
     with differential.deep_json():
         return json.dumps(document, ensure_ascii=True, separators=(",", ":"))

@@ -2,8 +2,8 @@
 
 Each case is checked for the 11 model variants of its golden (the representative model of each API and the extra
 variants), with the golden's own inputs (system prompt, tools), without and with the requested reasoning level.
-Rerun after a rule change and review the diff by hand (tests/test_preflight_conformance.py says why each class of
-finding is right).
+Rerun after a rule change and review the diff by hand (tests/preflight/test_preflight_conformance.py says why
+each class of finding is right).
 """
 
 from __future__ import annotations

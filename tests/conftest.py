@@ -1,4 +1,7 @@
-"""Shared fixtures: how tests run the real CLI (a subprocess, exactly as users and CI run it)."""
+"""Shared fixtures: how tests run the real CLI (a subprocess, exactly as users and CI run it).
+
+Also puts tests/ on sys.path, so that every test, whatever room folder it sits in, imports the shared helpers
+as `support.<module>` (tests/support/) under any pytest import mode."""
 
 from __future__ import annotations
 
@@ -13,6 +16,9 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
 
 
 @dataclass

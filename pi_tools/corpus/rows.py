@@ -263,7 +263,7 @@ def file_rows(name: str, data: bytes) -> FileRows:
 
     A clean file (nearly every file on disk) is indexed in bulk (session/bulk.py: its heads, tree checks,
     diagnostics and context plan in a few C passes), the others by the line-by-line reader and the tree; both
-    give the same rows (tests/test_index.py compares them on every fixture).
+    give the same rows (tests/corpus/test_index.py compares them on every fixture).
     """
     read = bulk_read(name, data, structs=True)
     if read is None:
@@ -300,7 +300,8 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
 
     With `structs`, the bulk index's own pass decodes the message lines into the structs of corpus/lines.py
     (entries are then those structs, and dicts for the other lines); else every line is parsed again with
-    orjson into dicts. Both give the same rows (tests/test_index_fast.py compares them on every fixture).
+    orjson into dicts. Both give the same rows (tests/corpus/test_index_fast.py compares them on every
+    fixture).
     """
     decoder = LineDecoder() if structs else None
     with paused_gc():
@@ -568,7 +569,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
             content = message.get("content")
             if type(content) is list:
                 # One pass for the text, the thinking and the tool calls (text.message_text and thinking_text
-                # give the same strings; tests/test_index.py checks it on every fixture).
+                # give the same strings; tests/corpus/test_index.py checks it on every fixture).
                 texts = []
                 thoughts = []
                 for block in content:

@@ -68,7 +68,7 @@ def _scan_items(items: Sequence[Any]) -> Summary:
     It runs over every content of the payload (75,780 in the 100 MB benchmark session, in whichever process
     built each part), so a part is asked only what its content's role can make it: a key test per part, and the
     image lookups only for a part that holds `inlineData` or a function response with `parts`
-    (tests/test_preflight_google_scan.py holds it to the plain one-pass reading it replaced)."""
+    (tests/preflight/test_preflight_google_scan.py holds it to the plain one-pass reading it replaced)."""
     calls: Rows = []
     responses: Rows = []
     models: Rows = []

@@ -255,7 +255,8 @@ class TracedOrigins(PayloadOrigins):
     Most parts a finding is traced in are asked one path; making every label of the part (about 550 for a part
     of the 100 MB benchmark session, 170 parts there), in the process that built it and again to send them to
     the one that reports, cost more than the rest of the mapping. A path is answered by one walk of the places,
-    exactly as the labels would answer it (tests/test_preflight_trace.py asks both every label and more)."""
+    exactly as the labels would answer it (tests/preflight/test_preflight_trace.py asks both every label and
+    more)."""
 
     def __init__(self, places: list[Any], order: list[int], item_origin: list[int]) -> None:
         self.places = places

@@ -12,7 +12,8 @@ Two kinds, because a session is a tree of entries and a context is one path of m
   to `OUT.rejected`. A path with a compaction is refused: what the compaction keeps would change.
 
 Plugins and registered transforms (`--plugin`, `--use`) return messages that have no entries, so they are refused.
-The context of OUT is the transformed context of FILE (tests/test_transform_session.py checks it with Pi 0.85).
+The context of OUT is the transformed context of FILE (tests/rewrite/test_transform_session.py checks it with
+Pi 0.85).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 
 from pi_tools.js.date import js_date_ms
 
-from nodecases import case_id, node_cases, number
+from support.nodecases import case_id, node_cases, number
 
 
 @pytest.fixture(autouse=True)

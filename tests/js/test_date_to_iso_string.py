@@ -13,7 +13,7 @@ import pytest
 
 from pi_tools.js.date import js_iso_string
 
-from nodecases import case_id, node_cases
+from support.nodecases import case_id, node_cases
 
 
 @pytest.mark.parametrize("case", node_cases("date_to_iso_string"), ids=case_id)

@@ -10,7 +10,7 @@ import pytest
 
 from pi_tools.js.json_stringify import js_number_str, js_stringify
 
-from nodecases import case_id, node_cases
+from support.nodecases import case_id, node_cases
 
 # (JSON text, JSON.stringify(JSON.parse(text))) from Node.
 NODE_STRINGIFY: list[tuple[str, str]] = [

@@ -8,7 +8,7 @@ import pytest
 
 from pi_tools.js.values import UNDEFINED, js_to_number
 
-from nodecases import case_id, decode, node_cases, number, same_number
+from support.nodecases import case_id, decode, node_cases, number, same_number
 
 
 @pytest.mark.parametrize("case", [c for c in node_cases("number_conversion") if c["value"] != {"$undefined": True}],

@@ -9,7 +9,7 @@ import pytest
 
 from pi_tools.js.values import js_number_to_string
 
-from nodecases import case_id, node_cases
+from support.nodecases import case_id, node_cases
 
 
 @pytest.mark.parametrize("case", node_cases("number_to_string"), ids=case_id)

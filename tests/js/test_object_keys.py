@@ -9,7 +9,7 @@ import pytest
 
 from pi_tools.js.json_stringify import js_own_keys
 
-from nodecases import node_cases
+from support.nodecases import node_cases
 
 
 @pytest.mark.parametrize("case", node_cases("object_keys"), ids=lambda c: ",".join(c["result"])[:40])

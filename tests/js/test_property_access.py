@@ -25,7 +25,7 @@ from pi_tools.js.access import (
 from pi_tools.js.errors import JsTypeError
 from pi_tools.js.values import UNDEFINED
 
-from nodecases import node_cases
+from support.nodecases import node_cases
 
 # Each Node probe (scripts/js_expectations.mjs) and the same read through pi_tools.js.access.
 READS: dict[str, Callable[[], Any]] = {

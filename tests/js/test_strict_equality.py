@@ -9,7 +9,7 @@ import pytest
 
 from pi_tools.js.values import js_strict_equal
 
-from nodecases import decode, node_cases
+from support.nodecases import decode, node_cases
 
 CASES = node_cases("strict_equality")
 

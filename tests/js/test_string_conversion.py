@@ -9,7 +9,7 @@ import pytest
 
 from pi_tools.js.values import UNDEFINED, js_to_string
 
-from nodecases import case_id, decode, node_cases
+from support.nodecases import case_id, decode, node_cases
 
 
 @pytest.mark.parametrize("case", node_cases("string_conversion"), ids=case_id)

@@ -9,7 +9,7 @@ import pytest
 
 from pi_tools.js.strings import js_length, utf16_code_units
 
-from nodecases import case_id, node_cases
+from support.nodecases import case_id, node_cases
 
 
 @pytest.mark.parametrize("case", node_cases("string_length"), ids=case_id)

@@ -9,7 +9,7 @@ import pytest
 
 from pi_tools.js.strings import js_slice
 
-from nodecases import node_cases
+from support.nodecases import node_cases
 
 CASES = node_cases("string_slice")
 

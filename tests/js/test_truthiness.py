@@ -10,7 +10,7 @@ import pytest
 
 from pi_tools.js.values import js_truthy
 
-from nodecases import case_id, decode, node_cases
+from support.nodecases import case_id, decode, node_cases
 
 
 @pytest.mark.parametrize("case", node_cases("truthiness"), ids=case_id)
