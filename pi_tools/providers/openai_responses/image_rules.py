@@ -14,10 +14,10 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from pi_tools.preflight.completions import OPENAI_HOSTED
-from pi_tools.preflight.rules import Hit, rule
-from pi_tools.preflight.scans import Rows, Summary, item_scan, scanned
-from pi_tools.preflight.view import RequestView
+from pi_tools.providers.openai_completions.preflight_rules import OPENAI_HOSTED
+from pi_tools.providers.rulebook.rules import Hit, rule
+from pi_tools.providers.rulebook.scans import Rows, Summary, item_scan, scanned
+from pi_tools.providers.rulebook.view import RequestView
 
 API = ("openai-completions", "openai-responses", "azure-openai-responses")
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
