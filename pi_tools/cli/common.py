@@ -60,9 +60,9 @@ def checked_api_and_model(api: str, model: str | None) -> Any:
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.registry import supported_apis
-    from pi_tools.providers.table import model_speaking
+    from pi_tools.providers.table import is_api, model_speaking
 
-    if api not in supported_apis():
+    if not is_api(api):
         fail(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
     if model is None:
         return None

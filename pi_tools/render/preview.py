@@ -80,10 +80,10 @@ def pair_targets(apis: Sequence[str], models: Sequence[str]) -> list[Target]:
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.registry import supported_apis
-    from pi_tools.providers.table import model_speaking
+    from pi_tools.providers.table import is_api, model_speaking
 
     for api in apis:
-        if api not in supported_apis():
+        if not is_api(api):
             raise TargetError(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
     resolved: list[tuple[str, dict[str, Any]]] = []
     for reference in models:
