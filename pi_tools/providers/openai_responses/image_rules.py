@@ -4,6 +4,9 @@ o1/o3/o4, not the open-weight gpt-oss) on OpenAI's endpoints, Azure's, GitHub Co
 forwards OpenAI's own 400); other OpenAI-compatible providers and models set limits of their own (Groq's gpt-oss
 takes 5 images, for instance) that are not documented uniformly.
 
+The rules live in the Responses folder (listed after Responses' own rules) and name the three APIs they apply
+to: Chat Completions and Azure's Responses take them from here.
+
 Pi sends an image as a base64 data URL (``data:image/png;base64,...``): an `image_url` part of a user message on
 Chat Completions, an `input_image` item in a user message or a function_call_output's output on Responses.
 """
