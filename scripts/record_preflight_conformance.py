@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from pi_tools.preflight.check import PreflightRequest  # noqa: E402
 from pi_tools.preflight.session import preflight_path  # noqa: E402
-from pi_tools.providers.registry import REPRESENTATIVE_MODELS  # noqa: E402
+from pi_tools.providers.table import representative_models  # noqa: E402
 
 CASES = ROOT / "fixtures" / "conformance" / "cases"
 EXPECTED = ROOT / "fixtures" / "conformance" / "expected"
@@ -25,7 +25,7 @@ OUT = ROOT / "tests" / "data" / "preflight" / "conformance.json"
 
 
 def variant_model(key: str) -> str:
-    return key.split("@", 1)[1] if "@" in key else REPRESENTATIVE_MODELS[key]
+    return key.split("@", 1)[1] if "@" in key else representative_models()[key]
 
 
 def record() -> dict[str, dict[str, list[list[object]]]]:

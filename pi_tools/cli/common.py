@@ -60,8 +60,9 @@ def checked_api_and_model(api: str, model: str | None) -> Any:
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.registry import supported_apis
+    from pi_tools.providers.table import is_api, model_speaking
 
-    if api not in supported_apis():
+    if not is_api(api):
         fail(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
     if model is None:
         return None
@@ -69,9 +70,10 @@ def checked_api_and_model(api: str, model: str | None) -> Any:
         chosen = find_model(model)
     except UnknownModelError as exc:
         fail(f"--model: {exc.args[0] if exc.args else exc}")
-    if chosen.get("api") != api:
+    speaking = model_speaking(api, chosen)
+    if speaking is None:
         fail(f"--model {model} speaks {chosen.get('api')}, not {api}")
-    return chosen
+    return speaking
 
 
 def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: bool = True,

@@ -71,9 +71,10 @@ def decode_command(
     from pi_tools.loop import now_ms
     from pi_tools.pipe.documents import DocumentWriter
     from pi_tools.providers.capture import CapturedResponse, CaptureError, read_capture
-    from pi_tools.providers.registry import REPRESENTATIVE_MODELS
+    from pi_tools.providers.table import find_row
 
-    model_ref = model or REPRESENTATIVE_MODELS.get(api)
+    row = find_row(api)
+    model_ref = model or (row.representative_model if row is not None else None)
     checked_api_and_model(api, model_ref)
     if model_ref is None:
         fail(f"--model is required for --api {api}")

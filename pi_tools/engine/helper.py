@@ -420,16 +420,16 @@ def _first_part_past(planned_parts: list[Any], share: float) -> int:
 
 def _warm_up(api: str | None) -> None:
     """What building a first part would load, loaded before its task comes: the role registry (the installed
-    entry points) and the API's payload module. The helper has indexed its half of the file before the main
-    process has planned the context, so this costs it nothing, and its first part starts that much sooner."""
+    entry points) and what the API's adapter builds payloads with (registry.warm_up). The helper has indexed its
+    half of the file before the main process has planned the context, so this costs it nothing, and its first
+    part starts that much sooner."""
     try:
         from pi_tools.messages import default_registry
         from pi_tools.providers import registry, split  # noqa: F401 - imported for the parts to come
 
         default_registry()
-        package = registry.API_MODULES.get(api or "")
-        if package is not None:
-            __import__(f"pi_tools.providers.{package}.payload")
+        if api is not None:
+            registry.warm_up(api)
     except Exception:  # noqa: BLE001 - building the part imports it again and reports what fails there
         pass
 

@@ -69,7 +69,7 @@ def _resolve_model(request: RunRequest) -> tuple[dict[str, Any], str]:
         from pi_tools.loop.faux import faux_model
 
         return faux_model(request.model or "faux-1"), "faux"
-    from pi_tools.loop.transport import HTTP_APIS
+    from pi_tools.loop.transport import http_apis
     from pi_tools.providers.catalog import get_model
     from pi_tools.providers.errors import UnknownModelError
 
@@ -80,9 +80,10 @@ def _resolve_model(request: RunRequest) -> tuple[dict[str, Any], str]:
     except UnknownModelError as exc:
         raise RunSetupError(str(exc.args[0] if exc.args else exc)) from None
     api = str(model.get("api"))
-    if api not in HTTP_APIS:
+    reachable = http_apis()
+    if api not in reachable:
         raise RunSetupError(
-            f"{request.provider}/{request.model} speaks {api}; pi-tools run streams {', '.join(HTTP_APIS)} "
+            f"{request.provider}/{request.model} speaks {api}; pi-tools run streams {', '.join(reachable)} "
             "(use `pi-tools decode` for captured responses of other APIs)")
     return model, api
 
@@ -125,7 +126,7 @@ def _thinking_level(request: RunRequest, writer: SessionWriter, model: dict[str,
 
 
 def _stream_function(request: RunRequest, api: str, writer: SessionWriter, level: str) -> StreamFunction:
-    if api == "faux":
+    if request.provider == "faux":  # the offline provider (its model's api is "faux"), as _resolve_model decides
         from pi_tools.loop.faux import FauxProvider, FauxScriptError, load_faux_script
 
         try:

@@ -22,8 +22,13 @@ from pi_tools.loop.agent import EventSink, StreamFunction, StreamSetupError
 from pi_tools.loop.signals import ABORT_MESSAGE, AbortInterrupt, AbortSignal, interruptible
 from pi_tools.providers.streaming import EventEmitter, TransportError, fail_output, new_output
 
-#: APIs `pi-tools run` can reach over HTTP.
-HTTP_APIS = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai")
+
+def http_apis() -> list[str]:
+    """The APIs `pi-tools run` can reach over HTTP: the table's rows marked `http`, in table order."""
+    from pi_tools.providers.table import api_rows
+
+    return [row.name for row in api_rows() if row.http]
+
 
 # pi-ai's provider → environment variable map (env-api-keys.ts) for the providers these APIs serve.
 _KEY_VARIABLES: dict[str, tuple[str, ...]] = {

@@ -152,12 +152,14 @@ def iter_document_bytes(document: Any) -> Iterator[bytes]:
     yield b"]" + suffix
 
 
-_PAYLOAD_LISTS = ("messages", "input", "contents")
-"""Where each API's payload holds its conversation (anthropic/openai/mistral/bedrock, responses, google)."""
-
-
 def _long_list(document: Any) -> tuple[dict[str, Any], Any] | None:
-    """The document with its long message list replaced by a marker, and that list; None for short documents."""
+    """The document with its long message list replaced by a marker, and that list; None for short documents.
+
+    A payload's conversation is found by its shape, not by its key: the list that holds EncodedItems (only a
+    conversation built in parts does, and it must be streamed: orjson cannot write them), else the first long
+    list. This module sits below the providers and cannot read the API table, and a key list kept here would
+    have to follow every API, plug-ins included; whichever long list is streamed, the bytes written are the
+    same."""
     if not isinstance(document, dict):
         return None
     messages = document.get("messages")
@@ -165,11 +167,12 @@ def _long_list(document: Any) -> tuple[dict[str, Any], Any] | None:
         return {**document, "messages": _LIST_MARKER}, messages
     payload = document.get("payload")
     if isinstance(payload, dict):
-        for key in _PAYLOAD_LISTS:
-            items = payload.get(key)
-            if isinstance(items, list) and (len(items) >= _STREAM_THRESHOLD
-                                            or (items and type(items[-1]) is EncodedItems)):
-                return {**document, "payload": {**payload, key: _LIST_MARKER}}, items
+        lists = [(key, items) for key, items in payload.items() if isinstance(items, list) and items]
+        chosen = next(((key, items) for key, items in lists if type(items[-1]) is EncodedItems), None) \
+            or next(((key, items) for key, items in lists if len(items) >= _STREAM_THRESHOLD), None)
+        if chosen is not None:
+            key, items = chosen
+            return {**document, "payload": {**payload, key: _LIST_MARKER}}, items
     return None
 
 

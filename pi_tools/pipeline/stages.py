@@ -198,9 +198,11 @@ class PayloadRequest:
 
 
 def resolve_model(request: PayloadRequest, document: Document) -> Any:
-    """The catalog model to build for: --model, else the session's current model (which must speak the API)."""
+    """The catalog model to build for: --model, else the session's current model (which must speak the API, or
+    be borrowed by it: providers.table.model_speaking)."""
     from pi_tools.providers.catalog import find_model, get_model, session_model_names
     from pi_tools.providers.errors import UnknownModelError
+    from pi_tools.providers.table import model_speaking
 
     try:
         if request.model:
@@ -212,12 +214,13 @@ def resolve_model(request: PayloadRequest, document: Document) -> Any:
             model = get_model(*names)
     except UnknownModelError as exc:
         raise DocumentError(str(exc.args[0] if exc.args else exc)) from None
-    if model.get("api") != request.api:
+    speaking = model_speaking(request.api, model)
+    if speaking is None:
         raise DocumentError(
             f"model {model['provider']}/{model['id']} speaks {model.get('api')}, not {request.api}; "
             f"pass --model with a model of that API (see pi-tools models --api {request.api})"
         )
-    return model
+    return speaking
 
 
 def _payload_inputs(llm_doc: Document, request: PayloadRequest) -> tuple[Any, dict[str, Any], dict[str, Any]]:

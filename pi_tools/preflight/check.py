@@ -8,7 +8,8 @@ from typing import Any
 
 from pi_tools.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, map_origins
 from pi_tools.preflight.rules import Hit, iter_hits, rules_by_id, rules_for
-from pi_tools.preflight.view import ITEM_LISTS, RequestView
+from pi_tools.providers.rulebook.view import RequestView
+from pi_tools.providers.table import items_key
 
 Finding = dict[str, Any]
 
@@ -92,7 +93,7 @@ _WHOLE = 1 << 62
 
 
 def view_items(api: str, payload: dict[str, Any]) -> list[Any]:
-    items = payload.get(ITEM_LISTS.get(api, "messages"))
+    items = payload.get(items_key(api))
     return items if isinstance(items, list) else []
 
 

@@ -8,10 +8,13 @@ from itertools import accumulate
 import orjson
 
 from pi_tools.preflight.rules import ALL_APIS, Hit, rule
-from pi_tools.preflight.view import RequestView
+from pi_tools.providers.registry import adapter
+from pi_tools.providers.rulebook.view import RequestView
+from pi_tools.providers.table import api_names
 
-REQUEST_LIMITS = {"anthropic-messages": 32 * 1024 * 1024, "google-generative-ai": 20 * 1024 * 1024}
-"""Documented request-body limits: Anthropic 32 MB (413 request_too_large), Gemini inline requests 20 MB."""
+LIMITED_APIS = tuple(api for api in api_names() if adapter(api).request_limit is not None)
+"""The APIs whose adapters name a documented request-body limit (Anthropic 32 MB, 413 request_too_large; Gemini
+inline requests 20 MB)."""
 
 
 @rule("context-window", "warning", "Pi's estimate of the input is over the model's context window", ALL_APIS, "request",
@@ -41,14 +44,14 @@ def _sizes(view: RequestView) -> list[int]:
     return view.cached("common.sizes", build)
 
 
-@rule("request-size", "error", "A request body over the API's size limit", tuple(REQUEST_LIMITS), "request",
+@rule("request-size", "error", "A request body over the API's size limit", LIMITED_APIS, "request",
       "413 request_too_large: Request exceeds the maximum allowed number of bytes. (Anthropic, 32 MB) / Request "
       "payload size exceeds the limit: 20971520 bytes. (Gemini)",
       "https://docs.claude.com/en/api/errors (request size limits); https://ai.google.dev/gemini-api/docs/files",
       "Drop large images or tool outputs from old entries, or compact the session.",
       """The JSON body Pi sends is measured as it would be serialised.""")
 def request_size(view: RequestView) -> Iterator[Hit]:
-    limit = REQUEST_LIMITS.get(view.api)
+    limit = adapter(view.api).request_limit
     if limit is None:
         return
     try:

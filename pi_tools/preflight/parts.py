@@ -39,8 +39,10 @@ from pi_tools.pipe.documents import EncodedItems, LazyMessages
 from pi_tools.preflight.check import PreflightRequest, PreflightResult, finding, locate
 from pi_tools.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, convert_traced, map_origins
 from pi_tools.preflight.rules import Hit, iter_hits, rules_for
-from pi_tools.preflight.scans import TRACE, PartScanner, merge, scan_names
-from pi_tools.preflight.view import RequestView
+from pi_tools.preflight.scans import PartScanner
+from pi_tools.providers.rulebook.scans import TRACE, merge, scan_names
+from pi_tools.providers.rulebook.view import RequestView
+from pi_tools.providers.table import items_key
 
 PARTS_FROM = 8 << 20
 """Sessions with at least this much message text are checked through the parts path (payload's own default
@@ -153,7 +155,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
         result.error = f"{source}: Pi 0.85 cannot build this request: {document.get('error')}"
         return result
     payload = document["payload"]
-    key = split._MESSAGE_LISTS[api]
+    key = items_key(api)
     listed = payload.get(key)
     planned_parts = planned.parts(part_bytes or split.PART_BYTES)
     has_prefix = isinstance(listed, list) and len(listed) == len(planned_parts) + 1

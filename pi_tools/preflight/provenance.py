@@ -107,9 +107,9 @@ def map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: di
     is not used). The prefix of messages is grown until it reaches past that item, so a finding early in a large
     session is traced without mapping the rest.
     """
-    from pi_tools.preflight.view import ITEM_LISTS
+    from pi_tools.providers.table import items_key
 
-    key = ITEM_LISTS.get(api, "messages")
+    key = items_key(api)
     items = payload.get(key)
     count = len(items) if isinstance(items, list) else 0
     if upto_item is None or upto_item + 1 >= count:
@@ -134,7 +134,7 @@ def _placed_items(origins: PayloadOrigins) -> set[str]:
 
 def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
                  has_system_prompt: bool) -> PayloadOrigins:
-    from pi_tools.preflight.view import ITEM_LISTS, mapping_api
+    from pi_tools.providers.table import items_key
     from pi_tools.render.payload_map import map_payload
     from pi_tools.render.preview import _align_transformed, transformed_messages
 
@@ -153,9 +153,9 @@ def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: d
                 order.append(index)
             if isinstance(llm[index], dict) and llm[index].get("role") == "assistant":
                 answering = index
-    mapping = map_payload(mapping_api(api), payload, transformed, model, has_system_prompt)
+    mapping = map_payload(api, payload, transformed, model, has_system_prompt)
     by_label: dict[str, int] = {}
-    items = payload.get(ITEM_LISTS.get(api, "messages"))
+    items = payload.get(items_key(api))
     count = len(items) if isinstance(items, list) else 0
     item_origin = [len(llm)] * count
     for placement, llm_index in zip(mapping.placements, order, strict=False):
@@ -192,14 +192,15 @@ def traced_origins(llm: Sequence[Any], items: Sequence[Any], trace: Any) -> Payl
     that made nothing (the walk closes the turn there). Everything the walk places, each message places here: its content,
     its function response part, the "Tool result image:" content of its images (the walk attaches that to the
     result before it)."""
-    from pi_tools.render.payload_map import _UNITS, ASSISTANT, RESULT, USER
+    from pi_tools.providers.mapping import ASSISTANT, RESULT, USER
+    from pi_tools.providers.registry import adapter
 
     transformed = trace.transformed
     places = trace.places
     if transformed is None or len(places) != len(transformed):
         return None
-    units = _UNITS["google-generative-ai"]
-    kinds = {"user": USER, "assistant": ASSISTANT, "toolResult": RESULT}  # payload_map._kind_of_message's
+    units = adapter(trace.api).units  # the mapping of the API whose conversion recorded the trace
+    kinds = {"user": USER, "assistant": ASSISTANT, "toolResult": RESULT}  # payload_map.kind_of_message's
     open_turn, skipped_since = -1, False  # the response turn a next result may join; whether a message made none
     for message, place in zip(transformed, places, strict=True):
         if type(message) is not dict:

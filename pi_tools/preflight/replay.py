@@ -22,7 +22,7 @@ from pi_tools.preflight.check import finding, locate
 from pi_tools.preflight.outcome import outcome_of
 from pi_tools.preflight.provenance import Origin, convert_traced, map_origins
 from pi_tools.preflight.rules import SEVERITY_RANK, Hit, iter_hits, rules_by_id, rules_for
-from pi_tools.preflight.view import RequestView
+from pi_tools.providers.rulebook.view import RequestView
 from pi_tools.session import SessionTree
 from pi_tools.session.context import context_entries, entry_to_messages
 from pi_tools.session.diagnostics import describe_value
@@ -68,7 +68,7 @@ def request_model(message: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]
     """The catalog model that answered (or a stand-in with its API's defaults when it is not in the catalog)."""
     from pi_tools.providers.catalog import find_model, get_model
     from pi_tools.providers.errors import UnknownModelError
-    from pi_tools.providers.registry import REPRESENTATIVE_MODELS
+    from pi_tools.providers.table import find_row
 
     provider, model_id, api = message.get("provider"), message.get("model"), message.get("api")
     if not isinstance(provider, str) or not isinstance(model_id, str):
@@ -82,7 +82,8 @@ def request_model(message: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]
         return known, True
     # Not in the catalog, or recorded with another API than the catalog's: that API's representative model,
     # renamed, carries the request (with the catalog's limits where the model is known).
-    reference = REPRESENTATIVE_MODELS.get(str(api)) or ("google/gemini-2.5-flash" if api == "google-vertex" else None)
+    row = find_row(str(api))
+    reference = row.replay_model if row is not None else None
     if reference is None:
         return None, False
     stand_in = find_model(reference)

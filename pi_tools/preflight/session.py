@@ -25,6 +25,7 @@ def resolve_target(reference: str | None, session_model: Any) -> dict[str, Any]:
     from pi_tools.providers.catalog import find_model, get_model, session_model_names
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.registry import supported_apis
+    from pi_tools.providers.table import is_api
 
     try:
         if reference:
@@ -35,7 +36,7 @@ def resolve_target(reference: str | None, session_model: Any) -> dict[str, Any]:
         model = get_model(*names)
     except UnknownModelError as exc:
         raise PreflightError(f"{exc.args[0] if exc.args else exc}; pass --model PROVIDER/ID") from None
-    if model.get("api") not in supported_apis():
+    if not is_api(str(model.get("api"))):
         raise PreflightError(f"the session's model {names[0]}/{names[1]} speaks {model.get('api')}, which pi-tools "
                              f"does not build requests for ({', '.join(supported_apis())}); pass --model PROVIDER/ID")
     return model

@@ -47,17 +47,17 @@ def objects_for_junk_items(messages: Any) -> Any:
     return messages if out is None else out
 
 
-# What each API's user-message conversion calls on `msg.content` first (a number or an object has no such method).
-_USER_CONTENT = {"mistral-conversations": "msg.content.some is not a function",
-                 "bedrock-converse-stream": "m.content is not iterable"}
-_USER_CONTENT_DEFAULT = "msg.content.map is not a function"
+USER_CONTENT_DEFAULT = "msg.content.map is not a function"
+"""What most APIs' user-message conversion throws first on a `msg.content` that is a number or an object (it
+calls `map` on it); an adapter names its own (`ApiAdapter.user_content_failure`)."""
 
 
-def js_failure(messages: Any, api: str = "") -> str | None:
+def js_failure(messages: Any, user_content_failure: str = USER_CONTENT_DEFAULT) -> str | None:
     """The TypeError V8 throws for these messages' malformed content, where pi-ai's code meets it whatever the
     API: an assistant content that is neither an array nor missing (transformMessages flatMaps it); then, in
     message order, a user content that is neither text nor an array, a null item, or a user text block whose
-    `text` is not a string (sanitizeSurrogates calls `text.replace`)."""
+    `text` is not a string (sanitizeSurrogates calls `text.replace`). `user_content_failure` is what the API's
+    user-message conversion throws on such a user content."""
     if not isinstance(messages, list):
         return None
     for message in messages:
@@ -70,7 +70,7 @@ def js_failure(messages: Any, api: str = "") -> str | None:
             continue
         role, content = message["role"], message.get("content")
         if role == "user" and content is not None and type(content) is not list and type(content) is not str:
-            return _USER_CONTENT.get(api, _USER_CONTENT_DEFAULT)
+            return user_content_failure
         if type(content) is not list:
             continue
         for block in content:

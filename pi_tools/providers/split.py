@@ -23,9 +23,9 @@ caller builds the payload whole:
 
 Nothing else crosses a cut: a part's unanswered tool calls get their synthetic results at its end, exactly where
 the user message that follows would have put them. Every part but the last is built as history (an API takes
-part by defining `build_history` in its payload module, see registry.build_history); the last is built as a
-whole payload whose message list the others' join (an API whose list opens with what only the whole payload
-has, a system message, defines `build_tail` to say how many items that is). An error in any part also answers
+part by defining `build_history` in its adapter, see contract.ApiAdapter); the last is built as a whole
+payload whose message list the others' join (an API whose list opens with what only the whole payload has, a
+system message, defines `build_tail` to say how many items that is). An error in any part also answers
 None, so that the whole build reports exactly the error Pi reports.
 """
 
@@ -42,13 +42,7 @@ from pi_tools.pipe.documents import EncodedItems, dump_items
 from pi_tools.providers import registry
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.options import last_usage_index, message_timestamp
-
-_MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
-                  "google-generative-ai": "contents", "google-vertex": "contents", "openai-responses": "input",
-                  "azure-openai-responses": "input",
-                  "mistral-conversations": "messages", "openai-completions": "messages"}
-"""Where each API whose payload can be built in parts keeps its conversation."""
-
+from pi_tools.providers.table import find_row, items_key
 
 PART_BYTES = 128 << 10
 """How much message text a part of a large payload holds. Small parts are fast: a part's objects are made, used
@@ -57,8 +51,9 @@ the payload in 0.61-0.65 s from 64-256 KiB parts, 1.04 s whole and 1.25 s from 2
 
 
 def can_split(api: str) -> bool:
-    """Whether this API's payload can be built in parts."""
-    return api in _MESSAGE_LISTS
+    """Whether this API's payload may be built in parts: every API of the table (one whose adapter cannot build
+    its history apart answers None from build_part, and its payload is built whole)."""
+    return find_row(api) is not None
 
 
 @dataclass
@@ -107,11 +102,13 @@ class ContentTrace:
     """Where an API's conversion put each message transformMessages gave it, recorded while it converts (for
     preflight, which must name the session entry behind a payload item: reading it off the conversion costs
     nothing, where pairing the built items with the messages afterwards costs a second transformMessages and a
-    walk of both). An API records one when its payload module has ``build_history_traced``; the others leave it
-    empty (`transformed` None)."""
+    walk of both). An API records one when its adapter has ``build_history_traced``; the others leave it empty
+    (`transformed` None)."""
 
     transformed: list[Any] | None = None
     """transformMessages' output, as the conversion walked it."""
+    api: str = ""
+    """The API whose conversion recorded the trace (its adapter's payload mapping reads the record)."""
     synthetic: list[int] = field(default_factory=list)
     """The positions in `transformed` of the synthetic tool results transformMessages added."""
     places: list[Any] = field(default_factory=list)
@@ -157,7 +154,7 @@ def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[st
                scan: Callable[..., Any] | None = None) -> Tail:
     """The last part (raises what building it raises); `scan` as for build_part, with the payload messages
     only."""
-    key = _MESSAGE_LISTS[api]
+    key = items_key(api)
     messages = context.get("messages") or []
     payload, carry, opening = registry.build_tail(api, model, context, options)
     converted = payload[key]
@@ -208,7 +205,7 @@ def join(api: str, parts: Sequence[Part], tail: Tail) -> dict[str, Any] | None:
         renamed.update(part.renamed)
     if not renamed.isdisjoint(tail.result_ids):
         return None
-    key = _MESSAGE_LISTS[api]
+    key = items_key(api)
     joined = registry.join_parts(api, list(parts), tail)
     if joined is None:
         return None

@@ -4,15 +4,19 @@ A row holds what must be known without importing the API's folder: its name, the
 contract (`pi_tools.providers.contract.ApiAdapter`), which key of its payload holds the conversation, the model
 it is shown or decoded with when nothing names one, and a one-line description for `--api`'s help. Everything
 else (payload, wire request, stream decoder, parts, payload mapping, preflight rules) is loaded from the folder
-on first use, so `--help` and commands that touch one API never import the others.
+on first use (`pi_tools.providers.registry.adapter`), so `--help` and commands that touch one API never import
+the others.
 
 Third parties add an API with a row of their own through the ``pi_tools.apis`` entry point group (the entry
 point names an `ApiRow`); see docs/architecture.md, "Adding an API".
+
+This module imports nothing of the package (not even the catalog): every `--api` check reads it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,19 @@ class ApiRow:
     """Whether the folder has a stream decoder (`pi-tools decode`, `run`)."""
     http: bool = False
     """Whether `pi-tools run` can reach it over HTTP."""
+    stand_in_model: str | None = None
+    """The catalog model whose defaults carry a request `preflight --replay` finds recorded with a model the
+    catalog does not have (renamed to it); None: the representative model. Vertex has no representative model
+    (no default is shown for it) but replays with the Gemini API's, which builds the same request."""
+    borrows_models: bool = False
+    """For an API the catalog has no models of (a plug-in's): any catalog model may be named for it (--model,
+    else the representative model), and is built as a copy whose ``api`` is this API's name (`model_speaking`).
+    A built-in API takes only the catalog models that speak it."""
+
+    @property
+    def replay_model(self) -> str | None:
+        """The model a replayed request with an unknown model is built with (see `stand_in_model`)."""
+        return self.stand_in_model or self.representative_model
 
 
 BUILTIN_APIS: tuple[ApiRow, ...] = (
@@ -40,18 +57,20 @@ BUILTIN_APIS: tuple[ApiRow, ...] = (
            "groq/openai/gpt-oss-120b", "OpenAI Chat Completions and every compatible host", http=True),
     ApiRow("openai-responses", "pi_tools.providers.openai_responses", "input",
            "openai/gpt-5.1", "OpenAI Responses", http=True),
-    ApiRow("azure-openai-responses", "pi_tools.providers.azure_openai_responses", "input",
-           None, "Azure OpenAI Responses", streams=False),
     ApiRow("google-generative-ai", "pi_tools.providers.google_generative_ai", "contents",
            "google/gemini-2.5-flash", "Gemini API", http=True),
     ApiRow("google-vertex", "pi_tools.providers.google_vertex", "contents",
-           None, "Gemini on Vertex AI"),
+           None, "Gemini on Vertex AI", stand_in_model="google/gemini-2.5-flash"),
     ApiRow("mistral-conversations", "pi_tools.providers.mistral_conversations", "messages",
            "mistral/mistral-medium-latest", "Mistral"),
     ApiRow("bedrock-converse-stream", "pi_tools.providers.bedrock_converse_stream", "messages",
            "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", "Amazon Bedrock ConverseStream"),
+    ApiRow("azure-openai-responses", "pi_tools.providers.azure_openai_responses", "input",
+           None, "Azure OpenAI Responses", streams=False),
 )
-"""The built-in APIs, in the order every listing shows them."""
+"""The built-in APIs, in the order every listing shows them (the `--api` choices in error messages, `pi-tools
+run`'s list, the rule order of `preflight --list-rules` through each folder's rule modules). Azure comes last,
+as it always has in those listings: it was added as a variant of OpenAI Responses."""
 
 
 _rows: tuple[ApiRow, ...] | None = None
@@ -81,6 +100,40 @@ def api_names() -> list[str]:
     return [row.name for row in api_rows()]
 
 
+_BUILTIN_BY_NAME = {row.name: row for row in BUILTIN_APIS}
+
+
 def find_row(name: str) -> ApiRow | None:
-    """The row of API `name`, or None."""
-    return next((row for row in api_rows() if row.name == name), None)
+    """The row of API `name`, or None. A built-in API is found without reading the installed packages' entry
+    points (a scan of every installed distribution, some milliseconds): a command about one built-in API never
+    pays for it, and a plug-in cannot take a built-in name anyway."""
+    return _BUILTIN_BY_NAME.get(name) or next((row for row in api_rows() if row.name == name), None)
+
+
+def is_api(name: str) -> bool:
+    """Whether `name` is an API of the table (see find_row)."""
+    return find_row(name) is not None
+
+
+def representative_models() -> dict[str, str]:
+    """API name → its representative model, for the APIs that have one (in table order)."""
+    return {row.name: row.representative_model for row in api_rows() if row.representative_model is not None}
+
+
+def items_key(api: str) -> str:
+    """The payload key of API `api`'s conversation items (``messages`` for an API the table does not know, as
+    the preview and preflight have always read such a payload)."""
+    row = find_row(api)
+    return row.items_key if row is not None else "messages"
+
+
+def model_speaking(api: str, model: dict[str, Any]) -> dict[str, Any] | None:
+    """`model` (a catalog entry) as API `api` is built with: the model itself when it speaks the API; for an API
+    that borrows catalog models (a plug-in's row, `borrows_models`) a copy whose ``api`` is `api`; else None
+    (the model cannot be used with this API)."""
+    if model.get("api") == api:
+        return model
+    row = find_row(api)
+    if row is not None and row.borrows_models:
+        return {**model, "api": api}
+    return None

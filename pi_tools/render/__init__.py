@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pi_tools.render.preview import (
-        REPRESENTATIVE_MODELS,
         RenderRequest,
         Target,
         TargetError,
@@ -24,8 +23,7 @@ if TYPE_CHECKING:
 
 # The preview machinery (catalog, payload builders) loads on first use, so that the export, which only needs
 # the template environment, does not pay for it.
-_PREVIEW_NAMES = frozenset({"REPRESENTATIVE_MODELS", "RenderRequest", "Target", "TargetError", "build_preview",
-                            "pair_targets"})
+_PREVIEW_NAMES = frozenset({"RenderRequest", "Target", "TargetError", "build_preview", "pair_targets"})
 
 
 def __getattr__(name: str) -> Any:
@@ -39,7 +37,7 @@ FORMATS = ("html", "md")
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 __all__ = [
-    "FORMATS", "REPRESENTATIVE_MODELS", "RenderRequest", "Target", "TargetError", "build_preview", "pair_targets",
+    "FORMATS", "RenderRequest", "Target", "TargetError", "build_preview", "pair_targets",
     "iter_page", "render_session", "render_view",
 ]
 

@@ -216,28 +216,10 @@ def synthetic_note(result: Mapping[str, Any], assistant_row: int | None) -> Note
 
 
 def payload_max_tokens(api: str, payload: Mapping[str, Any]) -> tuple[str, Any] | None:
-    """(field path, value) of the output-token limit the payload carries, per API."""
-    if api == "anthropic-messages":
-        return "max_tokens", payload.get("max_tokens")
-    if api == "openai-completions":
-        for key in ("max_completion_tokens", "max_tokens"):
-            if key in payload:
-                return key, payload[key]
-        return None
-    if api == "openai-responses":
-        return ("max_output_tokens", payload["max_output_tokens"]) if "max_output_tokens" in payload else None
-    if api in ("google-generative-ai", "google-vertex"):
-        config = payload.get("config")
-        if isinstance(config, dict) and "maxOutputTokens" in config:
-            return "config.maxOutputTokens", config["maxOutputTokens"]
-        return None
-    if api == "mistral-conversations":
-        return ("maxTokens", payload["maxTokens"]) if "maxTokens" in payload else None
-    if api == "bedrock-converse-stream":
-        inference = payload.get("inferenceConfig")
-        if isinstance(inference, dict) and "maxTokens" in inference:
-            return "inferenceConfig.maxTokens", inference["maxTokens"]
-    return None
+    """(field path, value) of the output-token limit the payload carries, as the API's adapter finds it."""
+    from pi_tools.providers.registry import adapter
+
+    return adapter(api).max_tokens_field(payload)
 
 
 def max_tokens_notes(api: str, payload: Mapping[str, Any], model: Mapping[str, Any],
@@ -275,26 +257,11 @@ def reasoning_notes(requested: Any, sent: str | None, model: Mapping[str, Any]) 
 
 
 def adapter_notes(api: str, message: Mapping[str, Any], model: Mapping[str, Any]) -> list[Note]:
-    """Changes an adapter itself makes to a message it sends (only rules that hold for every model of the API)."""
-    role = message.get("role")
-    blocks = _list(message.get("content"))
-    if api == "openai-responses" and role == "assistant":
-        unsigned = sum(1 for b in blocks if b.get("type") == "thinking" and not b.get("thinkingSignature"))
-        if unsigned:
-            return [note("thinking-not-sent", "thinking not sent",
-                         f"{unsigned} thinking block(s) without a signature: the Responses API replays reasoning "
-                         "only as the stored reasoning item")]
-    if api in ("google-generative-ai", "google-vertex") and role == "assistant" \
-            and any(b.get("type") == "toolCall" for b in blocks):
-        from pi_tools.providers.google_generative_ai.payload import requires_tool_call_id
+    """Changes an adapter itself makes to a message it sends (only rules that hold for every model of the API):
+    the API's adapter names them."""
+    from pi_tools.providers.registry import adapter
 
-        if not requires_tool_call_id(str(model.get("id"))):
-            return [note("ids-not-sent", "call ids not sent",
-                         f"{model.get('id')} matches function calls and responses by name: ids are left out")]
-    if api == "mistral-conversations" and role == "toolResult" and message.get("isError"):
-        return [note("error-prefixed", "[tool error] prefix",
-                     "Mistral has no error flag: the result text is prefixed with '[tool error] '")]
-    return []
+    return adapter(api).adapter_notes(message, model)
 
 
 def adapter_skip_note(api: str) -> Note:

@@ -17,7 +17,6 @@ from typing import Any, cast
 import orjson
 
 from pi_tools.js.values import UNDEFINED, js_to_string
-from pi_tools.providers.registry import REPRESENTATIVE_MODELS
 from pi_tools.render import annotate
 from pi_tools.render.payload_map import PayloadMap, map_payload
 from pi_tools.session import SessionTree
@@ -75,59 +74,66 @@ def pair_targets(apis: Sequence[str], models: Sequence[str]) -> list[Target]:
     """--api and --model values → targets.
 
     As many --model as --api: they pair by position. Otherwise each --model goes to the first --api (in order)
-    that speaks its catalog API and has no model yet, and the remaining APIs use their default. --model alone
-    (no --api) shows each model with the API it speaks.
+    that speaks its catalog API (or borrows catalog models: providers.table.model_speaking) and has no model yet,
+    and the remaining APIs use their default. --model alone (no --api) shows each model with the API it speaks.
     """
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.registry import supported_apis
+    from pi_tools.providers.table import is_api, model_speaking
 
     for api in apis:
-        if api not in supported_apis():
+        if not is_api(api):
             raise TargetError(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
-    resolved: list[tuple[str, str]] = []
+    resolved: list[tuple[str, dict[str, Any]]] = []
     for reference in models:
         try:
-            resolved.append((reference, str(find_model(reference).get("api"))))
+            resolved.append((reference, find_model(reference)))
         except UnknownModelError as exc:
             raise TargetError(f"--model {reference}: {exc.args[0] if exc.args else exc}") from None
     if not apis:
-        return [Target(api, reference) for reference, api in resolved]
+        return [Target(str(model.get("api")), reference) for reference, model in resolved]
     targets = [Target(api) for api in apis]
     if len(models) == len(apis):
-        for target, (reference, api) in zip(targets, resolved, strict=True):
-            if api != target.api:
-                raise TargetError(f"--model {reference} speaks {api}, not {target.api} (the --api in the same "
-                                  "position)")
+        for target, (reference, model) in zip(targets, resolved, strict=True):
+            if model_speaking(target.api, model) is None:
+                raise TargetError(f"--model {reference} speaks {model.get('api')}, not {target.api} (the --api in "
+                                  "the same position)")
             target.model_ref = reference
         return targets
-    for reference, api in resolved:
-        slot = next((t for t in targets if t.api == api and t.model_ref is None), None)
+    for reference, model in resolved:
+        slot = next((t for t in targets if model_speaking(t.api, model) is not None and t.model_ref is None), None)
         if slot is None:
-            raise TargetError(f"--model {reference} speaks {api}, which is not among the --api values still "
+            raise TargetError(f"--model {reference} speaks {model.get('api')}, which is not among the --api values still "
                               "without a model")
         slot.model_ref = reference
     return targets
 
 
 def _target_model(target: Target, session_model: Any) -> tuple[dict[str, Any], str, str]:
-    """(catalog model, provider/id, why this model) for one target."""
+    """(catalog model, provider/id, why this model) for one target (the model as the target's API is built with
+    it: providers.table.model_speaking)."""
     from pi_tools.providers.catalog import find_model, get_model
     from pi_tools.providers.errors import UnknownModelError
+    from pi_tools.providers.table import find_row, model_speaking
 
     if target.model_ref:
-        return find_model(target.model_ref), target.model_ref, "--model"
+        chosen = find_model(target.model_ref)
+        return model_speaking(target.api, chosen) or chosen, target.model_ref, "--model"
     if isinstance(session_model, dict) and session_model.get("provider") and session_model.get("modelId"):
         try:
             model = get_model(str(session_model["provider"]), str(session_model["modelId"]))
         except UnknownModelError:
             model = None
-        if model is not None and model.get("api") == target.api:
-            return model, f"{model['provider']}/{model['id']}", "the session's model"
-    reference = REPRESENTATIVE_MODELS.get(target.api)
+        speaking = model_speaking(target.api, model) if model is not None else None
+        if speaking is not None:
+            return speaking, f"{speaking['provider']}/{speaking['id']}", "the session's model"
+    row = find_row(target.api)
+    reference = row.representative_model if row is not None else None
     if reference is None:
         raise TargetError(f"no default model for {target.api}: pass --model PROVIDER/ID")
-    return find_model(reference), reference, f"representative {target.api} model"
+    chosen = find_model(reference)
+    return model_speaking(target.api, chosen) or chosen, reference, f"representative {target.api} model"
 
 
 # --- display ---------------------------------------------------------------------------------------------------
@@ -213,21 +219,6 @@ class _Marker(int):
 _SYNTHETIC_STAMP = _Marker(-1)
 
 
-def _normalizer(api: str) -> Any:
-    from pi_tools.providers import registry
-
-    if api == "mistral-conversations":
-        # Mistral's normaliser is stateful per request (it avoids collisions); use a fresh one as the adapter does.
-        import importlib
-
-        module = importlib.import_module("pi_tools.providers.mistral_conversations.payload")
-        factory = getattr(module, "make_tool_call_id_normalizer", None)
-        if factory is not None:
-            normalize = factory()
-            return lambda tool_call_id, _model, _source: normalize(tool_call_id)
-    return registry.normalize_tool_call_id_for(api)
-
-
 def transformed_messages(api: str, model: Mapping[str, Any], llm: Sequence[Any]) -> list[Any]:
     """transformMessages as the API's adapter runs it, with synthetic results carrying a recognisable stamp.
 
@@ -235,10 +226,11 @@ def transformed_messages(api: str, model: Mapping[str, Any], llm: Sequence[Any])
     see them (providers.registry.build_payload): JavaScript reads a field of a string item as undefined where
     Python's dict access would fail."""
     from pi_tools.providers.junk_blocks import objects_for_junk_items
+    from pi_tools.providers.registry import request_tool_call_id_normalizer
     from pi_tools.providers.transform_messages import transform_messages
 
     messages = objects_for_junk_items(llm if isinstance(llm, list) else list(llm))
-    return transform_messages(messages, dict(model), _normalizer(api),
+    return transform_messages(messages, dict(model), request_tool_call_id_normalizer(api),
                               now_ms=cast(Callable[[], int], lambda: _SYNTHETIC_STAMP))
 
 
@@ -271,10 +263,10 @@ def _align_transformed(llm: Sequence[Any], transformed: Sequence[Any]) -> tuple[
 
 
 def _payload_top(payload: Mapping[str, Any], api: str) -> dict[str, Any]:
-    from pi_tools.render.payload_map import ITEM_LISTS
+    from pi_tools.providers.table import items_key
 
-    items_key = ITEM_LISTS.get(api, "messages")
-    top = {k: (f"[{len(v)} items, shown per message below]" if k == items_key and isinstance(v, list) else v)
+    key = items_key(api)
+    top = {k: (f"[{len(v)} items, shown per message below]" if k == key and isinstance(v, list) else v)
            for k, v in payload.items()}
     return top
 

@@ -67,9 +67,11 @@ class VisibilityRow:
 
 def representative_model(api: str, tree: SessionTree, path: list[Any]) -> dict[str, Any]:
     """The model transformMessages runs for: the session's current model if it speaks `api`, else the first
-    catalog model that does (only same-model checks depend on the choice, and they do not hide anything)."""
+    catalog model that does (only same-model checks depend on the choice, and they do not hide anything). An API
+    that borrows catalog models (providers.table.model_speaking) takes the session's model, else the first."""
     from pi_tools.providers.catalog import all_models, get_model
     from pi_tools.providers.errors import UnknownModelError
+    from pi_tools.providers.table import model_speaking
     from pi_tools.session.context import context_settings
 
     try:
@@ -78,14 +80,15 @@ def representative_model(api: str, tree: SessionTree, path: list[Any]) -> dict[s
         current = None
     if current and isinstance(current.get("provider"), str) and isinstance(current.get("modelId"), str):
         try:
-            model = get_model(current["provider"], current["modelId"])
-            if model.get("api") == api:
-                return model
+            speaking = model_speaking(api, get_model(current["provider"], current["modelId"]))
+            if speaking is not None:
+                return speaking
         except UnknownModelError:
             pass
     for model in all_models():
-        if model.get("api") == api:
-            return model
+        speaking = model_speaking(api, model)
+        if speaking is not None:
+            return speaking
     raise ValueError(f"no catalog model speaks the API {api!r}")
 
 

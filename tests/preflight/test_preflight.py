@@ -12,7 +12,7 @@ import pytest
 
 from pi_tools.preflight.replay import Options, replay_path
 from pi_tools.preflight.rules import all_rules, rules_by_id
-from pi_tools.preflight.view import RequestView
+from pi_tools.providers.rulebook.view import RequestView
 
 REALWORLD = Path(__file__).resolve().parents[2] / "fixtures" / "realworld"
 USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,

@@ -1,4 +1,4 @@
-"""The Gemini item scan (audit/preflight/google.py `_scan_items`) against the plain one-pass reading it replaced.
+"""The Gemini item scan (providers/google_generative_ai/preflight_rules.py `_scan_items`) against the plain one-pass reading it replaced.
 
 The scan runs over every content of a payload, so it asks each part only what its content's role can make it;
 these tests hold it to the reading that asks every part everything: on the Gemini payload of every conformance
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pi_tools.pipeline.stages import PayloadRequest, context_document, llm_document, payload_document
-from pi_tools.preflight.google import _decoded_size, _scan_items
+from pi_tools.providers.google_generative_ai.preflight_rules import _decoded_size, _scan_items
 from pi_tools.session import SessionReadError
 from pi_tools.session.load import load_session
 

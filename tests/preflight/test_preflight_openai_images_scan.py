@@ -1,4 +1,4 @@
-"""The OpenAI image scan (audit/preflight/openai_images.py `_scan_items`) against the plain reading it replaced:
+"""The OpenAI image scan (providers/openai_responses/image_rules.py `_scan_items`) against the plain reading it replaced:
 every part of every item asked for its data URL. On the Chat Completions and Responses payloads of every
 conformance case and real session, and on items of shapes no converter writes."""
 
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from pi_tools.pipeline.stages import PayloadRequest, context_document, llm_document, payload_document
-from pi_tools.preflight.openai_images import _data_url, _scan_items
-from pi_tools.preflight.view import blocks
+from pi_tools.providers.openai_responses.image_rules import _data_url, _scan_items
+from pi_tools.providers.rulebook.view import blocks
 from pi_tools.session import SessionReadError
 from pi_tools.session.load import load_session
 

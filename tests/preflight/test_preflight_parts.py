@@ -135,7 +135,7 @@ CONFORMANCE = Path(__file__).resolve().parents[2] / "fixtures" / "conformance"
 def _conformance_requests() -> list[tuple[str, str, PreflightRequest]]:
     """Every conformance case with each model variant of its golden and its inputs, without and with reasoning
     (as scripts/record_preflight_conformance.py checks them)."""
-    from pi_tools.providers.registry import REPRESENTATIVE_MODELS
+    from pi_tools.providers.table import representative_models
 
     requests = []
     for case in sorted((CONFORMANCE / "cases").glob("*.jsonl")):
@@ -144,7 +144,7 @@ def _conformance_requests() -> list[tuple[str, str, PreflightRequest]]:
             continue
         inputs = golden["inputs"]
         for key in sorted(golden.get("payloads") or {}):
-            model = key.split("@", 1)[1] if "@" in key else REPRESENTATIVE_MODELS[key]
+            model = key.split("@", 1)[1] if "@" in key else representative_models()[key]
             for reasoning in ("off", inputs.get("reasoningRequested")):
                 requests.append((str(case), key, PreflightRequest(
                     model=model, system_prompt=inputs.get("systemPrompt"), tools=inputs.get("tools"),
@@ -296,7 +296,7 @@ def test_part_scans_merged_equal_the_scan_of_the_joined_items(tmp_path: Path, mo
     until a rule or a trace reads one (the rules themselves decode a chunk or two at most here). A scan with a
     `prune` keeps, part by part, rows of the whole scan only, and at least those that pruning the whole scan
     keeps (a pair across a cut is not pruned in either part)."""
-    from pi_tools.preflight import scans
+    from pi_tools.providers.rulebook import scans
 
     path = _damaged(tmp_path, rounds=30)
     views: list[Any] = []
@@ -358,7 +358,7 @@ def test_part_scans_merged_equal_the_scan_of_the_joined_items(tmp_path: Path, mo
                 assert all((item, call_ids[0]) in calls for item, call_ids in kept)
                 assert pruned <= {call_id for _, call_id in calls}
                 assert merged["ids"] == [row for row in whole["ids"] if row[2] not in pruned]
-                from pi_tools.preflight import responses as responses_module
+                from pi_tools.providers.openai_responses import preflight_rules as responses_module
 
                 assert responses_module._ids(checked) is merged["ids"]
             elif least is not None:
@@ -400,7 +400,7 @@ def test_pruned_part_rows_give_the_findings_of_the_whole_build(tmp_path: Path, m
     """A part's scan rows are pruned where it is built (scans.item_scan's `prune`): answered tool loops leave
     nothing for the rules to relate. The findings stay those of the whole build, with thinking on and off, and
     the rows the main process merges are far fewer than the whole scan's."""
-    from pi_tools.preflight import scans
+    from pi_tools.providers.rulebook import scans
 
     path = _tool_loops(tmp_path)
     merged_rows: list[int] = []
@@ -459,7 +459,7 @@ def test_responses_pairs_pruned_in_parts_are_scanned_again_when_their_call_ids_r
     """A part prunes a call answered within it (responses._prune); where the call_id occurs in another part too
     (Pi replays an id a provider reused), the rules read every row of the items again (responses._ids), and the
     findings stay exactly the whole build's."""
-    from pi_tools.preflight import responses as responses_module
+    from pi_tools.providers.openai_responses import preflight_rules as responses_module
 
     path = _repeated_call_ids(tmp_path, stray)
     rescans: list[int] = []

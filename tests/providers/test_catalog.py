@@ -247,9 +247,9 @@ def test_registry_import_is_cheap_and_lazy() -> None:
     import sys
 
     probe = (
-        "import sys, pi_tools.providers.registry as r, pi_tools.providers as p\n"
+        "import sys, pi_tools.providers.registry as r, pi_tools.providers as p, pi_tools.providers.table as t\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('polars', 'jinja2', 'httpx')]\n"
-        "apis = set(r.API_MODULES.values())\n"
+        "apis = {row.folder.rsplit('.', 1)[1] for row in t.api_rows()}\n"
         "loaded = [m for m in sys.modules if m.startswith('pi_tools.providers.') and m.split('.')[2] in apis]\n"
         "print(heavy, loaded)\n"
     )
@@ -260,10 +260,12 @@ def test_registry_import_is_cheap_and_lazy() -> None:
 
 
 def test_registry_maps_every_api_and_rejects_unknown_ones() -> None:
-    from pi_tools.providers.registry import API_MODULES, build_payload, build_wire, stream_decoder
+    from pi_tools.providers.google_generative_ai.adapter import GoogleGenerativeAI
+    from pi_tools.providers.registry import adapter, build_payload, build_wire, stream_decoder
+    from pi_tools.providers.table import api_rows
 
-    assert API_MODULES["google-vertex"] == API_MODULES["google-generative-ai"] == "google_generative_ai"
-    assert set(API_MODULES) == {
+    assert isinstance(adapter("google-vertex"), GoogleGenerativeAI)  # Vertex builds on the Gemini API's folder
+    assert [row.name for row in api_rows() if row.streams] == [
         "anthropic-messages",
         "openai-completions",
         "openai-responses",
@@ -271,7 +273,7 @@ def test_registry_maps_every_api_and_rejects_unknown_ones() -> None:
         "google-vertex",
         "mistral-conversations",
         "bedrock-converse-stream",
-    }
+    ]
     for call in (
         lambda: build_payload("pi-messages", {}, {}, {}),
         lambda: build_wire("faux", {}, {}, {}),
@@ -282,9 +284,11 @@ def test_registry_maps_every_api_and_rejects_unknown_ones() -> None:
 
 
 def test_registry_builds_a_payload_through_the_api_package() -> None:
-    from pi_tools.providers.registry import API_MODULES, build_payload
+    from pi_tools.providers.registry import build_payload
+    from pi_tools.providers.table import find_row
 
-    if importlib.util.find_spec(f"pi_tools.providers.{API_MODULES['anthropic-messages']}.payload") is None:
+    row = find_row("anthropic-messages")
+    if row is None or importlib.util.find_spec(f"{row.folder}.payload") is None:
         pytest.skip("anthropic payload module not present in this checkout")
     model = find_model("anthropic/claude-sonnet-4-5")
     context = {

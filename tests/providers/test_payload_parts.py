@@ -606,9 +606,9 @@ def test_parts_of_every_leaf_of_branching_sessions() -> None:
 @pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "mistral-conversations"])
 def test_cli_with_a_helper_writes_the_same_for_the_other_apis(cli: Any, api: str) -> None:
     """The APIs whose conversions carry state across messages, through the CLI with a helper and without."""
-    from pi_tools.providers.registry import REPRESENTATIVE_MODELS
+    from pi_tools.providers.table import representative_models
 
-    args = ["payload", "--api", api, "--model", REPRESENTATIVE_MODELS[api], str(LARGEST.relative_to(ROOT)),
+    args = ["payload", "--api", api, "--model", representative_models()[api], str(LARGEST.relative_to(ROOT)),
             "fixtures/conformance/cases/c003_compaction.jsonl"]
     with_helper = cli(*args, env={SPLIT_BYTES_VARIABLE: "0"})
     without = cli(*args, env={SPLIT_BYTES_VARIABLE: "off"})

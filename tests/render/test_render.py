@@ -10,9 +10,10 @@ import pytest
 
 from pi_tools.pipeline.stages import OFFLINE_API_KEY
 from pi_tools.providers.catalog import find_model
+from pi_tools.providers.table import items_key
 from pi_tools.render import RenderRequest, Target, TargetError, build_preview, pair_targets, render_view
 from pi_tools.render.environment import md_code, md_text
-from pi_tools.render.payload_map import ITEM_LISTS, map_payload
+from pi_tools.render.payload_map import map_payload
 from pi_tools.render.preview import display_json, transformed_messages
 from pi_tools.session import load_session
 
@@ -67,7 +68,7 @@ def test_payload_items_map_back_to_their_messages(case: str) -> None:
             payload = entry["payload"]
             transformed = transformed_messages(api, model, doc["llm"])
             mapping = map_payload(api, payload, transformed, model, bool(inputs.get("systemPrompt")))
-            label = ITEM_LISTS[api]
+            label = items_key(api)
             assert mapping.unmatched == [], (case, key)
             assert [p.status for p in mapping.placements if p.status == "lost"] == [], (case, key)
             covered: list[int] = []

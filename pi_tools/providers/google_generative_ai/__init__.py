@@ -1,1 +1,2 @@
-"""google-generative-ai (Gemini API) and google-vertex request building: ``payload``, ``wire``, ``vertex``."""
+"""google-generative-ai (Gemini API): ``payload``, ``wire``, ``stream``, the payload mapping and the preflight
+rules of both Gemini APIs (google-vertex, in providers.google_vertex, builds on this folder's modules)."""

@@ -290,6 +290,7 @@ def convert_messages(model: Model, context: dict[str, Any], renamed: dict[str, s
     places = None
     if trace is not None:
         trace.transformed, places = transformed, trace.places
+        trace.api = GEMINI_API.api  # the places are in Gemini's terms, whichever Gemini API builds them
     for message in transformed:
         role = message.get("role")
         converted: dict[str, Any] | None
@@ -483,12 +484,6 @@ def build_request(
 
 
 def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-    """The ``{model, contents, config}`` object google-generative-ai passes to ``onPayload``.
-
-    The registry routes google-vertex here too (one package per dialect), so Vertex models are handed on.
-    """
-    if model.get("api") == "google-vertex":
-        from pi_tools.providers.google_generative_ai import vertex  # vertex builds on this module
-
-        return vertex.build_payload(model, context, options)
+    """The ``{model, contents, config}`` object google-generative-ai passes to ``onPayload`` (google-vertex's,
+    in providers.google_vertex, is built by the same `build_request` with Vertex's flavour)."""
     return build_request(model, context, options, GEMINI_API)

@@ -324,15 +324,9 @@ def finish_headers(headers: dict[str, str]) -> dict[str, str]:
 
 
 def build_wire(model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-    """The request google-generative-ai's client sends: ``POST {baseUrl}/models/{id}:streamGenerateContent``.
-
-    Vertex models (routed here by the registry) are handed to the Vertex client's rules.
-    """
+    """The request google-generative-ai's client sends: ``POST {baseUrl}/models/{id}:streamGenerateContent``
+    (google-vertex's client, in providers.google_vertex, shares the body and the URL helpers)."""
     options = options or {}
-    if model.get("api") == "google-vertex":
-        from pi_tools.providers.google_generative_ai import vertex  # vertex builds on this module
-
-        return vertex.build_wire(model, payload, options)
     resource = model_resource(payload.get("model"), vertex=False)
     body = build_body(payload, MLDEV)
     base_url = model.get("baseUrl")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from pi_tools.preflight.rules import Hit, rule
-from pi_tools.preflight.view import RequestView
+from pi_tools.providers.rulebook.rules import Hit, rule
+from pi_tools.providers.rulebook.view import RequestView
 
 API = ("mistral-conversations",)
 MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}")

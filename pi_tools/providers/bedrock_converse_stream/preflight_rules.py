@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from pi_tools.js.values import js_set_key
-from pi_tools.preflight.rules import Hit, rule
-from pi_tools.preflight.view import RequestView, blocks, is_blank
+from pi_tools.providers.rulebook.rules import Hit, rule
+from pi_tools.providers.rulebook.view import RequestView, blocks, is_blank
 
 API = ("bedrock-converse-stream",)
 

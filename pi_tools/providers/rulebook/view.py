@@ -11,18 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pi_tools.render.payload_map import ITEM_LISTS as _RENDER_ITEM_LISTS
+from pi_tools.providers.table import items_key
 
 T = TypeVar("T")
-
-ITEM_LISTS = {**_RENDER_ITEM_LISTS, "azure-openai-responses": "input"}
-"""Where each API's payload keeps its items (render's table, plus Azure's Responses, which Pi builds as OpenAI's)."""
-
-
-def mapping_api(api: str) -> str:
-    """The API whose payload mapping (render.payload_map) maps this API's payloads: Azure's Responses payloads are
-    OpenAI's."""
-    return "openai-responses" if api == "azure-openai-responses" else api
 
 
 @dataclass
@@ -43,9 +34,9 @@ class RequestView:
         if self.given_items is not None:
             self.items = self.given_items
         else:
-            items = self.payload.get(ITEM_LISTS.get(self.api, "messages"))
+            items = self.payload.get(items_key(self.api))
             self.items = items if isinstance(items, list) else []
-        self.key = ITEM_LISTS.get(self.api, "messages")
+        self.key = items_key(self.api)
         if self.end < 0:
             self.end = len(self.items)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from pi_tools.preflight.rules import Hit, rule
-from pi_tools.preflight.scans import Rows, Summary, item_scan, scanned
-from pi_tools.preflight.view import RequestView
+from pi_tools.providers.rulebook.rules import Hit, rule
+from pi_tools.providers.rulebook.scans import Rows, Summary, item_scan, scanned
+from pi_tools.providers.rulebook.view import RequestView
 
 API = ("openai-responses", "azure-openai-responses")
 CALLS = ("function_call", "custom_tool_call")

@@ -4,6 +4,9 @@ o1/o3/o4, not the open-weight gpt-oss) on OpenAI's endpoints, Azure's, GitHub Co
 forwards OpenAI's own 400); other OpenAI-compatible providers and models set limits of their own (Groq's gpt-oss
 takes 5 images, for instance) that are not documented uniformly.
 
+The rules live in the Responses folder (listed after Responses' own rules) and name the three APIs they apply
+to: Chat Completions and Azure's Responses take them from here.
+
 Pi sends an image as a base64 data URL (``data:image/png;base64,...``): an `image_url` part of a user message on
 Chat Completions, an `input_image` item in a user message or a function_call_output's output on Responses.
 """
@@ -14,10 +17,10 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from pi_tools.preflight.completions import OPENAI_HOSTED
-from pi_tools.preflight.rules import Hit, rule
-from pi_tools.preflight.scans import Rows, Summary, item_scan, scanned
-from pi_tools.preflight.view import RequestView
+from pi_tools.providers.openai_completions.preflight_rules import OPENAI_HOSTED
+from pi_tools.providers.rulebook.rules import Hit, rule
+from pi_tools.providers.rulebook.scans import Rows, Summary, item_scan, scanned
+from pi_tools.providers.rulebook.view import RequestView
 
 API = ("openai-completions", "openai-responses", "azure-openai-responses")
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")

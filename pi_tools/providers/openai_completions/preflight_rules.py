@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
-from pi_tools.preflight.rules import Hit, rule
-from pi_tools.preflight.view import RequestView
+from pi_tools.providers.rulebook.rules import Hit, rule
+from pi_tools.providers.rulebook.view import RequestView
 
 API = ("openai-completions",)
 OPENAI_HOSTED = frozenset({"openai", "azure-openai", "github-copilot"})

@@ -10,9 +10,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pi_tools.js.values import js_set_key
-from pi_tools.preflight.rules import Hit, rule
-from pi_tools.preflight.scans import Rows, Summary, firsts, item_scan, scanned
-from pi_tools.preflight.view import RequestView, blocks
+from pi_tools.providers.rulebook.rules import Hit, rule
+from pi_tools.providers.rulebook.scans import Rows, Summary, firsts, item_scan, scanned
+from pi_tools.providers.rulebook.view import RequestView, blocks
 
 API = ("anthropic-messages",)
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")

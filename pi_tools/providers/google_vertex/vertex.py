@@ -1,4 +1,4 @@
-"""google-vertex: the same Gemini request as google-generative-ai, sent to Vertex AI.
+"""google-vertex: the same Gemini request as google-generative-ai (whose modules this one builds on), sent to Vertex AI.
 
 pi-ai's Vertex adapter shares the message/tool conversion but has its own (older) thinking tables: no Gemma 4
 levels and no 2.5-flash-lite budget row. The client authenticates with an API key (Vertex express mode,

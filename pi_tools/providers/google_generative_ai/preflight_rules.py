@@ -7,10 +7,10 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from pi_tools.preflight.rules import Hit, rule
-from pi_tools.preflight.scans import Rows, Summary, firsts, item_scan, scanned
-from pi_tools.preflight.view import RequestView, blocks
 from pi_tools.providers.google_generative_ai.payload import gemini_major_version
+from pi_tools.providers.rulebook.rules import Hit, rule
+from pi_tools.providers.rulebook.scans import Rows, Summary, firsts, item_scan, scanned
+from pi_tools.providers.rulebook.view import RequestView, blocks
 
 API = ("google-generative-ai", "google-vertex")
 
