@@ -17,13 +17,14 @@ from pi_tools.cli.common import (
     report,
 )
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
+from pi_tools.cli.options import REFUSAL_EXPECTED_ONE_OF, AuditFormat, FailOn, format_option, rules_option
 
 
 def audit_command(
     paths: Annotated[list[str] | None, typer.Argument(help="Session files or directories (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
-    output_format: Annotated[str, typer.Option("--format", help="table, json (one finding per line), junit or sarif.")] = "table",
-    rules: Annotated[str | None, typer.Option("--rules", metavar="ID,...", help="Only these rule ids; +ID adds an opt-in rule (secret-in-session) to the defaults; all: every rule (default: every rule but the opt-in ones).")] = None,
-    fail_on: Annotated[str, typer.Option("--fail-on", help="Exit 1 when a finding has this severity or worse: error or warning.")] = "error",
+    output_format: Annotated[AuditFormat, format_option(AuditFormat, "table, json (one finding per line), junit or sarif.", REFUSAL_EXPECTED_ONE_OF)] = "table",
+    rules: Annotated[str | None, rules_option("Only these rule ids; +ID adds an opt-in rule (secret-in-session) to the defaults; all: every rule (default: every rule but the opt-in ones).")] = None,
+    fail_on: FailOn = "error",
     list_rules: Annotated[bool, typer.Option("--list-rules", help="Print every rule with its severity and description, then exit.")] = False,
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
@@ -42,18 +43,14 @@ def audit_command(
         from pi_tools.engine.early import read_ahead
 
         read_ahead(paths)  # one input: its bytes come in while the audit modules import (a directory: nothing read)
-    from pi_tools.audit.formats import FORMATS, junit, rule_list, sarif, table
+    from pi_tools.audit.formats import junit, rule_list, sarif, table
     from pi_tools.audit.rules import SEVERITY_RANK, UnknownRuleError, select_rules
     from pi_tools.audit.runner import run_audit
     from pi_tools.pipe.documents import dumps_document
 
-    if output_format not in FORMATS:
-        fail(f"--format: expected one of {', '.join(FORMATS)}, got {output_format!r}")
     if list_rules:
         _write(rule_list(output_format).encode())
         raise SystemExit(EXIT_OK)
-    if fail_on not in ("error", "warning"):
-        fail(f"--fail-on: expected error or warning, got {fail_on!r}")
     if not paths:
         paths = [default_session_folder()]
     try:

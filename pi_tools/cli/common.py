@@ -56,14 +56,13 @@ def stdin_reader() -> Callable[[], bytes] | None:
 
 
 def checked_api_and_model(api: str, model: str | None) -> Any:
-    """Validate --api and --model (when given) together: the catalog model, or None; usage errors exit 2."""
+    """Validate --model (when given) against --api: the catalog model, or None; usage errors exit 2.
+
+    --api itself was checked while the command line was parsed (cli.options.api_option)."""
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.errors import UnknownModelError
-    from pi_tools.providers.registry import supported_apis
-    from pi_tools.providers.table import is_api, model_speaking
+    from pi_tools.providers.table import model_speaking
 
-    if not is_api(api):
-        fail(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
     if model is None:
         return None
     try:

@@ -8,11 +8,12 @@ import typer
 
 from pi_tools.cli.common import run_documents, run_file_tasks
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
+from pi_tools.cli.options import leaf_option
 
 
 def context_command(
     files: Annotated[list[str] | None, typer.Argument(help="Session files (.jsonl); stdin when omitted.")] = None,
-    leaf: Annotated[str | None, typer.Option("--leaf", help="Build the context for this entry id instead of the session's own leaf.")] = None,
+    leaf: Annotated[str | None, leaf_option("Build the context for this entry id instead of the session's own leaf.")] = None,
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,

@@ -8,11 +8,12 @@ import typer
 
 from pi_tools.cli.common import run_documents, run_file_tasks
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
+from pi_tools.cli.options import leaf_option
 
 
 def convert_command(
     files: Annotated[list[str] | None, typer.Argument(help="Session files; stdin (context documents or a session) when omitted.")] = None,
-    leaf: Annotated[str | None, typer.Option("--leaf", help="For session files: the entry id to build the context from.")] = None,
+    leaf: Annotated[str | None, leaf_option("For session files: the entry id to build the context from.")] = None,
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,

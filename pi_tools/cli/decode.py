@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, checked_api_and_model, fail, report
+from pi_tools.cli.options import api_option, model_option, reasoning_option
 
 
 def _parse_headers(values: list[str]) -> dict[str, str]:
@@ -47,10 +48,10 @@ def decode_documents(body: bytes, *, source: str, api: str, model_ref: str, stat
 
 def decode_command(
     capture_file: Annotated[str, typer.Argument(metavar="FILE", help="A captured response: the bare body (an SSE transcript, Bedrock's binary event stream, an error body), a raw HTTP response as curl -i or curl -D - write it, or a HAR file.")],
-    api: Annotated[str, typer.Option("--api", help="anthropic-messages, openai-completions, openai-responses, google-generative-ai, mistral-conversations or bedrock-converse-stream.")] = ...,  # type: ignore[assignment]
-    model: Annotated[str | None, typer.Option("--model", metavar="PROVIDER/ID", help="Catalog model the request was for (prices the usage; default: a typical model of the API).")] = None,
+    api: Annotated[str, api_option("The provider API the response came from.", streaming=True)] = ...,  # type: ignore[assignment]
+    model: Annotated[str | None, model_option("Catalog model the request was for (prices the usage; default: a typical model of the API).")] = None,
     status: Annotated[int | None, typer.Option("--status", metavar="N", help="HTTP status a bare body came with (default 200).")] = None,
-    reasoning: Annotated[str | None, typer.Option("--reasoning", metavar="LEVEL", help="Thinking level the request asked for.")] = None,
+    reasoning: Annotated[str | None, reasoning_option("Thinking level the request asked for.")] = None,
     header: Annotated[list[str] | None, typer.Option("--header", metavar="'NAME: VALUE'", help="A response header of a bare body (repeatable), e.g. Bedrock's x-amzn-errortype.")] = None,
     events: Annotated[bool, typer.Option("--events", help="Also print every stream event Pi would push, before the message.")] = False,
 ) -> None:

@@ -15,11 +15,22 @@ from pi_tools.cli.common import (
     report,
     write_pieces,
 )
+from pi_tools.cli.options import (
+    REFUSAL_UNKNOWN_FORMAT,
+    REFUSAL_UNKNOWN_VALUE,
+    ExportBranches,
+    ExportFormat,
+    ExportOnly,
+    choice_option,
+    format_option,
+    leaf_option,
+    output_option,
+)
 
 _EXTENSIONS = {"md": "md", "html": "html", "chat": "jsonl"}
 
 
-def _format_for(out: str, fmt: str | None) -> str:
+def _format_for(out: str, fmt: ExportFormat | None) -> ExportFormat:
     if fmt is not None:
         return fmt
     lowered = out.lower()
@@ -32,13 +43,13 @@ def _format_for(out: str, fmt: str | None) -> str:
 
 def export_command(
     files: Annotated[list[str], typer.Argument(help="Session files (one output each).")],
-    out: Annotated[str, typer.Option("-o", "--output", metavar="OUT", help="Output file (- for stdout); a directory when several FILEs are given.")],
-    fmt: Annotated[str | None, typer.Option("--format", metavar="md|html|chat", help="Output format (default: from OUT's extension: .md, .jsonl, else html).")] = None,
-    leaf: Annotated[str | None, typer.Option("--leaf", metavar="ID", help="Entry id whose path to show (default: the session's leaf).")] = None,
-    branches: Annotated[str, typer.Option("--branches", metavar="active|all", help="The active path only, or the whole tree (abandoned branches marked; md and html).")] = "active",
+    out: Annotated[str, output_option("Output file (- for stdout); a directory when several FILEs are given.")],
+    fmt: Annotated[ExportFormat | None, format_option(ExportFormat, "Output format (default: from OUT's extension: .md, .jsonl, else html).", REFUSAL_UNKNOWN_FORMAT)] = None,
+    leaf: Annotated[str | None, leaf_option("Entry id whose path to show (default: the session's leaf).", metavar="ID")] = None,
+    branches: Annotated[ExportBranches, choice_option("--branches", ExportBranches, "The active path only, or the whole tree (abandoned branches marked; md and html).", REFUSAL_UNKNOWN_VALUE)] = "active",
     no_tools: Annotated[bool, typer.Option("--no-tools", help="Leave out tool calls and tool results.")] = False,
     no_thinking: Annotated[bool, typer.Option("--no-thinking", help="Leave out thinking.")] = False,
-    only: Annotated[str | None, typer.Option("--only", metavar="user|assistant", help="Show only user messages, or only assistant messages (with their tool calls).")] = None,
+    only: Annotated[ExportOnly | None, choice_option("--only", ExportOnly, "Show only user messages, or only assistant messages (with their tool calls).", REFUSAL_UNKNOWN_VALUE)] = None,
     redact: Annotated[list[str] | None, typer.Option("--redact", metavar="REGEX", help="Replace matches with [REDACTED] in every session string shown (repeatable).")] = None,
     scrub: Annotated[bool, typer.Option("--scrub", help="Replace detected credentials (API keys, tokens, private keys, URL passwords) with [REDACTED:<kind>].")] = False,
 ) -> None:
@@ -52,19 +63,12 @@ def export_command(
 
     Example: pi-tools export s.jsonl --branches all --no-thinking --scrub -o s.html
     """
-    from pi_tools.export import FORMATS, ExportError, ExportOptions, export_session
+    from pi_tools.export import ExportError, ExportOptions, export_session
     from pi_tools.export.redaction import RedactError, make_rewrite
-    from pi_tools.export.transcript import BRANCHES, ONLY
     from pi_tools.output.templates import MissingTemplateError
     from pi_tools.session import ContextError, SessionReadError, load_session
 
     chosen = _format_for(out, fmt)
-    if chosen not in FORMATS:
-        fail(f"--format: unknown format {chosen!r} (choose from {', '.join(FORMATS)})")
-    if branches not in BRANCHES:
-        fail(f"--branches: unknown value {branches!r} (choose from {', '.join(BRANCHES)})")
-    if only is not None and only not in ONLY:
-        fail(f"--only: unknown value {only!r} (choose from {', '.join(ONLY)})")
     if chosen == "chat" and branches == "all":
         fail("--branches all: a chat export is one conversation; pick a branch with --leaf ID "
              "(md and html show the whole tree)")

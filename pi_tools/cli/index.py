@@ -8,11 +8,12 @@ import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, default_session_folder, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine, engine_failed
+from pi_tools.cli.options import output_option
 
 
 def index_command(
     paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
-    out: Annotated[str | None, typer.Option("-o", "--output", metavar="OUT", help="The index folder (created, or brought up to date).")] = None,
+    out: Annotated[str | None, output_option("The index folder (created, or brought up to date).")] = None,
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,

@@ -9,11 +9,12 @@ from typing import Annotated
 import typer
 
 from pi_tools.cli.common import default_session_folder, fail
+from pi_tools.cli.options import REFUSAL_MUST_BE, TableOrJson, format_option
 
 
 def ls_command(
     directory: Annotated[str | None, typer.Argument(help="A directory searched recursively for *.jsonl sessions (default: Pi's session folder).")] = None,
-    output_format: Annotated[str, typer.Option("--format", help="table or json (one object per line).")] = "table",
+    output_format: Annotated[TableOrJson, format_option(TableOrJson, "table or json (one object per line).", REFUSAL_MUST_BE)] = "table",
 ) -> None:
     """List sessions: id, cwd, name, created, modified, message count and first user message, newest first.
 
@@ -26,8 +27,6 @@ def ls_command(
     from pi_tools.session.listing import list_sessions
     from pi_tools.session.preview import shorten
 
-    if output_format not in ("table", "json"):
-        fail(f"--format must be table or json, not {output_format!r}")
     if directory is None:
         directory = default_session_folder()
     if not os.path.isdir(directory):

@@ -8,12 +8,13 @@ from typing import Annotated
 import typer
 
 from pi_tools.cli.common import fail
+from pi_tools.cli.options import REFUSAL_MUST_BE, TableOrJson, api_filter_option, format_option
 
 
 def models_command(
-    api: Annotated[str | None, typer.Option("--api", help="Only models of this API.")] = None,
+    api: Annotated[str | None, api_filter_option("Only models of this API.")] = None,
     provider: Annotated[str | None, typer.Option("--provider", help="Only models of this provider.")] = None,
-    output_format: Annotated[str, typer.Option("--format", help="table or json (one model per line).")] = "table",
+    output_format: Annotated[TableOrJson, format_option(TableOrJson, "table or json (one model per line).", REFUSAL_MUST_BE)] = "table",
 ) -> None:
     """List the model catalog (provider/id, API, reasoning, input, context window, max tokens, $/Mtok).
 
@@ -21,8 +22,6 @@ def models_command(
     """
     from pi_tools.providers.catalog import all_models
 
-    if output_format not in ("table", "json"):
-        fail(f"--format must be table or json, not {output_format!r}")
     models = [
         m for m in all_models()
         if (api is None or m.get("api") == api) and (provider is None or m.get("provider") == provider)

@@ -15,6 +15,7 @@ from pi_tools.cli.common import (
     run_file_tasks,
 )
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
+from pi_tools.cli.options import api_option, leaf_option, model_option, reasoning_option
 
 
 def _load_tools(path: str) -> list[dict[str, Any]]:
@@ -37,14 +38,14 @@ def _load_tools(path: str) -> list[dict[str, Any]]:
 
 def payload_command(
     files: Annotated[list[str] | None, typer.Argument(help="Session files; stdin (context/llm documents or a session) when omitted.")] = None,
-    api: Annotated[str, typer.Option("--api", help="anthropic-messages, openai-completions, openai-responses, google-generative-ai, google-vertex, mistral-conversations or bedrock-converse-stream.")] = ...,  # type: ignore[assignment]
-    model: Annotated[str | None, typer.Option("--model", metavar="PROVIDER/ID", help="Catalog model (default: the session's current model).")] = None,
+    api: Annotated[str, api_option("The provider API to build the request for.")] = ...,  # type: ignore[assignment]
+    model: Annotated[str | None, model_option("Catalog model (default: the session's current model).")] = None,
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt to send (default: none).")] = None,
     tools: Annotated[str | None, typer.Option("--tools", metavar="FILE", help="JSON array of {name, description, parameters}.")] = None,
-    reasoning: Annotated[str | None, typer.Option("--reasoning", metavar="LEVEL", help="Thinking level (default: the session's), clamped to the model as Pi does.")] = None,
+    reasoning: Annotated[str | None, reasoning_option("Thinking level (default: the session's), clamped to the model as Pi does.")] = None,
     session_id: Annotated[str | None, typer.Option("--session-id", metavar="ID", help="Prompt-cache session id (default: the session header's id).")] = None,
     wire: Annotated[bool, typer.Option("--wire", help="Also give the HTTP request the SDK would send (credentials redacted).")] = False,
-    leaf: Annotated[str | None, typer.Option("--leaf", help="For session files: the entry id to build the context from.")] = None,
+    leaf: Annotated[str | None, leaf_option("For session files: the entry id to build the context from.")] = None,
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,

@@ -9,6 +9,16 @@ import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, before_exit, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
+from pi_tools.cli.options import (
+    REFUSAL_EXPECTED_ONE_OF,
+    AuditFormat,
+    FailOn,
+    format_option,
+    leaf_option,
+    model_option,
+    reasoning_option,
+    rules_option,
+)
 
 if TYPE_CHECKING:
     from pi_tools.engine import Engine
@@ -16,16 +26,16 @@ if TYPE_CHECKING:
 
 def preflight_command(
     paths: Annotated[list[str] | None, typer.Argument(help="Session files or directories (searched recursively for *.jsonl).")] = None,
-    model: Annotated[str | None, typer.Option("--model", metavar="PROVIDER/ID", help="Catalog model to check the next request for (default: the session's current model).")] = None,
+    model: Annotated[str | None, model_option("Catalog model to check the next request for (default: the session's current model).")] = None,
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt the request carries (default: none).")] = None,
     tools: Annotated[str | None, typer.Option("--tools", metavar="FILE", help="JSON array of {name, description, parameters}.")] = None,
-    reasoning: Annotated[str | None, typer.Option("--reasoning", metavar="LEVEL", help="Thinking level (default: the session's), clamped to the model as Pi does.")] = None,
-    leaf: Annotated[str | None, typer.Option("--leaf", help="The entry id to build the context from (default: the session's leaf).")] = None,
+    reasoning: Annotated[str | None, reasoning_option("Thinking level (default: the session's), clamped to the model as Pi does.")] = None,
+    leaf: Annotated[str | None, leaf_option("The entry id to build the context from (default: the session's leaf).")] = None,
     replay: Annotated[bool, typer.Option("--replay", help="Check every request the session made and compare with the provider's recorded verdict.")] = False,
     all_branches: Annotated[bool, typer.Option("--all-branches", help="With --replay: the requests of every branch, not only the active path.")] = False,
-    output_format: Annotated[str, typer.Option("--format", help="table, json, junit or sarif (--replay: table or json).")] = "table",
-    fail_on: Annotated[str, typer.Option("--fail-on", help="Exit 1 when a finding has this severity or worse: error or warning.")] = "error",
-    rules: Annotated[str | None, typer.Option("--rules", metavar="ID,...", help="Only these rule ids (default: all).")] = None,
+    output_format: Annotated[AuditFormat, format_option(AuditFormat, "table, json, junit or sarif (--replay: table or json).", REFUSAL_EXPECTED_ONE_OF)] = "table",
+    fail_on: FailOn = "error",
+    rules: Annotated[str | None, rules_option("Only these rule ids (default: all).")] = None,
     list_rules: Annotated[bool, typer.Option("--list-rules", help="Print every rule with its APIs, severity and the provider's message, then exit.")] = False,
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
@@ -56,11 +66,8 @@ def preflight_command(
     if list_rules:
         _write(_rule_list(output_format).encode())
         raise SystemExit(EXIT_OK)
-    formats = ("table", "json") if replay else ("table", "json", "junit", "sarif")
-    if output_format not in formats:
-        fail(f"--format: expected one of {', '.join(formats)}, got {output_format!r}")
-    if fail_on not in ("error", "warning"):
-        fail(f"--fail-on: expected error or warning, got {fail_on!r}")
+    if replay and output_format not in ("table", "json"):
+        fail(f"--format: expected one of table, json, got {output_format!r}")
     if all_branches and not replay:
         fail("--all-branches only goes with --replay")
     if not paths:

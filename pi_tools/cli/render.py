@@ -8,6 +8,16 @@ from typing import Annotated, Any
 import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, fail, output_paths, report, write_pieces
+from pi_tools.cli.options import (
+    REFUSAL_UNKNOWN_FORMAT,
+    RenderFormat,
+    api_option,
+    format_option,
+    leaf_option,
+    model_option,
+    output_option,
+    reasoning_option,
+)
 
 
 def _load_tools(path: str) -> list[dict[str, Any]]:
@@ -28,14 +38,14 @@ def _load_tools(path: str) -> list[dict[str, Any]]:
 
 def render_command(
     files: Annotated[list[str], typer.Argument(help="Session files (one page each).")],
-    out: Annotated[str, typer.Option("-o", "--output", metavar="OUT", help="Output file (- for stdout); a directory when several FILEs are given.")],
-    api: Annotated[list[str] | None, typer.Option("--api", metavar="API", help="Provider API to preview (repeat to compare side by side).")] = None,
-    model: Annotated[list[str] | None, typer.Option("--model", metavar="PROVIDER/ID", help="Catalog model: pairs with --api by position when given as often, else goes to the --api it speaks.")] = None,
-    fmt: Annotated[str | None, typer.Option("--format", metavar="html|md", help="Output format (default: from OUT's extension, else html).")] = None,
+    out: Annotated[str, output_option("Output file (- for stdout); a directory when several FILEs are given.")],
+    api: Annotated[list[str] | None, api_option("Provider API to preview (repeat to compare side by side).")] = None,
+    model: Annotated[list[str] | None, model_option("Catalog model: pairs with --api by position when given as often, else goes to the --api it speaks.")] = None,
+    fmt: Annotated[RenderFormat | None, format_option(RenderFormat, "Output format (default: from OUT's extension, else html).", REFUSAL_UNKNOWN_FORMAT)] = None,
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt to send (default: none).")] = None,
     tools: Annotated[str | None, typer.Option("--tools", metavar="FILE", help="JSON array of {name, description, parameters}.")] = None,
-    reasoning: Annotated[str | None, typer.Option("--reasoning", metavar="LEVEL", help="Thinking level (default: the session's), clamped per model as Pi does.")] = None,
-    leaf: Annotated[str | None, typer.Option("--leaf", metavar="ID", help="Entry id to build the context from (default: the session's leaf).")] = None,
+    reasoning: Annotated[str | None, reasoning_option("Thinking level (default: the session's), clamped per model as Pi does.")] = None,
+    leaf: Annotated[str | None, leaf_option("Entry id to build the context from (default: the session's leaf).", metavar="ID")] = None,
     block_images: Annotated[bool, typer.Option("--block-images", help="Apply Pi's images.blockImages setting after convertToLlm.")] = False,
 ) -> None:
     """Render, for each message, the stored AgentMessage, what convertToLlm made of it and what each API's payload
@@ -48,12 +58,10 @@ def render_command(
     Example: pi-tools render s.jsonl --api anthropic-messages --api openai-responses -o s.html
     """
     from pi_tools.output.templates import MissingTemplateError
-    from pi_tools.render import FORMATS, RenderRequest, TargetError, pair_targets, render_session
+    from pi_tools.render import RenderRequest, TargetError, pair_targets, render_session
     from pi_tools.session import ContextError, SessionReadError, load_session
 
     chosen = fmt or ("md" if out.lower().endswith((".md", ".markdown")) else "html")
-    if chosen not in FORMATS:
-        fail(f"--format: unknown format {chosen!r} (choose from {', '.join(FORMATS)})")
     if not api and not model:
         fail("--api: name at least one provider API (or a --model)")
     try:

@@ -7,11 +7,18 @@ from typing import Annotated
 import typer
 
 from pi_tools.cli.common import fail
+from pi_tools.cli.options import (
+    REFUSAL_UNKNOWN_FORMAT,
+    ReportFormat,
+    format_option,
+    output_option,
+    reasoning_option,
+)
 
 
 def repair_command(
     file: Annotated[str, typer.Argument(help="The damaged session file (read only unless --in-place).")],
-    out: Annotated[str | None, typer.Option("-o", "--output", metavar="OUT", help="Where to write the repaired session (must differ from FILE).")] = None,
+    out: Annotated[str | None, output_option("Where to write the repaired session (must differ from FILE).")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Replace FILE, keeping the original as FILE.bak (or FILE.bak.N: never an existing name).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT (and OUT.rejected) if they exist.")] = False,
     close_orphans: Annotated[bool, typer.Option("--close-orphans", help="Store the `No result provided` results Pi would synthesise for unanswered tool calls.")] = False,
@@ -21,9 +28,9 @@ def repair_command(
     trim_failed: Annotated[bool, typer.Option("--trim-failed", help="Move the errored or aborted assistant turns at the leaf to OUT.rejected, so the last good entry is the leaf.")] = False,
     drop_malformed_calls: Annotated[bool, typer.Option("--drop-malformed-calls", help="Remove tool calls with an empty or non-string id or name, or non-object arguments, with their results.")] = False,
     for_model: Annotated[str | None, typer.Option("--for-model", metavar="PROVIDER/ID", help="Fix what preflight says this model would refuse, where a rewrite can; say what cannot be fixed.")] = None,
-    reasoning: Annotated[str | None, typer.Option("--reasoning", metavar="LEVEL", help="With --for-model: the thinking level of the request to check (default: the session's).")] = None,
+    reasoning: Annotated[str | None, reasoning_option("With --for-model: the thinking level of the request to check (default: the session's).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the changes; write nothing.")] = False,
-    output_format: Annotated[str, typer.Option("--format", help="text (one line per change) or json (one document per change, then a summary).")] = "text",
+    output_format: Annotated[ReportFormat, format_option(ReportFormat, "text (one line per change) or json (one document per change, then a summary).", REFUSAL_UNKNOWN_FORMAT)] = "text",
 ) -> None:
     """Repair a session into a new file that Pi loads: split concatenated objects, drop a torn tail, set aside
     unparseable lines in OUT.rejected (LINE<TAB>bytes), and optionally fix the conversation (--relink,
@@ -35,11 +42,10 @@ def repair_command(
 
     Example: pi-tools repair broken.jsonl -o fixed.jsonl --relink --close-orphans && pi-tools audit fixed.jsonl
     """
-    from pi_tools.cli.rewriting import check_format, check_target_options, print_changes
+    from pi_tools.cli.rewriting import check_target_options, print_changes
     from pi_tools.rewrite.repair import ConversationFixes, RepairError, repair_file
     from pi_tools.rewrite.writer import free_backup_name
 
-    check_format(output_format)
     check_target_options(out, in_place, dry_run)
     if reasoning is not None and for_model is None:
         fail("--reasoning only goes with --for-model")

@@ -13,13 +13,6 @@ from typing import Any
 
 from pi_tools.cli.common import fail
 
-FORMATS = ("text", "json")
-
-
-def check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        fail(f"--format: unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
-
 
 def check_target_options(out: str | None, in_place: bool, dry_run: bool) -> None:
     """-o and --in-place exclude each other; one of them is needed unless --dry-run."""

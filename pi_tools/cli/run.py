@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from pi_tools.cli.common import fail
+from pi_tools.cli.options import REFUSAL_UNKNOWN_EVENT_FORMAT, EventFormat, format_option, model_option
 
 
 class _Transcript:
@@ -100,7 +101,7 @@ def run_command(
     session: Annotated[str | None, typer.Option("--session", metavar="FILE", help="Session file to continue at its leaf (created when missing).")] = None,
     session_dir: Annotated[str | None, typer.Option("--session-dir", metavar="DIR", help="Folder for a new session file named as Pi names them (default: Pi's per-project folder).")] = None,
     provider: Annotated[str, typer.Option("--provider", help="faux (offline, scripted) or a catalog provider: anthropic, openai, google, groq, ...")] = "faux",
-    model: Annotated[str | None, typer.Option("--model", metavar="ID", help="Model id within the provider (see `pi-tools models`).")] = None,
+    model: Annotated[str | None, model_option("Model id within the provider (see `pi-tools models`).", metavar="ID")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="Send to this server instead of the catalog's (e.g. a local OpenAI-compatible server).")] = None,
     thinking: Annotated[str | None, typer.Option("--thinking", metavar="LEVEL", help="off, minimal, low, medium, high, xhigh (clamped to the model as Pi does; default: the session's, else medium).")] = None,
     tools: Annotated[str, typer.Option("--tools", metavar="LIST", help="Comma-separated tools: read, bash, edit, write, ls; 'none' for no tools.")] = "read,bash,edit,write",
@@ -111,7 +112,7 @@ def run_command(
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt for every model call (default: none).")] = None,
     events: Annotated[bool, typer.Option("--events", help="Print Pi's agent events as JSON Lines instead of a transcript.")] = False,
     preflight: Annotated[bool, typer.Option("--preflight/--no-preflight", help="Check each request against the provider's rules before sending it; stop at an error-level finding (default: on).")] = True,
-    event_format: Annotated[str, typer.Option("--format", metavar="pi|chat", help="With --events: Pi's own events (pi), or a web chat's stream events (chat: start, delta, thinking, tool, state, done, error).")] = "pi",
+    event_format: Annotated[EventFormat, format_option(EventFormat, "With --events: Pi's own events (pi), or a web chat's stream events (chat: start, delta, thinking, tool, state, done, error).", REFUSAL_UNKNOWN_EVENT_FORMAT)] = "pi",
 ) -> None:
     """Run Pi's agent loop: stream the model, execute its tool calls, append every settled message to the session.
 
@@ -126,8 +127,6 @@ def run_command(
     from pi_tools.loop.persist import SessionWriteError
     from pi_tools.loop.runner import RunRequest, RunSetupError, run
 
-    if event_format not in ("pi", "chat"):
-        fail(f"--format: unknown event format {event_format!r} (choose from pi, chat)")
     if event_format == "chat" and not events:
         fail("--format chat: only with --events")
     names = [] if tools.strip() in ("", "none") else [name.strip() for name in tools.split(",") if name.strip()]

@@ -9,6 +9,7 @@ import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
+from pi_tools.cli.options import REFUSAL_UNKNOWN_FORMAT, ReportFormat, format_option, output_option
 
 
 def _session_files(paths: list[str]) -> list[str]:
@@ -26,13 +27,13 @@ def _session_files(paths: list[str]) -> list[str]:
 
 def scrub_command(
     paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Session files, or directories searched for *.jsonl.")],
-    out: Annotated[str | None, typer.Option("-o", "--output", metavar="OUT", help="Where to write the scrubbed session (one PATH only).")] = None,
+    out: Annotated[str | None, output_option("Where to write the scrubbed session (one PATH only).")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite each file that holds a secret, keeping the original as FILE.bak (or FILE.bak.N).")] = False,
     check: Annotated[bool, typer.Option("--check", help="Only report secrets; exit 1 when any is found (for CI and pre-commit hooks).")] = False,
     patterns: Annotated[list[str] | None, typer.Option("--pattern", metavar="REGEX", help="Also redact matches of REGEX (kind `pattern`; a group named `secret` narrows the match). Repeatable.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would be redacted; write nothing.")] = False,
-    output_format: Annotated[str, typer.Option("--format", help="text (one line per secret) or json (one document per secret, then a summary per file).")] = "text",
+    output_format: Annotated[ReportFormat, format_option(ReportFormat, "text (one line per secret) or json (one document per secret, then a summary per file).", REFUSAL_UNKNOWN_FORMAT)] = "text",
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
@@ -44,13 +45,12 @@ def scrub_command(
     Example: pi-tools scrub --check ~/.pi/agent/sessions || pi-tools scrub s.jsonl --in-place
     """
     chosen = chosen_engine(engine, scheduler, jobs, progress="scrub")
-    from pi_tools.cli.rewriting import check_format, check_target_options, print_changes
+    from pi_tools.cli.rewriting import check_target_options, print_changes
     from pi_tools.engine import EngineError, map_ordered
     from pi_tools.rewrite.scrub_task import ScrubOptions, scrub_one
     from pi_tools.secrets.detectors import PatternError, Scanner
     from pi_tools.sources.files import size_of
 
-    check_format(output_format)
     if not check:
         check_target_options(out, in_place, dry_run)
     elif out is not None or in_place:

@@ -17,6 +17,13 @@ from pi_tools.cli.common import (
     report,
 )
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine, engine_failed
+from pi_tools.cli.options import (
+    REFUSAL_EXPECTED_ONE_OF,
+    SearchBranch,
+    TableOrJson,
+    choice_option,
+    format_option,
+)
 
 
 def search_command(
@@ -26,9 +33,9 @@ def search_command(
     ignore_case: Annotated[bool, typer.Option("--ignore-case", "-i", help="Match regardless of case.")] = False,
     role: Annotated[str | None, typer.Option("--role", metavar="ROLE,...", help="Only messages of these roles: user, assistant, toolResult, bashExecution, custom, compactionSummary, branchSummary.")] = None,
     tool: Annotated[str | None, typer.Option("--tool", metavar="NAME", help="Only calls of this tool (their arguments) and its results.")] = None,
-    branch: Annotated[str, typer.Option("--branch", help="all: every entry of every file; active: only the active path (from the leaf Pi resumes back to the root).")] = "all",
+    branch: Annotated[SearchBranch, choice_option("--branch", SearchBranch, "all: every entry of every file; active: only the active path (from the leaf Pi resumes back to the root).", REFUSAL_EXPECTED_ONE_OF)] = "all",
     index: Annotated[str | None, typer.Option("--index", metavar="OUT", help="Search the Parquet tables `pi-tools index -o OUT` wrote instead of the files.")] = None,
-    output_format: Annotated[str | None, typer.Option("--format", help="table (default on a terminal) or json (one hit document per line; the default otherwise).")] = None,
+    output_format: Annotated[TableOrJson | None, format_option(TableOrJson, "table (default on a terminal) or json (one hit document per line; the default otherwise).", REFUSAL_EXPECTED_ONE_OF)] = None,
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
@@ -44,15 +51,11 @@ def search_command(
     """
     chosen = chosen_engine(engine, scheduler, jobs, progress="search")
     from pi_tools.corpus.match import Matcher, PatternError
-    from pi_tools.corpus.search import BRANCHES, SearchSpec, search_paths
-    from pi_tools.corpus.search_format import FORMATS, write_results
+    from pi_tools.corpus.search import SearchSpec, search_paths
+    from pi_tools.corpus.search_format import write_results
 
     if output_format is None:
         output_format = "table" if sys.stdout.isatty() else "json"
-    if output_format not in FORMATS:
-        fail(f"--format: expected one of {', '.join(FORMATS)}, got {output_format!r}")
-    if branch not in BRANCHES:
-        fail(f"--branch: expected one of {', '.join(BRANCHES)}, got {branch!r}")
     roles = frozenset(part.strip() for part in role.split(",") if part.strip()) if role is not None else None
     if roles is not None and not roles:
         fail("--role: name at least one role")

@@ -7,29 +7,29 @@ from typing import Annotated
 import typer
 
 from pi_tools.cli.common import fail
+from pi_tools.cli.options import REFUSAL_UNKNOWN_FORMAT, ReportFormat, format_option, output_option
 
 
 def slim_command(
     file: Annotated[str, typer.Argument(help="The session file (read only unless --in-place).")],
-    out: Annotated[str | None, typer.Option("-o", "--output", metavar="OUT", help="Where to write the slimmed session.")] = None,
+    out: Annotated[str | None, output_option("Where to write the slimmed session.")] = None,
     max_image_kb: Annotated[int | None, typer.Option("--max-image-kb", metavar="N", min=0, help="Replace images over N KB (decoded) with a text placeholder naming them.")] = None,
     max_tool_output_kb: Annotated[int | None, typer.Option("--max-tool-output-kb", metavar="N", min=1, help="Keep only the first and last N/2 KB of tool and bash outputs over N KB.")] = None,
     drop_branches: Annotated[bool, typer.Option("--drop-branches", help="Keep only the active path (and the entries it refers to); the rest goes to OUT.rejected.")] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Replace FILE, keeping the original as FILE.bak (or FILE.bak.N).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT (and OUT.rejected) if they exist.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the changes and sizes; write nothing.")] = False,
-    output_format: Annotated[str, typer.Option("--format", help="text (one line per change) or json (one document per change, then a summary).")] = "text",
+    output_format: Annotated[ReportFormat, format_option(ReportFormat, "text (one line per change) or json (one document per change, then a summary).", REFUSAL_UNKNOWN_FORMAT)] = "text",
 ) -> None:
     """Slim a session into a file Pi resumes with the same conversation: the context of OUT equals FILE's except
     for the slimmed blocks. Prints one line per change and the bytes before and after.
 
     Example: pi-tools slim big.jsonl -o small.jsonl --max-image-kb 100 --max-tool-output-kb 64
     """
-    from pi_tools.cli.rewriting import check_format, check_target_options, print_changes
+    from pi_tools.cli.rewriting import check_target_options, print_changes
     from pi_tools.rewrite.slim import SlimError, SlimOptions, slim_file
     from pi_tools.rewrite.writer import WriteError, free_backup_name
 
-    check_format(output_format)
     check_target_options(out, in_place, dry_run)
     if max_image_kb is None and max_tool_output_kb is None and not drop_branches:
         fail("nothing to do: give --max-image-kb, --max-tool-output-kb or --drop-branches")

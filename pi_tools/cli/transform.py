@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from pi_tools.cli.common import fail, run_documents
+from pi_tools.cli.options import REFUSAL_UNKNOWN_FORMAT, ReportFormat, format_option, leaf_option
 from pi_tools.engine.early import read_ahead
 
 
@@ -18,11 +19,11 @@ def transform_command(
     redact: Annotated[list[str] | None, typer.Option("--redact", metavar="REGEX", help="Replace matches with [REDACTED] in text, tool arguments and output (repeatable).")] = None,
     plugin: Annotated[list[str] | None, typer.Option("--plugin", metavar="MODULE:FUNCTION", help="Apply a Python function AgentMessage[] -> AgentMessage[] (repeatable).")] = None,
     use: Annotated[list[str] | None, typer.Option("--use", metavar="NAME[=VALUE]", help="Apply a transform registered under the pi_tools.transforms entry points.")] = None,
-    leaf: Annotated[str | None, typer.Option("--leaf", help="For session files: the entry id to build the context from.")] = None,
+    leaf: Annotated[str | None, leaf_option("For session files: the entry id to build the context from.")] = None,
     to_session: Annotated[str | None, typer.Option("--to-session", metavar="OUT", help="Write a session file (one FILE; --redact, --block-images, --drop-role, --keep-last) instead of context documents.")] = None,
     force: Annotated[bool, typer.Option("--force", help="With --to-session: overwrite OUT (and OUT.rejected).")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="With --to-session: print the changes; write nothing.")] = False,
-    output_format: Annotated[str | None, typer.Option("--format", help="With --to-session: the report as text (one line per change) or json (one document per change, then a summary).")] = None,
+    output_format: Annotated[ReportFormat | None, format_option(ReportFormat, "With --to-session: the report as text (one line per change) or json (one document per change, then a summary).", REFUSAL_UNKNOWN_FORMAT)] = None,
 ) -> None:
     """Transform contexts (AgentMessage[] -> AgentMessage[]) and emit `context` documents.
 
@@ -87,11 +88,9 @@ def transform_command(
 
 def _to_session(files: list[str], out: str, force: bool, leaf: str | None, drop_role: list[str],
                 keep_last: int | None, block_images: bool, redact: list[str], plugin: list[str],
-                use: list[str], dry_run: bool, output_format: str) -> None:
+                use: list[str], dry_run: bool, output_format: ReportFormat) -> None:
     """`transform FILE ... --to-session OUT`: the library does the work (pi_tools.rewrite.transformed)."""
-    from pi_tools.cli.rewriting import check_format, print_changes
-
-    check_format(output_format)
+    from pi_tools.cli.rewriting import print_changes
     from pi_tools.rewrite.transformed import Step, TransformSessionError, transform_session
     from pi_tools.transforms import TransformError, available_transforms, checked
 

@@ -9,20 +9,34 @@ import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, default_session_folder, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
+from pi_tools.cli.options import (
+    REFUSAL_VALUE_EXPECTED,
+    REFUSAL_VALUE_EXPECTED_ONE_OF,
+    CostSource,
+    UsageFormat,
+    UsageGrouping,
+    UsageScope,
+    choice_option,
+    format_option,
+    output_option,
+)
 
 
 def usage_command(
     paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
-    by: Annotated[str, typer.Option(
-        "--by", help="Group rows by session, day, week (ISO), month, model, provider or api.")] = "day",
-    scope: Annotated[str, typer.Option(
-        "--scope", help="all: every assistant message in the files (as ccusage counts); "
-                        "active: only the path from the root to each session's leaf.")] = "all",
+    by: Annotated[UsageGrouping, choice_option(
+        "--by", UsageGrouping, "Group rows by session, day, week (ISO), month, model, provider or api.",
+        REFUSAL_VALUE_EXPECTED_ONE_OF)] = "day",
+    scope: Annotated[UsageScope, choice_option(
+        "--scope", UsageScope, "all: every assistant message in the files (as ccusage counts); "
+                               "active: only the path from the root to each session's leaf.",
+        REFUSAL_VALUE_EXPECTED)] = "all",
     since: Annotated[str | None, typer.Option(
         "--since", help="First day to include (YYYY-MM-DD or YYYYMMDD, in the report's time zone).")] = None,
     until: Annotated[str | None, typer.Option("--until", help="Last day to include (inclusive).")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table, json, csv or parquet (parquet needs -o).")] = "table",
-    out: Annotated[str | None, typer.Option("-o", "--output", help="Write the rows to this file.")] = None,
+    fmt: Annotated[UsageFormat, format_option(UsageFormat, "table, json, csv or parquet (parquet needs -o).",
+                                              REFUSAL_VALUE_EXPECTED)] = "table",
+    out: Annotated[str | None, output_option("Write the rows to this file.", metavar=None)] = None,
     chart: Annotated[str | None, typer.Option(
         "--chart", help="Also write a self-contained offline HTML page with charts to this file.")] = None,
     timezone: Annotated[str | None, typer.Option(
@@ -30,9 +44,10 @@ def usage_command(
     dedupe_copies: Annotated[bool, typer.Option(
         "--dedupe-copies", help="Count an entry copied into several files (copies of a session) once: same "
                                 "entry id, timestamp and total tokens.")] = False,
-    cost: Annotated[str, typer.Option(
-        "--cost", help="auto: the stored cost where it is not 0, else recomputed; stored: as stored; "
-                       "recomputed: from the pi-ai catalog, else LiteLLM's price table.")] = "auto",
+    cost: Annotated[CostSource, choice_option(
+        "--cost", CostSource, "auto: the stored cost where it is not 0, else recomputed; stored: as stored; "
+                              "recomputed: from the pi-ai catalog, else LiteLLM's price table.",
+        REFUSAL_VALUE_EXPECTED)] = "auto",
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
@@ -56,12 +71,6 @@ def usage_command(
     from pi_tools.output.templates import MissingTemplateError
     from pi_tools.usage.report import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
 
-    if fmt not in ("table", "json", "csv", "parquet"):
-        fail(f"--format {fmt!r}: expected table, json, csv or parquet")
-    if scope not in ("all", "active"):
-        fail(f"--scope {scope!r}: expected all or active")
-    if cost not in ("auto", "stored", "recomputed"):
-        fail(f"--cost {cost!r}: expected auto, stored or recomputed")
     chosen = chosen_engine(engine, scheduler, jobs, progress="usage")
     if not paths:
         paths = [default_session_folder()]

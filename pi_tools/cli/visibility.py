@@ -9,17 +9,25 @@ import typer
 
 from pi_tools.cli.common import exit_without_teardown, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
+from pi_tools.cli.options import (
+    REFUSAL_VALUE_EXPECTED,
+    REFUSAL_VALUE_EXPECTED_ONE_OF,
+    TableOrJson,
+    api_option,
+    format_option,
+    leaf_option,
+)
 
 
 def visibility_command(
     files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Session files (.jsonl).")],
-    leaf: Annotated[str | None, typer.Option(
-        "--leaf", help="Entry id of the leaf to look from (default: the session's own leaf).")] = None,
-    api: Annotated[str | None, typer.Option(
-        "--api", help="Also apply this API's transformMessages (e.g. anthropic-messages): errored or aborted "
-                      "assistant turns are then not sent.")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table (for people) or json (one JSON line per entry).")]
-    = "table",
+    leaf: Annotated[str | None, leaf_option("Entry id of the leaf to look from (default: the session's own leaf).")]
+    = None,
+    api: Annotated[str | None, api_option(
+        "Also apply this API's transformMessages (e.g. anthropic-messages): errored or aborted assistant turns are "
+        "then not sent.", REFUSAL_VALUE_EXPECTED_ONE_OF)] = None,
+    fmt: Annotated[TableOrJson, format_option(TableOrJson, "table (for people) or json (one JSON line per entry).",
+                                              REFUSAL_VALUE_EXPECTED)] = "table",
     width: Annotated[int, typer.Option("--width", help="Table width.")] = 120,
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
@@ -38,13 +46,6 @@ def visibility_command(
     Example: pi-tools visibility session.jsonl --api anthropic-messages --format json
     """
     chosen = chosen_engine(engine, scheduler, jobs, progress="visibility")
-    if fmt not in ("table", "json"):
-        fail(f"--format {fmt!r}: expected table or json")
-    if api is not None:
-        from pi_tools.providers.registry import supported_apis
-
-        if api not in supported_apis():
-            fail(f"--api {api!r}: expected one of {', '.join(supported_apis())}")
     from pi_tools.engine import EngineError, map_ordered
     from pi_tools.sources.files import size_of
     from pi_tools.visibility.tasks import VisibilityOptions, visibility_file

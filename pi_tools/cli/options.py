@@ -1,0 +1,96 @@
+"""The options many commands take, each declared once: --format, --api, --leaf, -o, --model, --reasoning,
+--rules, --fail-on, and the other options whose values are a fixed set.
+
+Each command keeps its own allowed values (audit's --format is not usage's): they are the `Literal` types below,
+which the command's parameter is annotated with, and the option made from them checks a value while the command
+line is parsed, lists the values in `--help` ([table|json]) and offers them to shell completion. The words and
+the exit status for a value outside them are the command's own, as before (the REFUSAL_* formats below).
+The --engine, --scheduler and --jobs options are cli.engine_options'.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, get_args
+
+import typer
+
+from pi_tools.cli.choices import ApiChoice, Choice
+
+# The allowed values; the libraries hold the same tuples (tests/cli/test_shared_options.py keeps them equal).
+AuditFormat = Literal["table", "json", "junit", "sarif"]
+"""audit and preflight: findings as a table, JSON Lines, JUnit XML or SARIF."""
+TableOrJson = Literal["table", "json"]
+UsageFormat = Literal["table", "json", "csv", "parquet"]
+ExportFormat = Literal["md", "html", "chat"]
+RenderFormat = Literal["html", "md"]
+ReportFormat = Literal["text", "json"]
+"""What the rewriting commands (repair, scrub, slim, transform --to-session) print about their changes."""
+EventFormat = Literal["pi", "chat"]
+Severity = Literal["error", "warning"]
+UsageGrouping = Literal["session", "day", "week", "month", "model", "provider", "api"]
+UsageScope = Literal["all", "active"]
+CostSource = Literal["auto", "stored", "recomputed"]
+ExportBranches = Literal["active", "all"]
+ExportOnly = Literal["user", "assistant"]
+SearchBranch = Literal["all", "active"]
+
+# How each command words a refused value (kept as each command worded it by hand).
+REFUSAL_EXPECTED_ONE_OF = "{flag}: expected one of {choices}, got {value!r}"
+REFUSAL_EXPECTED = "{flag}: expected {alternatives}, got {value!r}"
+REFUSAL_VALUE_EXPECTED = "{flag} {value!r}: expected {alternatives}"
+REFUSAL_VALUE_EXPECTED_ONE_OF = "{flag} {value!r}: expected one of {choices}"
+REFUSAL_MUST_BE = "{flag} must be {alternatives}, not {value!r}"
+REFUSAL_UNKNOWN_FORMAT = "{flag}: unknown format {value!r} (choose from {choices})"
+REFUSAL_UNKNOWN_EVENT_FORMAT = "{flag}: unknown event format {value!r} (choose from {choices})"
+REFUSAL_UNKNOWN_VALUE = "{flag}: unknown value {value!r} (choose from {choices})"
+REFUSAL_UNKNOWN_API = "{flag}: unknown API {value!r} (choose from {choices})"
+
+
+def choice_option(flag: str, values: Any, help: str, refusal: str) -> Any:
+    """An option taking one of `values` (a Literal type), refusing any other with `refusal`."""
+    return typer.Option(flag, help=help, click_type=Choice(flag, get_args(values), refusal))
+
+
+def format_option(values: Any, help: str, refusal: str) -> Any:
+    """--format: one option for every command, each with its own formats."""
+    return choice_option("--format", values, help, refusal)
+
+
+def api_option(help: str, refusal: str = REFUSAL_UNKNOWN_API, *, streaming: bool = False) -> Any:
+    """--api: an API of the API table (streaming: only those pi-tools can decode a response of)."""
+    return typer.Option("--api", help=help, click_type=ApiChoice("--api", refusal, streaming=streaming))
+
+
+def api_filter_option(help: str) -> Any:
+    """--api as a filter over the model catalog: any name (the catalog has APIs pi-tools does not build)."""
+    return typer.Option("--api", help=help)
+
+
+def leaf_option(help: str, metavar: str | None = None) -> Any:
+    """--leaf: the entry whose path to the root is the conversation (default: the session's own leaf)."""
+    return typer.Option("--leaf", metavar=metavar, help=help)
+
+
+def output_option(help: str, metavar: str | None = "OUT") -> Any:
+    """-o/--output: where the command writes."""
+    return typer.Option("-o", "--output", metavar=metavar, help=help)
+
+
+def model_option(help: str, metavar: str = "PROVIDER/ID") -> Any:
+    """--model: a catalog model."""
+    return typer.Option("--model", metavar=metavar, help=help)
+
+
+def reasoning_option(help: str) -> Any:
+    """--reasoning: a thinking level, taken as given (Pi clamps and maps it per model, unknown words included)."""
+    return typer.Option("--reasoning", metavar="LEVEL", help=help)
+
+
+def rules_option(help: str) -> Any:
+    """--rules: rule ids, checked against the command's own rules."""
+    return typer.Option("--rules", metavar="ID,...", help=help)
+
+
+FailOn = Annotated[Severity, choice_option(
+    "--fail-on", Severity, "Exit 1 when a finding has this severity or worse: error or warning.", REFUSAL_EXPECTED)]
+"""--fail-on, alike in audit and preflight."""
