@@ -46,3 +46,21 @@ def test_readme_counts_are_the_registries() -> None:
     assert f"`finding` documents for {len(RULES)} rules" in readme
     assert f"the entry behind it, for {len(all_rules())} rules" in readme
     assert f"redact secrets ({len(KINDS)} kinds" in readme
+
+
+def test_only_api_folders_know_api_names() -> None:
+    """Adding an API is its folder and a row of the table: no code outside providers/ branches on an API's name."""
+    from pi_tools.providers.table import BUILTIN_APIS
+
+    names = "|".join(re.escape(row.name) for row in BUILTIN_APIS)
+    branching = re.compile(rf"\bapi\b\s*(==|!=|in|not in)\s*[(\[{{]?\s*[\"']({names})[\"']")
+    named = re.compile(rf"[\"']({names})[\"']")
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith("providers/"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if branching.search(line) or named.search(line):
+                offenders.append(f"{relative}:{number}: {line.strip()}")
+    assert offenders == []

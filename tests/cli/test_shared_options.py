@@ -18,8 +18,8 @@ from pi_tools.cli.choices import ApiChoice, Choice
 
 ROOT = Path(__file__).resolve().parents[2]
 CLEAN = "tests/data/audit/clean.jsonl"
-BUILTIN = ["anthropic-messages", "openai-completions", "openai-responses", "azure-openai-responses",
-           "google-generative-ai", "google-vertex", "mistral-conversations", "bedrock-converse-stream"]
+BUILTIN = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai",
+           "google-vertex", "mistral-conversations", "bedrock-converse-stream", "azure-openai-responses"]
 
 # command (with what it needs before --format), the choices its --help lists, the message for --format xml.
 FORMATS: list[tuple[list[str], str, str]] = [
