@@ -22,20 +22,7 @@ import msgspec
 import orjson
 from msgspec import Raw
 
-from pi_tools.corpus.lines import (
-    I64_MIN,
-    ROLES,
-    U64_MAX,
-    Assistant,
-    Bash,
-    LineDecoder,
-    MessageLine,
-    Text,
-    Thinking,
-    ToolResult,
-    User,
-    arguments_value,
-)
+from pi_tools.corpus.lines import I64_MIN, U64_MAX, LineDecoder, arguments_value
 from pi_tools.corpus.schema import ENTRY, RESULT_ENTRY, own_columns
 from pi_tools.corpus.text import message_text, thinking_text
 from pi_tools.corpus.usage import Candidate, usage_rows
@@ -43,6 +30,16 @@ from pi_tools.js.date import js_date_ms
 from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.session.bulk import index_clean_session
 from pi_tools.session.context import ContextError, entry_to_messages, plan_session_context
+from pi_tools.session.line_format import (
+    ROLE_OF_TYPE,
+    Bash,
+    RowAssistant,
+    RowMessageLine,
+    RowText,
+    RowThinking,
+    RowToolResult,
+    RowUser,
+)
 from pi_tools.session.load import tree_from_raw
 from pi_tools.session.reader import RawSession, SessionReadError, parse_session_bytes, paused_gc
 from pi_tools.session.tree import PathCycleError, SessionTree
@@ -324,11 +321,11 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
         else:
             # The other lines (and message lines that fit no struct) parsed as before, to the same dicts.
             entries = decoder.heads[1:]
-            times = decoder.times if type(decoder.heads[0]) is not MessageLine else None
+            times = decoder.times if type(decoder.heads[0]) is not RowMessageLine else None
             parsed = sorted({*bulk.parsed_entries, *decoder.misfits})
             for index in parsed:
                 text = line_text(index)
-                if type(entries[index - 1]) is MessageLine:
+                if type(entries[index - 1]) is RowMessageLine:
                     times = None  # no longer one time per struct entry
                 try:
                     entries[index - 1] = loads(text)
@@ -360,7 +357,7 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
         context_error = str(exc)
     session_name: str | None = None
     for entry in entries if decoder is None else [entries[index - 1] for index in parsed]:
-        if type(entry) is not MessageLine and entry.get("type") == "session_info":
+        if type(entry) is not RowMessageLine and entry.get("type") == "session_info":
             raw = entry.get("name")
             session_name = raw.strip() or None if isinstance(raw, str) else None
     unread = {line for line in refused if not scan_reads_line(bytes(line_text(line - 1)))}
@@ -378,7 +375,7 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
 
 def _gives_message(entry: Any) -> bool:
     """Whether a planned entry gives the context a message."""
-    return type(entry) is MessageLine or entry.get("type") == "message" or bool(entry_to_messages(entry))
+    return type(entry) is RowMessageLine or entry.get("type") == "message" or bool(entry_to_messages(entry))
 
 
 Result = tuple[Any, int, Any, bool, int, str | None]
@@ -417,7 +414,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     entries_rows["onActivePath"] = read.active
     entries_rows["inContext"] = read.used
     # The struct lines' columns at once (None elsewhere: the dict entries' values are set by the walk below).
-    struct = MessageLine
+    struct = RowMessageLine
     ids: list[Any] = [entry.id if type(entry) is struct else None for entry in entries]
     parent_ids: list[Any] = [entry.parentId if type(entry) is struct else None for entry in entries]
     types: list[Any] = ["message" if type(entry) is struct else None for entry in entries]
@@ -451,20 +448,20 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
             message: Any = entry.message  # one of the role structs (their types told apart by `kind`)
             kind: Any = type(message)
             context_messages += used
-            if kind is ToolResult:
+            if kind is RowToolResult:
                 tool_results += 1
                 e_role("toolResult")
                 content = message.content
                 if len(content) == 1:  # (nearly always: one text block)
                     block = content[0]
-                    text = block.text if type(block) is Text else None
+                    text = block.text if type(block) is RowText else None
                 else:
-                    texts = [block.text for block in content if type(block) is Text]
+                    texts = [block.text for block in content if type(block) is RowText]
                     text = "\n".join(texts) if texts else None
                 is_error = message.isError
                 results.append((entry, line, message.toolCallId, is_error, at, text))
                 m_row((at, None, None, text, None, [message.toolName], is_error))
-            elif kind is Assistant:
+            elif kind is RowAssistant:
                 assistants += 1
                 e_role("assistant")
                 candidates.append((entry, line, at))
@@ -477,9 +474,9 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 tool_names: list[str] = []
                 for block in message.content:
                     block_kind = type(block)
-                    if block_kind is Text:
+                    if block_kind is RowText:
                         texts.append(block.text)
-                    elif block_kind is Thinking:
+                    elif block_kind is RowThinking:
                         thoughts.append(block.thinking)
                     else:
                         call_name = block.name
@@ -494,7 +491,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 m_row((at, provider, model, "\n".join(texts) if texts else None,
                        "\n".join(thoughts) if thoughts else None, tool_names, None))
                 add_activity(message.timestamp)
-            elif kind is User:
+            elif kind is RowUser:
                 users += 1
                 e_role("user")
                 content = message.content
@@ -502,9 +499,9 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                     text = content
                 elif len(content) == 1:
                     block = content[0]
-                    text = block.text if type(block) is Text else None
+                    text = block.text if type(block) is RowText else None
                 else:
-                    texts = [block.text for block in content if type(block) is Text]
+                    texts = [block.text for block in content if type(block) is RowText]
                     text = "\n".join(texts) if texts else None
                 m_row((at, None, None, text, None, [], None))
                 add_activity(message.timestamp)
@@ -515,12 +512,12 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 m_row((at, None, None, "\n".join(pieces) if pieces else None, None, [], None))
             else:  # Custom
                 customs += 1
-                e_role(ROLES[kind])
+                e_role(ROLE_OF_TYPE[kind])
                 content = message.content
                 if type(content) is str:
                     text = content
                 else:
-                    texts = [block.text for block in content if type(block) is Text]
+                    texts = [block.text for block in content if type(block) is RowText]
                     text = "\n".join(texts) if texts else None
                 m_row((at, None, None, text, None, [], None))
             continue
@@ -721,7 +718,7 @@ def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[in
         return candidates[0] if lines[candidates[0]] < line else None
     if not by_id:
         for item in entries:
-            if type(item) is MessageLine:
+            if type(item) is RowMessageLine:
                 by_id[item.id] = item
             elif type(item) is dict and type(item.get("id")) is str:
                 by_id[item["id"]] = item
@@ -729,7 +726,7 @@ def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[in
     current: Any = entry
     for _ in range(len(entries)):
         kind = type(current)
-        parent = current.parentId if kind is MessageLine else current.get("parentId") if kind is dict else None
+        parent = current.parentId if kind is RowMessageLine else current.get("parentId") if kind is dict else None
         current = by_id.get(parent) if type(parent) is str else None
         if current is None:
             break
@@ -776,11 +773,11 @@ def reference_usage_rows(read: ReadSession, candidates: list[Candidate], usage: 
 
 def _usage_dict(entry: Any) -> Any:
     """A struct-decoded message line as the dict the usage scan reads (every field it looks at), else `entry`."""
-    if type(entry) is not MessageLine:
+    if type(entry) is not RowMessageLine:
         return entry
     message = entry.message
-    fields: dict[str, Any] = {"role": ROLES[type(message)]}
-    if type(message) is Assistant:
+    fields: dict[str, Any] = {"role": ROLE_OF_TYPE[type(message)]}
+    if type(message) is RowAssistant:
         usage = message.usage  # a lines.Usage: as a dict of the fields the line holds (defaults left out)
         fields.update(provider=message.provider, model=message.model, api=message.api,
                       usage=None if usage is None else msgspec.to_builtins(usage))

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from itertools import compress
 from typing import Any
 
-from pi_tools.corpus.lines import WIDE, MessageLine
+from pi_tools.corpus.lines import WIDE
 from pi_tools.corpus.schema import ENTRY
+from pi_tools.session.line_format import RowMessageLine
 from pi_tools.usage.scan import ENTRY_TIMESTAMP, _Accumulator, pricer, usage_of
 
 Candidate = tuple[Any, int, int]
@@ -39,7 +40,7 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
         provider: str | None
         model: str | None
         api: str | None
-        if type(entry) is MessageLine:  # an assistant message line with the fields' types Pi writes
+        if type(entry) is RowMessageLine:  # an assistant message line with the fields' types Pi writes
             message = entry.message
             counts = message.usage  # a lines.Usage: its counts are the values `usage` takes (or no usage)
             if counts is None:
