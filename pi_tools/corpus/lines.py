@@ -36,10 +36,6 @@ from pi_tools.session.line_format import (
     entry_union_decoder,
 )
 
-WIDE = (1 << 64) - 1
-"""Counts above this are floats to orjson (so 0 to `usage`); only msgspec, which decodes the struct lines,
-gives them as integers. (A stored cost's total is a float either way: `+ 0.0`.)"""
-
 _decode_lines = entry_union_decoder(RowMessageLine).decode_lines
 _decode_line = entry_union_decoder(RowMessageLine).decode
 _decode_head = entry_union_decoder(HeadMessageLine).decode  # what the index itself accepts

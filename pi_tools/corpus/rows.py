@@ -12,7 +12,7 @@ import json
 import re
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import islice, repeat
 from operator import floordiv, sub
@@ -43,7 +43,8 @@ from pi_tools.session.line_format import (
 from pi_tools.session.load import tree_from_raw
 from pi_tools.session.reader import RawSession, SessionReadError, parse_session_bytes, paused_gc
 from pi_tools.session.tree import PathCycleError, SessionTree
-from pi_tools.usage.scan import message_usages, scan_reads_line
+from pi_tools.usage.counter import UsageCounter, message_usage
+from pi_tools.usage.scan import scan_reads_line
 
 Columns = dict[str, list[Any]]
 FileRows = dict[str, Columns]
@@ -739,19 +740,16 @@ def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[in
 
 def reference_usage_rows(read: ReadSession, candidates: list[Candidate], usage: Columns,
                          stamps: list[int | None]) -> dict[str, Any]:
-    """The usage table's rows for the file through the scan's own accumulator (`message_usages`) over every
-    entry, and the session's sums of what `usage` counts (lines its scan cannot read get a row, not counted,
-    and take no part in its de-duplication). The reference the fast count is tested against."""
+    """The usage table's rows for the file through `usage`'s counter (`counter.message_usage`) over every entry,
+    each read as the dict `usage` reads, and the session's sums of what `usage` counts (lines its scan cannot
+    read get a row, not counted, and take no part in its de-duplication). The reference the fast count (which
+    reads struct lines directly) is tested against."""
     totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": 0.0}
     entries, unread = [_usage_dict(entry) for entry in read.entries], read.unread
+    counter = UsageCounter("UTC")
     rows: list[tuple[Any, ...]] = []
-    scanned = [None if line in unread else entry for entry, line in zip(entries, read.lines, strict=True)] \
-        if unread else entries
-    for entry, line, stamp, active, found in zip(entries, read.lines, stamps, read.active, message_usages(scanned),
-                                                 strict=True):
-        if line in unread:
-            [found] = message_usages([entry])
-            found = replace(found, counted=False) if found is not None else None
+    for entry, line, stamp, active in zip(entries, read.lines, stamps, read.active, strict=True):
+        found = message_usage(counter, entry, line not in unread)
         if found is None:
             continue
         message = entry["message"]
@@ -778,7 +776,7 @@ def _usage_dict(entry: Any) -> Any:
     message = entry.message
     fields: dict[str, Any] = {"role": ROLE_OF_TYPE[type(message)]}
     if type(message) is RowAssistant:
-        usage = message.usage  # a lines.Usage: as a dict of the fields the line holds (defaults left out)
+        usage = message.usage  # a line_format.RowUsage: as a dict of the fields the line holds (defaults left out)
         fields.update(provider=message.provider, model=message.model, api=message.api,
                       usage=None if usage is None else msgspec.to_builtins(usage))
     return {"type": "message", "id": entry.id, "parentId": entry.parentId, "timestamp": entry.timestamp,
