@@ -16,11 +16,10 @@ two on every fixture and on thousands of damaged variants).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
-from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import UNSET
 
 from pi_tools.audit.check_blocks import check_entry_content, never_replayed
 from pi_tools.audit.check_context import (
@@ -41,113 +40,27 @@ from pi_tools.audit.check_tools import (
 from pi_tools.audit.findings import FindingSink
 from pi_tools.audit.rules import DIAGNOSTIC_RULES
 from pi_tools.js.json_line import loads_line_lenient
-from pi_tools.session.bulk import BulkSession, entry_union_decoder, index_clean_session
+from pi_tools.session.bulk import BulkSession, index_clean_session
 from pi_tools.session.diagnostics import Diagnostic
-from pi_tools.session.heads import DECODE_ERRORS, ROLE_OF_TYPE, MessageEntry
+from pi_tools.session.line_format import (
+    DECODE_ERRORS,
+    AuditAssistant,
+    AuditBash,
+    AuditCustom,
+    AuditMessageLine,
+    AuditText,
+    AuditThinking,
+    AuditToolResult,
+    HeadMessageLine,
+    entry_union_decoder,
+)
 from pi_tools.session.migrations import header_is_current
 from pi_tools.session.reader import paused_gc, strictly_utf8
 from pi_tools.session.tree import check_entry
 
-Number = int | float
-
-
-class _Object(Struct, gc=False):
-    """Any JSON object, its members skipped (a tool call's arguments: only their type is checked)."""
-
-
-_Absent = Annotated[str, Meta(pattern="(?!)")] | UnsetType
-"""A field that fits only when absent: a signature field on a block of another type (signatures() counts it
-wherever it is truthy) sends its line to the full checks."""
-
-
-# Content blocks: the fields check_blocks requires and allows, with their types.
-class _Text(Struct, tag_field="type", tag="text", gc=False):
-    text: str
-    textSignature: str | UnsetType = UNSET
-    thinkingSignature: _Absent = UNSET
-    thoughtSignature: _Absent = UNSET
-
-
-class _Thinking(Struct, tag_field="type", tag="thinking", gc=False):
-    thinking: str
-    thinkingSignature: str | UnsetType = UNSET
-    redacted: bool | UnsetType = UNSET
-    textSignature: _Absent = UNSET
-    thoughtSignature: _Absent = UNSET
-
-
-class _Image(Struct, tag_field="type", tag="image", gc=False):  # never in assistant content: signatures unread
-    data: str
-    mimeType: str
-
-
-class _ToolCall(Struct, tag_field="type", tag="toolCall", gc=False):
-    id: str
-    name: str
-    arguments: _Object
-    thoughtSignature: str | UnsetType = UNSET
-    namespace: str | UnsetType = UNSET
-    thinkingSignature: _Absent = UNSET
-    textSignature: _Absent = UNSET
-
-
-_UserBlocks = list[_Text | _Image]
-
-
-class _User(Struct, tag_field="role", tag="user", gc=False):
-    content: str | _UserBlocks
-    timestamp: Number
-
-
-class _Assistant(Struct, tag_field="role", tag="assistant", gc=False):
-    content: list[_Text | _Thinking | _ToolCall]
-    api: str
-    provider: str
-    model: str
-    stopReason: str
-    timestamp: Number
-
-
-class _ToolResult(Struct, tag_field="role", tag="toolResult", gc=False):
-    toolCallId: str
-    toolName: str
-    content: _UserBlocks
-    isError: bool
-    timestamp: Number
-
-
-class _Bash(Struct, tag_field="role", tag="bashExecution", gc=False):
-    command: str
-    output: str
-    timestamp: Number
-    excludeFromContext: Any = UNSET
-
-
-class _Custom(Struct, tag_field="role", tag="custom", gc=False):
-    customType: str
-    content: str | _UserBlocks
-    timestamp: Number
-    display: Any = UNSET
-
-
-class _MessageLine(Struct, tag_field="type", tag="message", gc=False):
-    """A message line whose per-entry checks find nothing, but for its timestamp (checked apart: a pattern here
-    would cost a regular expression call per line) and the fields that are findings by their values (stop
-    reasons, excludeFromContext, display)."""
-
-    id: str
-    parentId: str | None
-    timestamp: str
-    message: _User | _Assistant | _ToolResult | _Bash | _Custom
-
-
-_decode_lines = entry_union_decoder(_MessageLine).decode_lines
-_decode_line = entry_union_decoder(_MessageLine).decode
-_decode_head = entry_union_decoder(MessageEntry).decode  # what the index itself accepts
-_ROLES: dict[type, str] = {
-    **ROLE_OF_TYPE, _User: "user", _Assistant: "assistant", _ToolResult: "toolResult", _Bash: "bashExecution",
-    _Custom: "custom",
-}
+_decode_lines = entry_union_decoder(AuditMessageLine).decode_lines
+_decode_line = entry_union_decoder(AuditMessageLine).decode
+_decode_head = entry_union_decoder(HeadMessageLine).decode  # what the index itself accepts
 # Every string this matches passes the tree's timestamp check (_PI_TIMESTAMP and _plausible_date); a line with
 # any other timestamp takes the full checks. The timestamps of a slice of lines are matched at once, joined.
 _PLAIN_TIMESTAMP = (r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-4]):[0-5][0-9]:[0-5][0-9]"
@@ -159,13 +72,12 @@ _QUIET_STOPS = frozenset({"stop", "length", "toolUse", "deferred"})  # StopReaso
 
 
 class LineCollector:
-    """The index's slice decoder for audit: decodes each line as _MessageLine and keeps what the checks need.
+    """The index's slice decoder for audit: decodes each line as line_format.AuditMessageLine and keeps what the
+    checks need.
 
     Per line: a kind and payload for the tool walk; the lines to parse in full (`full`); for assistant messages
     with signatures, (provider, model, counts).
     """
-
-    role_of_type: Mapping[type, str] = _ROLES
 
     def __init__(self) -> None:
         self.kinds = bytearray()
@@ -188,7 +100,7 @@ class LineCollector:
         return heads
 
     def _one_by_one(self, lines: memoryview, first: int) -> list[Any]:
-        """A slice with a line that does not fit _MessageLine: each line alone; the misfits must still be lines the
+        """A slice with a line that does not fit AuditMessageLine: each line alone; the misfits must still be lines the
         index takes (else the whole file goes to the line-by-line reader), and are parsed in full."""
         heads: list[Any] = []
         for number, line in enumerate(bytes(lines).split(b"\n"), first):
@@ -204,8 +116,9 @@ class LineCollector:
         kinds = bytearray(len(heads))  # PASSES: headers, other entries (classified from their parsed entries)
         payloads: list[Any] = [None] * len(heads)
         full, signed, origins, names = self.full, self.signed, self._origins, self._names
-        message_line, assistant, tool_result, bash, custom = _MessageLine, _Assistant, _ToolResult, _Bash, _Custom
-        text_block, thinking_block, quiet = _Text, _Thinking, _QUIET_STOPS
+        message_line, assistant, tool_result, bash, custom = (AuditMessageLine, AuditAssistant, AuditToolResult, AuditBash,
+                                                          AuditCustom)
+        text_block, thinking_block, quiet = AuditText, AuditThinking, _QUIET_STOPS
         odd = _odd_timestamps(heads)
         for position, head in enumerate(heads):
             if type(head) is not message_line:
@@ -255,12 +168,12 @@ class LineCollector:
 
 def _odd_timestamps(heads: list[Any]) -> set[int]:
     """The positions of message lines whose timestamp is not plainly Pi's (usually none: one match tells)."""
-    stamps = [head.timestamp for head in heads if type(head) is _MessageLine]
+    stamps = [head.timestamp for head in heads if type(head) is AuditMessageLine]
     joined = "\n".join(stamps)
     if joined.count("\n") == len(stamps) - 1 and (not stamps or _plain_timestamps(joined)):
         return set()
     return {position for position, head in enumerate(heads)
-            if type(head) is _MessageLine and not _plain_timestamp(head.timestamp)}
+            if type(head) is AuditMessageLine and not _plain_timestamp(head.timestamp)}
 
 
 def _surely_not_clean(data: bytes) -> bool:

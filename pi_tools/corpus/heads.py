@@ -16,17 +16,10 @@ from typing import Any
 
 import msgspec
 
+from pi_tools.session.line_format import LooseIds
 from pi_tools.session.migrations import header_is_current
 
-
-class _Head(msgspec.Struct, gc=False):
-    type: Any = None
-    id: Any = None
-    parentId: Any = None
-    version: Any = None
-
-
-_decode = msgspec.json.Decoder(_Head).decode_lines
+_decode = msgspec.json.Decoder(LooseIds).decode_lines
 _ids = attrgetter("id")
 _parents = attrgetter("parentId")
 _types = attrgetter("type")

@@ -2,159 +2,43 @@
 
 The bulk index (session/bulk.py) decodes every line's head to check the file; the index used to parse every
 line a second time with orjson, into dicts, to build its rows. Here the bulk index's own pass does both: a
-slice decoder (bulk.SliceDecoder) decodes each Pi-shaped message line into structs whose fields have the exact
-types Pi writes (so the rows need no type checks), skipping in C what no table holds (signatures, image data,
-costs per part, response ids). The structs are as strict as the index's own heads (`heads.MessageEntry`), and
-stricter: a line that does not fit them (another block type, a field of another type) is decoded by the
-index's own decoder, which decides as always whether the file is clean, and is then parsed in full as before.
-The entry timestamp is kept as its string (the tables and `usage` read the text) and checked as the index's
-heads check it, as a msgspec datetime, a slice at a time.
+slice decoder (bulk.SliceDecoder) decodes each Pi-shaped message line into structs (the `Row*` projection of
+session/line_format.py) whose fields have the exact types Pi writes (so the rows need no type checks), skipping
+in C what no table holds (signatures, image data, costs per part, response ids). The structs are as strict as
+the index's own heads (`line_format.HeadMessageLine`), and stricter: a line that does not fit them (another
+block type, a field of another type) is decoded by the index's own decoder, which decides as always whether the
+file is clean, and is then parsed in full as before. The entry timestamp is kept as its string (the tables and
+`usage` read the text) and checked as the index's heads check it, as a msgspec datetime, a slice at a time.
 
 Where the two parsers differ, the rows keep orjson's reading. An integer beyond 64 bits, which orjson reads as
 a float, is read as that float wherever a row takes a number (`orjson_number`; `usage` reads such counts as 0, as
-it reads floats). A number beyond
-the double range makes orjson refuse the whole line, which `usage` then may not count; msgspec refuses it in a
-field it decodes, but skips it in a field no struct holds. That matters only on an assistant line (the only
-lines `usage` counts), so the assistant structs, their blocks and the entry forbid unknown fields and decode
-the extra fields Pi writes (`responseId`, `duration`, signatures, ...) as values: a line with any other field
-is parsed in full, as before.
+it reads floats). A number beyond the double range makes orjson refuse the whole line, which `usage` then may
+not count; msgspec refuses it in a field it decodes, but skips it in a field no struct holds. That matters only
+on an assistant line (the only lines `usage` counts), so the assistant structs, their blocks and the entry
+forbid unknown fields and decode the extra fields Pi writes (`responseId`, `duration`, signatures, ...) as
+values: a line with any other field is parsed in full, as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 import orjson
-from msgspec import Meta, Raw, Struct
+from msgspec import Raw
 
 from pi_tools.js.json_line import loads_line_lenient
-from pi_tools.session.bulk import entry_union_decoder
-from pi_tools.session.heads import DECODE_ERRORS, ROLE_OF_TYPE, MessageEntry
+from pi_tools.session.line_format import (
+    DECODE_ERRORS,
+    HeadMessageLine,
+    RowMessageLine,
+    entry_union_decoder,
+)
 
-Number = int | float
-
-
-class Text(Struct, tag_field="type", tag="text", forbid_unknown_fields=True, gc=False):
-    text: str
-    textSignature: Any = None
-
-
-class Thinking(Struct, tag_field="type", tag="thinking", forbid_unknown_fields=True, gc=False):
-    thinking: str
-    thinkingSignature: Any = None
-    redacted: Any = None
-
-
-class Image(Struct, tag_field="type", tag="image", gc=False):
-    """An image block: no table holds its data (skipped, never built)."""
-
-
-class ToolCall(Struct, tag_field="type", tag="toolCall", forbid_unknown_fields=True, gc=False):
-    id: str
-    name: str
-    arguments: Raw  # its numbers are checked by orjson (arguments_value)
-    thoughtSignature: Any = None
-    namespace: Any = None
-    intent: Any = None
-    partialJson: Any = None
-
-
-UserBlocks = list[Text | Image]
-
-WIDE = (1 << 64) - 1
-"""Counts above this are floats to orjson (so 0 to `usage`); only msgspec, which decodes the struct lines,
-gives them as integers. (A stored cost's total is a float either way: `+ 0.0`.)"""
-Count = Annotated[int, Meta(ge=0, le=(1 << 63) - 1)]
-"""A token count `usage` counts as it is (msgspec bounds only to 64-bit signed): any other value (negative, a
-float, beyond the bound) makes the line parse in full, and the usage rows read it there as always (a count
-beyond 64 bits, a float to orjson, as 0)."""
-
-
-class Cost(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
-    total: Any = None
-    input: Any = None
-    output: Any = None
-    cacheRead: Any = None
-    cacheWrite: Any = None
-
-
-class Usage(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
-    """An assistant message's usage with the counts `usage` reads checked as it reads them (see `Count`); a
-    missing count where `usage` takes 0, or a null total where it adds the counts up, are the defaults."""
-
-    input: Count
-    output: Count
-    cacheRead: Count = 0
-    cacheWrite: Count = 0
-    totalTokens: Count | None = None
-    cost: Cost | None = None
-    cacheWrite1h: Any = None
-    reasoning: Any = None
-
-
-class User(Struct, tag_field="role", tag="user", gc=False):
-    content: str | UserBlocks
-    timestamp: Number
-
-
-class Assistant(Struct, tag_field="role", tag="assistant", forbid_unknown_fields=True, gc=False):
-    content: list[Text | Thinking | ToolCall]
-    api: str
-    provider: str
-    model: str
-    stopReason: str
-    timestamp: Number
-    usage: Usage | None = None
-    responseId: Any = None  # the other fields Pi 0.85 writes (AssistantMessage), and two seen in sessions
-    responseModel: Any = None
-    providerThinkingLevel: Any = None
-    diagnostics: Any = None
-    deferred: Any = None
-    errorMessage: Any = None
-    rawStopReason: Any = None
-    endTurn: Any = None
-    duration: Any = None
-    ttft: Any = None
-
-
-class ToolResult(Struct, tag_field="role", tag="toolResult", gc=False):
-    toolCallId: str
-    toolName: str
-    content: UserBlocks
-    isError: bool
-    timestamp: Number
-
-
-class Bash(Struct, tag_field="role", tag="bashExecution", gc=False):
-    command: str
-    output: str
-    timestamp: Number
-
-
-class Custom(Struct, tag_field="role", tag="custom", gc=False):
-    customType: str
-    content: str | UserBlocks
-    timestamp: Number
-
-
-class MessageLine(Struct, tag_field="type", tag="message", forbid_unknown_fields=True, gc=False):
-    """A Pi-written message line (its timestamp checked apart, see `LineDecoder`)."""
-
-    id: str
-    parentId: str | None
-    timestamp: str
-    message: User | Assistant | ToolResult | Bash | Custom
-    evictedContent: Any = None
-
-
-ROLES: dict[type, str] = {User: "user", Assistant: "assistant", ToolResult: "toolResult", Bash: "bashExecution",
-                          Custom: "custom"}
-_decode_lines = entry_union_decoder(MessageLine).decode_lines
-_decode_line = entry_union_decoder(MessageLine).decode
-_decode_head = entry_union_decoder(MessageEntry).decode  # what the index itself accepts
+_decode_lines = entry_union_decoder(RowMessageLine).decode_lines
+_decode_line = entry_union_decoder(RowMessageLine).decode
+_decode_head = entry_union_decoder(HeadMessageLine).decode  # what the index itself accepts
 _decode_times = msgspec.json.Decoder(list[datetime]).decode
 
 
@@ -162,13 +46,11 @@ class LineDecoder:
     """The bulk index's slice decoder for `index`: keeps every line's struct (`heads`, file order) and the
     lines that must be parsed in full (`misfits`, line indices: the header is 0)."""
 
-    role_of_type: Mapping[type, str] = {**ROLE_OF_TYPE, **ROLES}
-
     def __init__(self) -> None:
         self.heads: list[Any] = []
         self.misfits: set[int] = set()
         self.times: list[datetime] = []
-        """The timestamp of every `MessageLine` of `heads` (in their order) as the check decoded it."""
+        """The timestamp of every `RowMessageLine` of `heads` (in their order) as the check decoded it."""
 
     def __call__(self, lines: memoryview, first: int) -> list[Any]:
         try:
@@ -199,7 +81,7 @@ class LineDecoder:
 def _check_times(heads: list[Any]) -> list[datetime]:
     """Every message line's timestamp decoded as the index's heads decode it (a datetime); raises where one
     does not decode."""
-    stamps = [head.timestamp for head in heads if type(head) is MessageLine]
+    stamps = [head.timestamp for head in heads if type(head) is RowMessageLine]
     return _decode_times(orjson.dumps(stamps)) if stamps else []
 
 

@@ -12,7 +12,7 @@ import json
 import re
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import islice, repeat
 from operator import floordiv, sub
@@ -22,20 +22,7 @@ import msgspec
 import orjson
 from msgspec import Raw
 
-from pi_tools.corpus.lines import (
-    I64_MIN,
-    ROLES,
-    U64_MAX,
-    Assistant,
-    Bash,
-    LineDecoder,
-    MessageLine,
-    Text,
-    Thinking,
-    ToolResult,
-    User,
-    arguments_value,
-)
+from pi_tools.corpus.lines import I64_MIN, U64_MAX, LineDecoder, arguments_value
 from pi_tools.corpus.schema import ENTRY, RESULT_ENTRY, own_columns
 from pi_tools.corpus.text import message_text, thinking_text
 from pi_tools.corpus.usage import Candidate, usage_rows
@@ -43,10 +30,21 @@ from pi_tools.js.date import js_date_ms
 from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.session.bulk import index_clean_session
 from pi_tools.session.context import ContextError, entry_to_messages, plan_session_context
+from pi_tools.session.line_format import (
+    ROLE_OF_TYPE,
+    Bash,
+    RowAssistant,
+    RowMessageLine,
+    RowText,
+    RowThinking,
+    RowToolResult,
+    RowUser,
+)
 from pi_tools.session.load import tree_from_raw
 from pi_tools.session.reader import RawSession, SessionReadError, parse_session_bytes, paused_gc
 from pi_tools.session.tree import PathCycleError, SessionTree
-from pi_tools.usage.scan import message_usages, scan_reads_line
+from pi_tools.usage.counter import UsageCounter, message_usage
+from pi_tools.usage.scan import scan_reads_line
 
 Columns = dict[str, list[Any]]
 FileRows = dict[str, Columns]
@@ -325,11 +323,11 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
         else:
             # The other lines (and message lines that fit no struct) parsed as before, to the same dicts.
             entries = decoder.heads[1:]
-            times = decoder.times if type(decoder.heads[0]) is not MessageLine else None
+            times = decoder.times if type(decoder.heads[0]) is not RowMessageLine else None
             parsed = sorted({*bulk.parsed_entries, *decoder.misfits})
             for index in parsed:
                 text = line_text(index)
-                if type(entries[index - 1]) is MessageLine:
+                if type(entries[index - 1]) is RowMessageLine:
                     times = None  # no longer one time per struct entry
                 try:
                     entries[index - 1] = loads(text)
@@ -361,7 +359,7 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
         context_error = str(exc)
     session_name: str | None = None
     for entry in entries if decoder is None else [entries[index - 1] for index in parsed]:
-        if type(entry) is not MessageLine and entry.get("type") == "session_info":
+        if type(entry) is not RowMessageLine and entry.get("type") == "session_info":
             raw = entry.get("name")
             session_name = raw.strip() or None if isinstance(raw, str) else None
     unread = {line for line in refused if not scan_reads_line(bytes(line_text(line - 1)))}
@@ -379,7 +377,7 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
 
 def _gives_message(entry: Any) -> bool:
     """Whether a planned entry gives the context a message."""
-    return type(entry) is MessageLine or entry.get("type") == "message" or bool(entry_to_messages(entry))
+    return type(entry) is RowMessageLine or entry.get("type") == "message" or bool(entry_to_messages(entry))
 
 
 Result = tuple[Any, int, Any, bool, int, str | None]
@@ -418,7 +416,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     entries_rows["onActivePath"] = read.active
     entries_rows["inContext"] = read.used
     # The struct lines' columns at once (None elsewhere: the dict entries' values are set by the walk below).
-    struct = MessageLine
+    struct = RowMessageLine
     ids: list[Any] = [entry.id if type(entry) is struct else None for entry in entries]
     parent_ids: list[Any] = [entry.parentId if type(entry) is struct else None for entry in entries]
     types: list[Any] = ["message" if type(entry) is struct else None for entry in entries]
@@ -452,20 +450,20 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
             message: Any = entry.message  # one of the role structs (their types told apart by `kind`)
             kind: Any = type(message)
             context_messages += used
-            if kind is ToolResult:
+            if kind is RowToolResult:
                 tool_results += 1
                 e_role("toolResult")
                 content = message.content
                 if len(content) == 1:  # (nearly always: one text block)
                     block = content[0]
-                    text = block.text if type(block) is Text else None
+                    text = block.text if type(block) is RowText else None
                 else:
-                    texts = [block.text for block in content if type(block) is Text]
+                    texts = [block.text for block in content if type(block) is RowText]
                     text = "\n".join(texts) if texts else None
                 is_error = message.isError
                 results.append((entry, line, message.toolCallId, is_error, at, text))
                 m_row((at, None, None, text, None, [message.toolName], is_error))
-            elif kind is Assistant:
+            elif kind is RowAssistant:
                 assistants += 1
                 e_role("assistant")
                 candidates.append((entry, line, at))
@@ -478,9 +476,9 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 tool_names: list[str] = []
                 for block in message.content:
                     block_kind = type(block)
-                    if block_kind is Text:
+                    if block_kind is RowText:
                         texts.append(block.text)
-                    elif block_kind is Thinking:
+                    elif block_kind is RowThinking:
                         thoughts.append(block.thinking)
                     else:
                         call_name = block.name
@@ -495,7 +493,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 m_row((at, provider, model, "\n".join(texts) if texts else None,
                        "\n".join(thoughts) if thoughts else None, tool_names, None))
                 add_activity(message.timestamp)
-            elif kind is User:
+            elif kind is RowUser:
                 users += 1
                 e_role("user")
                 content = message.content
@@ -503,9 +501,9 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                     text = content
                 elif len(content) == 1:
                     block = content[0]
-                    text = block.text if type(block) is Text else None
+                    text = block.text if type(block) is RowText else None
                 else:
-                    texts = [block.text for block in content if type(block) is Text]
+                    texts = [block.text for block in content if type(block) is RowText]
                     text = "\n".join(texts) if texts else None
                 m_row((at, None, None, text, None, [], None))
                 add_activity(message.timestamp)
@@ -516,12 +514,12 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 m_row((at, None, None, "\n".join(pieces) if pieces else None, None, [], None))
             else:  # Custom
                 customs += 1
-                e_role(ROLES[kind])
+                e_role(ROLE_OF_TYPE[kind])
                 content = message.content
                 if type(content) is str:
                     text = content
                 else:
-                    texts = [block.text for block in content if type(block) is Text]
+                    texts = [block.text for block in content if type(block) is RowText]
                     text = "\n".join(texts) if texts else None
                 m_row((at, None, None, text, None, [], None))
             continue
@@ -722,7 +720,7 @@ def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[in
         return candidates[0] if lines[candidates[0]] < line else None
     if not by_id:
         for item in entries:
-            if type(item) is MessageLine:
+            if type(item) is RowMessageLine:
                 by_id[item.id] = item
             elif type(item) is dict and type(item.get("id")) is str:
                 by_id[item["id"]] = item
@@ -730,7 +728,7 @@ def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[in
     current: Any = entry
     for _ in range(len(entries)):
         kind = type(current)
-        parent = current.parentId if kind is MessageLine else current.get("parentId") if kind is dict else None
+        parent = current.parentId if kind is RowMessageLine else current.get("parentId") if kind is dict else None
         current = by_id.get(parent) if type(parent) is str else None
         if current is None:
             break
@@ -743,19 +741,16 @@ def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[in
 
 def reference_usage_rows(read: ReadSession, candidates: list[Candidate], usage: Columns,
                          stamps: list[int | None]) -> dict[str, Any]:
-    """The usage table's rows for the file through the scan's own accumulator (`message_usages`) over every
-    entry, and the session's sums of what `usage` counts (lines its scan cannot read get a row, not counted,
-    and take no part in its de-duplication). The reference the fast count is tested against."""
+    """The usage table's rows for the file through `usage`'s counter (`counter.message_usage`) over every entry,
+    each read as the dict `usage` reads, and the session's sums of what `usage` counts (lines its scan cannot
+    read get a row, not counted, and take no part in its de-duplication). The reference the fast count (which
+    reads struct lines directly) is tested against."""
     totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": 0.0}
     entries, unread = [_usage_dict(entry) for entry in read.entries], read.unread
+    counter = UsageCounter("UTC")
     rows: list[tuple[Any, ...]] = []
-    scanned = [None if line in unread else entry for entry, line in zip(entries, read.lines, strict=True)] \
-        if unread else entries
-    for entry, line, stamp, active, found in zip(entries, read.lines, stamps, read.active, message_usages(scanned),
-                                                 strict=True):
-        if line in unread:
-            [found] = message_usages([entry])
-            found = replace(found, counted=False) if found is not None else None
+    for entry, line, stamp, active in zip(entries, read.lines, stamps, read.active, strict=True):
+        found = message_usage(counter, entry, line not in unread)
         if found is None:
             continue
         message = entry["message"]
@@ -777,12 +772,12 @@ def reference_usage_rows(read: ReadSession, candidates: list[Candidate], usage: 
 
 def _usage_dict(entry: Any) -> Any:
     """A struct-decoded message line as the dict the usage scan reads (every field it looks at), else `entry`."""
-    if type(entry) is not MessageLine:
+    if type(entry) is not RowMessageLine:
         return entry
     message = entry.message
-    fields: dict[str, Any] = {"role": ROLES[type(message)]}
-    if type(message) is Assistant:
-        usage = message.usage  # a lines.Usage: as a dict of the fields the line holds (defaults left out)
+    fields: dict[str, Any] = {"role": ROLE_OF_TYPE[type(message)]}
+    if type(message) is RowAssistant:
+        usage = message.usage  # a line_format.RowUsage: as a dict of the fields the line holds (defaults left out)
         fields.update(provider=message.provider, model=message.model, api=message.api,
                       usage=None if usage is None else msgspec.to_builtins(usage))
     return {"type": "message", "id": entry.id, "parentId": entry.parentId, "timestamp": entry.timestamp,

@@ -20,10 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice, repeat
 from operator import attrgetter, is_, ne, sub
-from typing import Any, ClassVar, Protocol, Union, overload
-
-import msgspec
-from msgspec import Struct
+from typing import Any, Protocol, overload
 
 from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.js.values import UNDEFINED
@@ -35,58 +32,22 @@ from pi_tools.session.context import (
     pi_cannot_load,
 )
 from pi_tools.session.diagnostics import Diagnostic
-from pi_tools.session.heads import (
+from pi_tools.session.line_format import (
     DECODE_ERRORS,
+    NOT_A_MESSAGE,
     ROLE_OF_TYPE,
-    MessageEntry,
+    HeaderLine,
+    HeadMessageLine,
+    IdsMessageLine,
+    entry_union_decoder,
 )
 from pi_tools.session.migrations import header_is_current
 from pi_tools.session.planned import PlannedMessages
 from pi_tools.session.reader import missing_final_newline, valid_utf8
-from pi_tools.session.tree import ENTRY_TYPES, check_entry
+from pi_tools.session.tree import check_entry
 
-
-class _NotAMessage:
-    def __reduce__(self) -> str:
-        return "_NOT_A_MESSAGE"  # pickled as this module's one instance, so identity survives another process
-
-
-_NOT_A_MESSAGE: Any = _NotAMessage()
-"""The role recorded for lines that are not messages."""
-
-
-class _AnyRole(Struct, gc=False):
-    role: Any = None
-
-
-_NO_MESSAGE = _AnyRole(role=_NOT_A_MESSAGE)
-
-
-class _Header(Struct, tag_field="type", tag="session", gc=False):
-    """The first line; parsed in full separately. (A second header line sends the file to the other reader.)"""
-
-    id: str | None = None
-    parentId: str | None = None
-    message: ClassVar[Any] = _NO_MESSAGE
-
-
-def _other_entry(entry_type: str) -> type[Struct]:
-    """A non-message entry: only its ids are decoded here; the rare such lines are parsed in full later."""
-    return msgspec.defstruct(f"_{entry_type}", [("id", str), ("parentId", Union[str, None])],  # noqa: UP007
-                             tag_field="type", tag=entry_type, gc=False, namespace={"message": _NO_MESSAGE})
-
-
-class _MessageIds(Struct, tag_field="type", tag="message", gc=False):
-    """A message line as far as its context needs: ids, and a message object (whose role is kept)."""
-
-    id: str
-    parentId: str | None
-    message: _AnyRole
-
-
-_OTHER_TYPES = tuple(_other_entry(name) for name in sorted(ENTRY_TYPES - {"message"}))
-_decode_checked = msgspec.json.Decoder(Union[(MessageEntry, _Header, *_OTHER_TYPES)]).decode_lines  # type: ignore[valid-type]  # noqa: UP007
-_decode_unchecked = msgspec.json.Decoder(Union[(_MessageIds, _Header, *_OTHER_TYPES)]).decode_lines  # type: ignore[valid-type]  # noqa: UP007
+_decode_checked = entry_union_decoder(HeadMessageLine).decode_lines
+_decode_unchecked = entry_union_decoder(IdsMessageLine).decode_lines
 # A line break between "}" and "{": with the count check below, each line then holds exactly one whole value.
 _BOUNDARY = re.compile(rb"\}\n(?=\{)")
 _LINES_PER_SLICE = 4096
@@ -371,7 +332,7 @@ def _holds(ascending: list[int], value: int) -> bool:
 @dataclass
 class LineHeads:
     """What the index keeps of a run of whole lines: where each starts and ends in the file, its id, its message
-    role (_NOT_A_MESSAGE for other entries), and the parents of the lines whose parent is not the line before."""
+    role (NOT_A_MESSAGE for other entries), and the parents of the lines whose parent is not the line before."""
 
     starts: list[int]
     ends: list[int]
@@ -403,21 +364,13 @@ class LineHeads:
 class SliceDecoder(Protocol):
     """Decodes the heads of a slice of lines in the index's place, to keep more of each line on the way (audit's
     checks; see pi_tools/audit/clean.py). Its heads have the `id`, `parentId` and `message` of the index's own,
-    with the same types; it may take a line the index's own decoder refuses for a field that only makes a
-    diagnostic (a message line's timestamp), whose check is then its caller's."""
-
-    role_of_type: Mapping[type, str]
-    """The role of each message struct type among its heads' messages."""
+    with the same types, its message structs those of line_format.py (whose ROLE_OF_TYPE names their roles); it
+    may take a line the index's own decoder refuses for a field that only makes a diagnostic (a message line's
+    timestamp), whose check is then its caller's."""
 
     def __call__(self, lines: memoryview, first: int) -> list[Any]:
         """The heads of the lines in `lines` (lines `first`, `first + 1`, ... of the run); raises one of
         DECODE_ERRORS when a line is not clean."""
-
-
-def entry_union_decoder(message_entry: type) -> msgspec.json.Decoder[Any]:
-    """A decoder for one line of any entry type, with `message_entry` for message lines (headers and other entries
-    as the index decodes them)."""
-    return msgspec.json.Decoder(Union[(message_entry, _Header, *_OTHER_TYPES)])  # type: ignore[valid-type]  # noqa: UP007
 
 
 def line_heads(data: bytes | bytearray, start: int, end: int, check_all_lines: bool, offset: int = 0,
@@ -448,7 +401,7 @@ def line_heads(data: bytes | bytearray, start: int, end: int, check_all_lines: b
     # Decoded in slices of lines, keeping only ids, parents and roles, so the heads of a large file never all
     # exist at once (less memory to fault in, and half the peak).
     decode = _decode_checked if check_all_lines else _decode_unchecked
-    role_of_type = ROLE_OF_TYPE if decoder is None else decoder.role_of_type
+    role_of_type = ROLE_OF_TYPE
     view = memoryview(data)
     ids: list[Any] = []
     parents: list[Any] = []
@@ -465,13 +418,13 @@ def line_heads(data: bytes | bytearray, start: int, end: int, check_all_lines: b
             return None
         ids += map(_ids, heads)
         parents += map(_parents, heads)
-        messages = map(_message, heads)  # _NO_MESSAGE for other entries
+        messages = map(_message, heads)  # for other entries, one whose role is NOT_A_MESSAGE
         if check_all_lines:
-            roles += map(role_of_type.get, map(type, messages), repeat(_NOT_A_MESSAGE))
+            roles += map(role_of_type.get, map(type, messages), repeat(NOT_A_MESSAGE))
         else:
             roles += map(_role, messages)
         if first == 0:
-            first_is_header = type(heads[0]) is _Header
+            first_is_header = type(heads[0]) is HeaderLine
     starts_file = start + base == 0
     previous: list[Any] = [None, *ids[:-1]]
     if starts_file and line_count > 1:
@@ -571,7 +524,7 @@ def index_clean_session(data: bytes, source: str, check_all_lines: bool = True,
     if not ends_with_newline and check_all_lines:
         diagnostics.append(missing_final_newline(line_count))
     parsed: dict[int, dict[str, Any]] = {}
-    for index in compress(count(1), map(is_, islice(roles, 1, None), repeat(_NOT_A_MESSAGE))):
+    for index in compress(count(1), map(is_, islice(roles, 1, None), repeat(NOT_A_MESSAGE))):
         entry = loads_line_lenient(view[line_starts[index]:line_ends[index]])
         if entry.get("type") == "session":
             return None  # a second header line

@@ -16,12 +16,9 @@ from pi_tools.js.values import UNDEFINED, js_double, js_truthy
 from pi_tools.messages.roles import default_registry
 from pi_tools.session.diagnostics import Diagnostic, describe_value, diagnostic
 from pi_tools.session.heads import SPAN
+from pi_tools.session.line_format import ENTRY_TYPES
 from pi_tools.session.migrations import JsArrayEntry
 
-ENTRY_TYPES = frozenset({
-    "message", "thinking_level_change", "model_change", "compaction", "branch_summary", "custom",
-    "custom_message", "label", "session_info",
-})
 _NUMBER = (int, float)
 _TEXT_OR_BLOCKS = (str, list)
 # Fields Pi reads from each entry type / message role, with the JSON types it expects. A missing or mistyped

@@ -1,6 +1,6 @@
 """Token usage and cost reports over many sessions, grouped by session, period, model, provider or API.
 
-The scan (usage_scan.py) runs on the engine's workers and returns small per-file sums. Grouping those few rows is
+The scan (scan.py, counting with counter.py) runs on the engine's workers and returns small per-file sums. Grouping those few rows is
 plain Python (importing polars alone would cost the common `--format json` run a fifth of its time); the
 tabular outputs (csv, parquet) and the chart are polars'. Counting follows ccusage's pi reader for
 `--scope all` (so totals agree with it), and Pi's own active path for `--scope active`.
@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pi_tools.usage.counter import COST_MODES, COST_SOURCES
 from pi_tools.usage.scan import (
-    COST_MODES,
-    COST_SOURCES,
     GROUP_FIELDS,
     KEY_FIELDS,
     SOURCE_FIELDS,

@@ -17,30 +17,21 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from pi_tools.usage.counter import COST_SOURCES, UsageCounter, stored_cost, usage_counts, usage_of
+
 if TYPE_CHECKING:
     from pi_tools.engine import Engine
-    from pi_tools.usage.pricing import Pricer
-
-# ccusage's pi reader accepts exactly these timestamps (checked against ccusage 20.0.24): seconds required,
-# milliseconds optional (exactly three digits), and a `Z` or `±HH:MM` zone. Anything else drops the message.
-ENTRY_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?(?:Z|[+-]\d{2}:\d{2})")
 
 GROUP_FIELDS = ("day", "provider", "model", "api")
-COST_SOURCES = ("stored", "catalog", "priceTable", "unpriced")
-"""Where a message's cost came from (see pricing.py for the last three)."""
 SOURCE_FIELDS = ("storedMessages", "catalogMessages", "priceTableMessages", "unpricedMessages")
 SUM_FIELDS = (
     "messages", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "costStored", "costRecomputed",
     *SOURCE_FIELDS,
 )
-COST_MODES = ("auto", "stored", "recomputed")
-"""stored: the stored cost as written (none stored: unpriced); recomputed: priced from the catalog, else the
-price table, whatever was stored; auto: the stored cost where it is a number other than 0, else recomputed."""
 KEY_FIELDS = ("entryId", "timestamp")
 """With `keep_keys`, each row is one message and also carries these (for de-duplicating copies across files)."""
 
@@ -53,7 +44,7 @@ class ScanJob:
     scope: str  # "all" | "active"
     timezone: str | None  # IANA name; None = the local zone (TZ or the system's)
     keep_keys: bool = False
-    cost: str = "auto"  # one of COST_MODES
+    cost: str = "auto"  # one of counter.COST_MODES
 
 
 @dataclass
@@ -64,141 +55,39 @@ class ScanResult:
     errors: dict[str, str]
 
 
-def _count(value: Any) -> int:
-    """A token count as ccusage reads it: a non-negative JSON integer; anything else counts as 0."""
-    return value if type(value) is int and value >= 0 else 0
-
-
-def usage_of(entry: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """(message, usage) when `entry` is an assistant message entry that counts, else None.
-
-    Counts what ccusage counts: entry type absent or "message", role "assistant", a usage object whose input
-    and output are numbers, and an ISO timestamp on the entry (the entry's, not the message's epoch).
-    """
-    if not isinstance(entry, dict):
-        return None
-    entry_type = entry.get("type")
-    if entry_type is not None and entry_type != "message":
-        return None
-    message = entry.get("message")
-    if not isinstance(message, dict) or message.get("role") != "assistant":
-        return None
-    usage = message.get("usage")
-    if not isinstance(usage, dict):
-        return None
-    if type(usage.get("input")) not in (int, float) or type(usage.get("output")) not in (int, float):
-        return None
-    stamp = entry.get("timestamp")
-    if not isinstance(stamp, str) or ENTRY_TIMESTAMP.fullmatch(stamp) is None:
-        return None
-    return message, usage
-
-
-_VARIES = "varies"
-
-
-class _Accumulator:
-    """Sums counted messages per group for one file, taking or recomputing each message's cost per the mode."""
+class _Accumulator(UsageCounter):
+    """The counter's messages of one file summed per group (or, with `keep_keys`, one group per message)."""
 
     def __init__(self, timezone: str | None, keep_keys: bool, cost: str = "auto") -> None:
-        self.zone: tzinfo | None = None
-        if timezone:
-            from zoneinfo import ZoneInfo
-
-            self.zone = ZoneInfo(timezone)
+        super().__init__(timezone, cost)
         self.keep_keys = keep_keys
-        # The hot path may sum a stored cost as it is unless it must be recomputed (every one, or the zeros).
-        self.recompute_all = cost == "recomputed"
-        self.recompute_zero = cost == "auto"
-        self.stored_only = cost == "stored"
         self.groups: dict[tuple[Any, ...], list[Any]] = {}
-        self.seen: set[tuple[bytes, int]] = set()
         # The hot path's state: day per minute (bytes key) and sums per (day, provider, model, api) as bytes.
         self.minute_days: dict[bytes, str | None] = {}
         self.raw_groups: dict[tuple[Any, ...], list[Any]] = {}
-        self._hours: dict[str, str | None] = {}
-
-    def day_of(self, stamp: str) -> str | None:
-        """Calendar day of an entry timestamp in the report's zone; None for impossible times (dropped).
-
-        Zone offsets never have sub-minute parts, and within most UTC hours the local day does not change, so
-        the answer is cached per hour (per minute only in hours where the local day changes).
-        """
-        if stamp[14:16] > "59" or stamp[17:19] > "59":
-            return None
-        zone_part = stamp[23:] if len(stamp) > 20 and stamp[19] == "." else stamp[19:]
-        hour_key = stamp[:13] + zone_part
-        day = self._hours.get(hour_key, "")
-        if day == "":
-            first = self._local_day(stamp[:13] + ":00:00" + zone_part)
-            last = self._local_day(stamp[:13] + ":59:00" + zone_part)
-            day = first if first == last else _VARIES
-            self._hours[hour_key] = day
-        if day is _VARIES:
-            return self._local_day(stamp[:16] + ":00" + zone_part)
-        return day
-
-    def _local_day(self, moment: str) -> str | None:
-        try:
-            return datetime.fromisoformat(moment).astimezone(self.zone).date().isoformat()
-        except ValueError:
-            return None
 
     def add(self, entry: dict[str, Any], message: dict[str, Any], usage: dict[str, Any]) -> None:
         provider = message.get("provider")
         model = message.get("model")
         api = message.get("api")
         entry_id = entry.get("id")
-        self.add_fields(entry["timestamp"], entry_id if type(entry_id) is str else None,
+        input_tokens, output_tokens, cache_read, cache_write, cache_write_1h, total = usage_counts(usage)
+        self.add_counts(entry["timestamp"], entry_id if type(entry_id) is str else None,
                         provider if type(provider) is str else None, model if type(model) is str else None,
-                        api if type(api) is str else None, usage)
-
-    def add_fields(self, stamp: str, entry_id: str | None, provider: str | None, model: str | None,
-                   api: str | None, usage: dict[str, Any]) -> None:
-        # Inlined counts (this runs once per message; a helper call per field doubles the scan's cost).
-        get = usage.get
-        input_tokens = get("input")
-        if type(input_tokens) is not int or input_tokens < 0:
-            input_tokens = 0
-        output_tokens = get("output")
-        if type(output_tokens) is not int or output_tokens < 0:
-            output_tokens = 0
-        cache_read = get("cacheRead", 0)
-        if type(cache_read) is not int or cache_read < 0:
-            cache_read = 0
-        cache_write = get("cacheWrite", 0)
-        if type(cache_write) is not int or cache_write < 0:
-            cache_write = 0
-        total = get("totalTokens")
-        if type(total) is not int or total < 0:
-            total = input_tokens + output_tokens + cache_read + cache_write
-        cost = usage.get("cost")
-        stored = cost.get("total") if isinstance(cost, dict) else None
-        self.add_counts(stamp, entry_id, provider, model, api, input_tokens, output_tokens, cache_read,
-                        cache_write, _count(usage.get("cacheWrite1h")), total,
-                        stored if type(stored) in (int, float) else None)
+                        api if type(api) is str else None, input_tokens, output_tokens, cache_read, cache_write,
+                        cache_write_1h, total, stored_cost(usage))
 
     def add_counts(self, stamp: str, entry_id: str | None, provider: str | None, model: str | None,
                    api: str | None, input_tokens: int, output_tokens: int, cache_read: int, cache_write: int,
-                   cache_write_1h: int, total: int, stored: float | None) -> None:
-        # ccusage counts a message once per session file name and project: same timestamp and total = same call.
-        seen_key = (stamp.encode(), total)
-        if seen_key in self.seen:
+                   cache_write_1h: int, total: int, stored: Any) -> None:
+        if not self.counts(stamp, total):
             return
-        self.seen.add(seen_key)
         day = self.day_of(stamp)
         if day is None:
             return
-        # counts: [stored, catalog, priceTable, unpriced], one of them 1 (COST_SOURCES order)
-        recomputed = 0.0
-        if self.stored_only or (stored is not None and stored != 0 and not self.recompute_all):
-            counts = [1, 0, 0, 0] if stored is not None else [0, 0, 0, 1]
-        else:
-            stored = None
-            recomputed, source = pricer().price(provider, model, input_tokens, output_tokens, cache_read,
-                                                cache_write, cache_write_1h)
-            counts = _SOURCE_COUNTS[source]
-        stored_cost = 0.0 if stored is None else stored
+        stored_cost, recomputed, source = self.cost(stored, provider, model, input_tokens, output_tokens,
+                                                    cache_read, cache_write, cache_write_1h)
+        counts = _SOURCE_COUNTS[source]  # [stored, catalog, priceTable, unpriced], one of them 1
         if self.keep_keys:
             key: tuple[Any, ...] = (day, provider, model, api, len(self.groups))
             self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored_cost,
@@ -245,18 +134,7 @@ class _Accumulator:
         return out
 
 
-_SOURCE_COUNTS = {"catalog": [0, 1, 0, 0], "priceTable": [0, 0, 1, 0], "unpriced": [0, 0, 0, 1]}
-_PRICER: Pricer | None = None
-
-
-def pricer() -> Pricer:
-    """This process's Pricer (pricing.py), imported and built only when a message first needs a price."""
-    global _PRICER
-    if _PRICER is None:
-        from pi_tools.usage.pricing import Pricer
-
-        _PRICER = Pricer()
-    return _PRICER
+_SOURCE_COUNTS = {source: [int(source == name) for name in COST_SOURCES] for source in COST_SOURCES}
 
 
 _INT = rb"(0|[1-9][0-9]*)"
@@ -448,55 +326,6 @@ def scan(jobs: list[ScanJob], engine: Engine | None = None) -> Iterator[ScanResu
     from pi_tools.sources.files import size_of
 
     return map_ordered(run_job, jobs, engine, weights=[sum(size_of(path) for path in job.paths) for job in jobs])
-
-
-@dataclass(frozen=True)
-class MessageUsage:
-    """One assistant message as `usage --scope all` reads it: its tokens, its cost (per the cost mode) and
-    where that came from, and whether the scan counts it in this file (not when an earlier message of the file
-    has the same timestamp and total: ccusage's de-duplication)."""
-
-    input: int
-    output: int
-    cacheRead: int
-    cacheWrite: int
-    totalTokens: int
-    cost: float
-    costSource: str
-    counted: bool
-
-
-def message_usages(entries: Iterable[Any], cost: str = "auto") -> list[MessageUsage | None]:
-    """Per entry of a file (in file order), what the scan makes of it: None for entries it does not read
-    (not an assistant message with usage, or no ISO entry timestamp), else its MessageUsage.
-
-    The same accumulator as the scan does the counting and pricing, so per-message rows (the index's usage
-    table) add up to exactly what `usage` reports for the file.
-    """
-    counted = _Accumulator("UTC", True, cost)
-    alone = _Accumulator("UTC", True, cost)
-    out: list[MessageUsage | None] = []
-    for entry in entries:
-        found = usage_of(entry)
-        if found is None:
-            out.append(None)
-            continue
-        before = len(counted.groups)
-        counted.add(entry, found[0], found[1])
-        is_counted = len(counted.groups) > before
-        into = counted
-        if not is_counted:
-            alone.groups, alone.seen = {}, set()
-            alone.add(entry, found[0], found[1])
-            into = alone
-        if not into.groups:
-            out.append(None)  # a timestamp with no calendar day (minute 61): the scan drops the message
-            continue
-        values = into.groups[next(reversed(into.groups))]
-        sources = values[8:12]
-        out.append(MessageUsage(values[1], values[2], values[3], values[4], values[5], values[6] + values[7],
-                                COST_SOURCES[sources.index(1)], is_counted))
-    return out
 
 
 def scan_reads_line(line: bytes) -> bool:

@@ -104,7 +104,7 @@ def test_struct_decoded_rows_equal_the_parsed_reference_rows(path: Path) -> None
 
 def test_most_clean_fixture_lines_are_struct_decoded() -> None:
     """The struct path is taken (else the test above compares the dict path with itself)."""
-    from pi_tools.corpus.lines import MessageLine
+    from pi_tools.session.line_format import RowMessageLine as MessageLine
 
     decoded = parsed = timed = untimed = 0
     for path in FIXTURES:
