@@ -85,18 +85,18 @@ class _Accumulator(UsageCounter):
         day = self.day_of(stamp)
         if day is None:
             return
-        stored_cost, recomputed, source = self.cost(stored, provider, model, input_tokens, output_tokens,
-                                                    cache_read, cache_write, cache_write_1h)
+        stored_value, recomputed, source = self.cost(stored, provider, model, input_tokens, output_tokens,
+                                                     cache_read, cache_write, cache_write_1h)
         counts = _SOURCE_COUNTS[source]  # [stored, catalog, priceTable, unpriced], one of them 1
         if self.keep_keys:
             key: tuple[Any, ...] = (day, provider, model, api, len(self.groups))
-            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored_cost,
+            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored_value,
                                 recomputed, *counts, entry_id, stamp]
             return
         key = (day, provider, model, api)
         sums = self.groups.get(key)
         if sums is None:
-            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored_cost,
+            self.groups[key] = [1, input_tokens, output_tokens, cache_read, cache_write, total, stored_value,
                                 recomputed, *counts]
             return
         sums[0] += 1
@@ -105,7 +105,7 @@ class _Accumulator(UsageCounter):
         sums[3] += cache_read
         sums[4] += cache_write
         sums[5] += total
-        sums[6] += stored_cost
+        sums[6] += stored_value
         sums[7] += recomputed
         for index, count in enumerate(counts, start=8):
             sums[index] += count
@@ -206,7 +206,8 @@ def scan_all(path: str, into: _Accumulator) -> None:
                     except UnicodeDecodeError:
                         pass  # orjson would reject the whole line too
                     continue
-                # The hot path, inlined: one dictionary update per message, keys kept as bytes until the end.
+                # The hot path: the counter's rules inlined (`seen`, `day_of` cached per minute, the stored cost,
+                # which the mode takes as it is here), one dictionary update per message, keys kept as bytes.
                 stamp = head[2]
                 if stamp[17:19] > b"59":
                     continue
