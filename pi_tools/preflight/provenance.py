@@ -135,11 +135,11 @@ def _placed_items(origins: PayloadOrigins) -> set[str]:
 def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
                  has_system_prompt: bool) -> PayloadOrigins:
     from pi_tools.providers.table import items_key
+    from pi_tools.providers.transform_trace import align_transformed, transformed_messages
     from pi_tools.render.payload_map import map_payload
-    from pi_tools.render.preview import _align_transformed, transformed_messages
 
     transformed = transformed_messages(api, model, llm)
-    per_message, synthetic = _align_transformed(llm, transformed)
+    per_message, synthetic = align_transformed(llm, transformed)
     # transformed order -> llm index: synthetic results come before the llm message at their position
     synthetic_at: dict[int, int] = {}
     for position, _ in synthetic:
@@ -312,7 +312,7 @@ def _llm_order(llm: Sequence[Any], count: int, synthetic: set[int]) -> list[int]
     """Per transformed message (of `count`, the synthetic results at these positions), the llm message it points
     at: as _map_origins pairs them (render.preview._align_transformed, then a synthetic result points at the last
     assistant message before it)."""
-    from pi_tools.render.annotate import SKIPPED_STOP_REASONS
+    from pi_tools.providers.transform_trace import SKIPPED_STOP_REASONS
 
     order: list[int] = []
     cursor = 0

@@ -16,10 +16,10 @@ from pi_tools.js.strings import js_is_blank
 from pi_tools.js.values import js_to_string
 from pi_tools.messages.images import BLOCKED_IMAGE_TEXT
 from pi_tools.messages.types import LLM_ROLES
+from pi_tools.providers.transform_trace import SKIPPED_STOP_REASONS
 
 Note = dict[str, str]
 
-SKIPPED_STOP_REASONS = ("error", "aborted")
 CONTEXT_RESERVE_TOKENS = 4096
 
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import orjson
 
 from pi_tools.js.values import UNDEFINED, js_to_string
+from pi_tools.providers.transform_trace import align_transformed, transformed_messages
 from pi_tools.render import annotate
 from pi_tools.render.payload_map import PayloadMap, map_payload
 from pi_tools.session import SessionTree
@@ -212,56 +213,6 @@ def _origins(tree: SessionTree, leaf: str | None, count: int) -> list[tuple[Any,
 # --- the per-target pipeline -----------------------------------------------------------------------------------
 
 
-class _Marker(int):
-    """Timestamp handed to transformMessages' synthetic results so they can be told apart from stored ones."""
-
-
-_SYNTHETIC_STAMP = _Marker(-1)
-
-
-def transformed_messages(api: str, model: Mapping[str, Any], llm: Sequence[Any]) -> list[Any]:
-    """transformMessages as the API's adapter runs it, with synthetic results carrying a recognisable stamp.
-
-    The content items that are neither objects nor null become empty objects first, as the payload builders
-    see them (providers.registry.build_payload): JavaScript reads a field of a string item as undefined where
-    Python's dict access would fail."""
-    from pi_tools.providers.junk_blocks import objects_for_junk_items
-    from pi_tools.providers.registry import request_tool_call_id_normalizer
-    from pi_tools.providers.transform_messages import transform_messages
-
-    messages = objects_for_junk_items(llm if isinstance(llm, list) else list(llm))
-    return transform_messages(messages, dict(model), request_tool_call_id_normalizer(api),
-                              now_ms=cast(Callable[[], int], lambda: _SYNTHETIC_STAMP))
-
-
-def is_synthetic(message: Any) -> bool:
-    return isinstance(message, dict) and message.get("timestamp") is _SYNTHETIC_STAMP
-
-
-def _align_transformed(llm: Sequence[Any], transformed: Sequence[Any]) -> tuple[list[Any], list[tuple[int, Any]]]:
-    """transformMessages output per llm message (None = skipped) and synthetic results with their position.
-
-    Each input gives at most one output in order; errored/aborted assistants give none; synthetic results are
-    recognisable by the marker timestamp. A position is the index of the llm message they precede.
-    """
-    per_message: list[Any] = [None] * len(llm)
-    synthetic: list[tuple[int, Any]] = []
-    cursor = 0
-    for index, message in enumerate(llm):
-        while cursor < len(transformed) and is_synthetic(transformed[cursor]):
-            synthetic.append((index, transformed[cursor]))
-            cursor += 1
-        if isinstance(message, dict) and message.get("role") == "assistant" \
-                and message.get("stopReason") in annotate.SKIPPED_STOP_REASONS:
-            continue
-        if cursor < len(transformed):
-            per_message[index] = transformed[cursor]
-            cursor += 1
-    for leftover in transformed[cursor:]:
-        synthetic.append((len(llm), leftover))
-    return per_message, synthetic
-
-
 def _payload_top(payload: Mapping[str, Any], api: str) -> dict[str, Any]:
     from pi_tools.providers.table import items_key
 
@@ -314,7 +265,7 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
     except Exception as exc:  # noqa: BLE001 - as above: shown, not raised
         header["error"] = header["error"] or f"transformMessages fails: {type(exc).__name__}: {exc}"
         return header | {"system": []}, [_cell("error", [], []) for _ in range(row_count)], _Synthetic(), []
-    per_message, synthetic = _align_transformed(llm, transformed)
+    per_message, synthetic = align_transformed(llm, transformed)
     mapping: PayloadMap | None = None
     if payload is not None:
         mapping = map_payload(target.api, payload, transformed, model, bool(request.system_prompt))

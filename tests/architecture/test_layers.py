@@ -64,3 +64,21 @@ def test_only_api_folders_know_api_names() -> None:
             if branching.search(line) or named.search(line):
                 offenders.append(f"{relative}:{number}: {line.strip()}")
     assert offenders == []
+
+
+def test_no_private_name_crosses_rooms() -> None:
+    """A room's private names are its own: another room that needs one gets a public name instead."""
+    import ast
+
+    crossings = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).parts
+        room = parts[0] if len(parts) > 1 else ""
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pi_tools."):
+                target_room = node.module.split(".")[1]
+                private = [alias.name for alias in node.names
+                           if alias.name.startswith("_") and not alias.name.startswith("__")]
+                if private and target_room != room:
+                    crossings.append(f"{'/'.join(parts)}: {node.module} {private}")
+    assert crossings == []

@@ -11,10 +11,11 @@ import pytest
 from pi_tools.pipeline.stages import OFFLINE_API_KEY
 from pi_tools.providers.catalog import find_model
 from pi_tools.providers.table import items_key
+from pi_tools.providers.transform_trace import transformed_messages
 from pi_tools.render import RenderRequest, Target, TargetError, build_preview, pair_targets, render_view
 from pi_tools.render.environment import md_code, md_text
 from pi_tools.render.payload_map import map_payload
-from pi_tools.render.preview import display_json, transformed_messages
+from pi_tools.render.preview import display_json
 from pi_tools.session import load_session
 
 from support.golden import CASES, case_names, expected
