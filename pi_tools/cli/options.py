@@ -94,3 +94,33 @@ def rules_option(help: str) -> Any:
 FailOn = Annotated[Severity, choice_option(
     "--fail-on", Severity, "Exit 1 when a finding has this severity or worse: error or warning.", REFUSAL_EXPECTED)]
 """--fail-on, alike in audit and preflight."""
+
+
+PiName = Literal["0.85", "1.6"]
+"""The Pi versions pi-tools reproduces (pi_tools.pi.NAMES holds the same)."""
+REFUSAL_PI = "{flag}: pi-tools reproduces Pi {alternatives}, not {value!r}"
+
+Pi = Annotated[PiName | None, typer.Option(
+    "--pi", envvar="PI_TOOLS_PI", metavar="VERSION",
+    help="The Pi version to reproduce: 0.85 or 1.6 (default: $PI_TOOLS_PI, else 0.85).",
+    click_type=Choice("--pi", get_args(PiName), REFUSAL_PI))]
+"""--pi: the Pi version a command reproduces, one definition for every command that reads sessions or builds
+requests; PI_TOOLS_PI in the environment is its default (checked the same way)."""
+
+
+def chosen_pi(name: str | None, builds_requests: bool = False) -> Any:
+    """The pi_tools.pi.PiVersion for --pi (None when neither --pi nor PI_TOOLS_PI names one: the stage then
+    follows its input documents' version, else the default). A command that builds requests refuses a version
+    pi-tools does not build them for (exit 2)."""
+    if name is None and not builds_requests:
+        return None
+    from pi_tools.pi import requests_refusal, resolve
+
+    version = resolve(name)
+    if builds_requests:
+        refusal = requests_refusal(version)
+        if refusal is not None:
+            from pi_tools.cli.common import fail
+
+            fail(refusal)
+    return version if name is not None else None
