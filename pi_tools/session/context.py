@@ -187,6 +187,11 @@ class ContextRules:
         for entry in entries:
             yield from entry_messages(materialize(entry))
 
+    def check(self, entries: list[Any], materialize: Any) -> None:
+        """Raise ContextError where Pi throws while projecting these entries (0.85 never does; its throws come
+        from the settings). Called while planning, so that a stage that writes the messages lazily fails before
+        it writes anything."""
+
     def bulk_fits(self, bulk: BulkSession) -> bool:
         """Whether the bulk index's plan (0.85's rules over line spans) gives this version's context for this
         file; if not, the file is read by the line-by-line reader."""
@@ -223,6 +228,7 @@ def plan_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED,
         raise ContextError(str(exc)) from None
     thinking_level, model = context_settings(path)
     selected = rules.context_entries(path)
+    rules.check(selected, tree.materialize)
     if len(selected) != len(path):
         after = len(path) - 1 - next(
             i for i in range(len(path) - 1, -1, -1)

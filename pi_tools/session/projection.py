@@ -117,13 +117,31 @@ class Projection16(ContextRules):
     def entry_messages(self, entry: Any) -> list[Any]:
         return entry_messages_16(entry)
 
-    def messages(self, entries: list[Any], materialize: Any) -> Iterator[Any]:
+    @staticmethod
+    def _edits(entries: list[Any]) -> dict[Any, dict[str, Any]]:
+        """The latest context edit of each target among the entries (by _map_key of the target id)."""
         edits: dict[Any, dict[str, Any]] = {}
         for entry in entries:  # edits are parsed entries (only message lines stay heads in a lazy tree)
             if isinstance(entry, dict) and entry.get("type") == "context_edit":
                 key = _map_key(entry.get("targetId", UNDEFINED))
                 if key is not None:
                     edits[key] = entry
+        return edits
+
+    def check(self, entries: list[Any], materialize: Any) -> None:
+        """Pi throws on an edit without a `replacement` key whose target gives a message of an editable role."""
+        broken = {key for key, edit in self._edits(entries).items() if "replacement" not in edit}
+        if not broken:
+            return
+        for index, entry in enumerate(entries):
+            if index > 0 and isinstance(entry, dict) and entry.get("type") == "compaction":
+                continue
+            key = _map_key(_entry_id(entry))
+            if key in broken:
+                project_entry(materialize(entry), {})  # raises ContextError as Pi throws
+
+    def messages(self, entries: list[Any], materialize: Any) -> Iterator[Any]:
+        edits = self._edits(entries)
         for index, entry in enumerate(entries):
             if index > 0 and isinstance(entry, dict) and entry.get("type") == "compaction":
                 continue  # an older compaction inside the latest one's kept range: nothing
