@@ -83,3 +83,19 @@ def requests_refusal(version: PiVersion) -> str | None:
         return None
     newest = next(name for name in reversed(NAMES) if get(name).builds_requests)
     return f"pi-tools does not build Pi {version.name} requests yet; pass --pi {newest}"
+
+
+def described() -> str:
+    """What `pi-tools --version` says of the Pi versions: each with its releases, what is not reproduced yet, and
+    the default."""
+    lines = []
+    for name in NAMES:
+        version = get(name)
+        note = "" if version.builds_requests else "; sessions, contexts and LLM messages only, no requests yet"
+        lines.append(f"reproduces Pi {name} ({version.packages}{note})")
+    chosen = os.environ.get(ENVIRONMENT)
+    if chosen and chosen not in NAMES:
+        lines.append(f"{ENVIRONMENT}={chosen!r} names no version pi-tools reproduces (commands refuse it)")
+        chosen = None
+    lines.append(f"default: Pi {chosen or DEFAULT} (--pi VERSION, or {ENVIRONMENT}" + (f"={chosen})" if chosen else ")"))
+    return "\n".join(lines)
