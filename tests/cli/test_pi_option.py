@@ -79,3 +79,22 @@ def test_tree_shows_16s_entries_without_calling_them_unknown(cli: Any) -> None:
     assert as_16.code == 0 and "[context omit:" in as_16.stdout and "[usage cache_warm" in as_16.stdout
     assert "unknown-entry-type" not in as_16.stdout
     assert "unknown-entry-type" in cli("tree", "--pi", "0.85", case).stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["audit", CASE], ["usage", CASE], ["export", CASE, "-o", "-"], ["search", "x", CASE], ["index", CASE, "-o", "out"],
+    ["repair", CASE, "--dry-run"], ["slim", CASE, "--dry-run"], ["transform", CASE, "--to-session", "out.jsonl"],
+], ids=lambda args: args[0])
+def test_commands_not_ported_yet_say_so_under_16(cli: Any, args: list[str]) -> None:
+    """They read sessions as Pi 0.85 does: under 1.6 (--pi or PI_TOOLS_PI) they refuse rather than answer as 0.85."""
+    refused = cli(*args, "--pi", "1.6")
+    command = "transform --to-session" if args[0] == "transform" else args[0]
+    assert (refused.code, refused.stdout) == (2, "")
+    assert refused.stderr == f"pi-tools: pi-tools {command} does not reproduce Pi 1.6 yet; pass --pi 0.85\n"
+    assert cli(*args, env={"PI_TOOLS_PI": "1.6"}).code == 2
+
+
+def test_transform_reads_as_the_version_it_is_given(cli: Any) -> None:
+    run = cli("transform", "--pi", "1.6", "--drop-role", "user", SYSTEM)
+    (document,) = run.documents()
+    assert document["pi"] == "1.6" and document["messages"][0]["role"] == "system"
