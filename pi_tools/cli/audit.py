@@ -47,7 +47,7 @@ def audit_command(
 
     Example: pi-tools audit --format sarif --fail-on warning ~/.pi/agent/sessions > audit.sarif
     """
-    chosen_pi(pi, reproduces=("0.85",), command="audit")
+    chosen_pi(pi, ported=False, command="audit")
     chosen = chosen_engine(engine, scheduler, jobs, progress="audit")
     if paths and len(paths) == 1 and not list_rules and chosen.kind == "local":
         from pi_tools.engine.early import read_ahead

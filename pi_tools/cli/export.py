@@ -66,7 +66,7 @@ def export_command(
 
     Example: pi-tools export s.jsonl --branches all --no-thinking --scrub -o s.html
     """
-    chosen_pi(pi, reproduces=("0.85",), command="export")
+    chosen_pi(pi, ported=False, command="export")
     from pi_tools.export import ExportError, ExportOptions, export_session
     from pi_tools.export.redaction import RedactError, make_rewrite
     from pi_tools.output.templates import MissingTemplateError

@@ -29,7 +29,7 @@ def index_command(
 
     Example: pi-tools index ~/.pi/agent/sessions -o idx && duckdb -c "select name, count(*) from 'idx/tool_calls/*.parquet' group by 1"
     """
-    chosen_pi(pi, reproduces=("0.85",), command="index")
+    chosen_pi(pi, ported=False, command="index")
     if out is None:
         fail("-o OUT: name the index folder")
     chosen = chosen_engine(engine, scheduler, jobs, progress="index")

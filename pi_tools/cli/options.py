@@ -108,23 +108,21 @@ Pi = Annotated[PiName | None, typer.Option(
 requests; PI_TOOLS_PI in the environment is its default (checked the same way)."""
 
 
-def chosen_pi(name: str | None, *, builds_requests: bool = False, reproduces: tuple[str, ...] | None = None,
-              command: str = "") -> Any:
+def chosen_pi(name: str | None, *, builds_requests: bool = False, ported: bool = True, command: str = "") -> Any:
     """The pi_tools.pi.PiVersion for --pi (None when neither --pi nor PI_TOOLS_PI names one: the stage then
     follows its input documents' version, else the default).
 
     A command that builds requests refuses a version pi-tools builds none for; a command not yet ported to every
-    version names the versions it `reproduces` and refuses the others (exit 2, before anything is read)."""
-    if name is None and not builds_requests and reproduces is None:
+    version (`ported=False`) refuses the versions that only ported commands read (exit 2, before anything is
+    read)."""
+    if name is None and not builds_requests and ported:
         return None
     from pi_tools.cli.common import fail
-    from pi_tools.pi import requests_refusal, resolve
+    from pi_tools.pi import requests_refusal, resolve, unported_refusal
 
     version = resolve(name)
-    if builds_requests:
-        refusal = requests_refusal(version)
-        if refusal is not None:
-            fail(refusal)
-    if reproduces is not None and version.name not in reproduces:
-        fail(f"pi-tools {command} does not reproduce Pi {version.name} yet; pass --pi {reproduces[-1]}")
+    refusal = (requests_refusal(version) if builds_requests else None) or \
+        (None if ported else unported_refusal(version, command))
+    if refusal is not None:
+        fail(refusal)
     return version if name is not None else None

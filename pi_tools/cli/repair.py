@@ -45,7 +45,7 @@ def repair_command(
 
     Example: pi-tools repair broken.jsonl -o fixed.jsonl --relink --close-orphans && pi-tools audit fixed.jsonl
     """
-    chosen_pi(pi, reproduces=("0.85",), command="repair")
+    chosen_pi(pi, ported=False, command="repair")
     from pi_tools.cli.rewriting import check_target_options, print_changes
     from pi_tools.rewrite.repair import ConversationFixes, RepairError, repair_file
     from pi_tools.rewrite.writer import free_backup_name

@@ -52,7 +52,7 @@ def search_command(
 
     Example: pi-tools search 'rm -rf' ~/.pi/agent/sessions --tool bash --format json
     """
-    chosen_pi(pi, reproduces=("0.85",), command="search")
+    chosen_pi(pi, ported=False, command="search")
     chosen = chosen_engine(engine, scheduler, jobs, progress="search")
     from pi_tools.corpus.match import Matcher, PatternError
     from pi_tools.corpus.search import SearchSpec, search_paths

@@ -34,7 +34,7 @@ def slim_command(
 
     Example: pi-tools slim big.jsonl -o small.jsonl --max-image-kb 100 --max-tool-output-kb 64
     """
-    chosen_pi(pi, reproduces=("0.85",), command="slim")
+    chosen_pi(pi, ported=False, command="slim")
     from pi_tools.cli.rewriting import check_target_options, print_changes
     from pi_tools.rewrite.slim import SlimError, SlimOptions, slim_file
     from pi_tools.rewrite.writer import WriteError, free_backup_name

@@ -45,7 +45,7 @@ def transform_command(
     Example: pi-tools transform --keep-last 3 --redact 'sk-[A-Za-z0-9]+' s.jsonl | pi-tools payload --api openai-responses
     """
     if to_session is not None:
-        chosen_pi(pi, reproduces=("0.85",), command="transform --to-session")
+        chosen_pi(pi, ported=False, command="transform --to-session")
         _to_session(files or [], to_session, force, leaf, drop_role or [], keep_last, block_images, redact or [],
                     plugin or [], use or [], dry_run, output_format or "text")
         return

@@ -71,7 +71,7 @@ def usage_command(
 
     Example: pi-tools usage ~/.pi/agent/sessions --by month --since 2026-01-01 --chart usage.html
     """
-    chosen_pi(pi, reproduces=("0.85",), command="usage")
+    chosen_pi(pi, ported=False, command="usage")
     from pi_tools.output.templates import MissingTemplateError
     from pi_tools.usage.report import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
 

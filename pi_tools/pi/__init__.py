@@ -54,6 +54,9 @@ class PiVersion:
     """The message roles convertToLlm returns as they are (messages/convert.py)."""
     builds_requests: bool
     """Whether pi-tools builds this version's provider requests (payload, preflight, render, run)."""
+    read_by_every_command: bool
+    """Whether every command that reads sessions reproduces this version; if not, the commands not ported to it yet
+    (they pass `ported=False` to cli.options.chosen_pi) refuse it rather than answer as another version would."""
 
 
 def get(name: str) -> PiVersion:
@@ -83,6 +86,14 @@ def requests_refusal(version: PiVersion) -> str | None:
         return None
     newest = next(name for name in reversed(NAMES) if get(name).builds_requests)
     return f"pi-tools does not build Pi {version.name} requests yet; pass --pi {newest}"
+
+
+def unported_refusal(version: PiVersion, command: str) -> str | None:
+    """Why a command not yet ported to every version cannot run for `version` (None when it can)."""
+    if version.read_by_every_command:
+        return None
+    newest = next(name for name in reversed(NAMES) if get(name).read_by_every_command)
+    return f"pi-tools {command} does not reproduce Pi {version.name} yet; pass --pi {newest}"
 
 
 def described() -> str:

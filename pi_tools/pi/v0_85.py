@@ -13,5 +13,6 @@ VERSION = PiVersion(
     catalog="models.json",
     context=PI_085_RULES,
     passed_through=PASSED_THROUGH,
+    read_by_every_command=True,
     builds_requests=True,
 )

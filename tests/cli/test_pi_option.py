@@ -16,7 +16,7 @@ REFUSAL = "pi-tools: pi-tools does not build Pi 1.6 requests yet; pass --pi 0.85
 
 
 def test_the_option_offers_the_versions_of_the_pi_room() -> None:
-    assert get_args(options.PiName) == pi.NAMES
+    assert get_args(options.PiName) == pi.NAMES  # the one copy of the names outside pi_tools/pi
     assert pi.DEFAULT in pi.NAMES
     for name in pi.NAMES:
         version = pi.get(name)
