@@ -294,8 +294,8 @@ def _payload_result(llm_doc: Document, request: PayloadRequest, model: Any, buil
         payload = build()
     except PayloadError as exc:
         return {"kind": "error", "source": source, "api": request.api, "model": reference, "error": str(exc)}
-    document: Document = {"kind": "payload", "source": source, "api": request.api, "model": reference,
-                          "payload": payload}
+    document: Document = {"kind": "payload", "source": source, "pi": document_version(llm_doc).name,
+                          "api": request.api, "model": reference, "payload": payload}
     if request.wire:
         try:
             document["wire"] = registry.build_wire(request.api, model, payload, options)
