@@ -25,12 +25,22 @@ from typing import TYPE_CHECKING, Any
 from pi_tools.js.values import UNDEFINED, js_double, js_truthy
 from pi_tools.session.context import ContextError, ContextRules, context_entries, entry_to_messages
 from pi_tools.session.line_format import ENTRY_TYPES
-from pi_tools.session.tree import Vocabulary
+from pi_tools.session.tree import ENTRY_FIELDS, Vocabulary
 
 if TYPE_CHECKING:
     from pi_tools.session.bulk import BulkSession
 
-PI_16_VOCABULARY = Vocabulary(entry_types=ENTRY_TYPES | {"usage", "context_edit"}, roles=frozenset({"system"}))
+PI_16_VOCABULARY = Vocabulary(
+    entry_types=ENTRY_TYPES | {"usage", "context_edit"},
+    roles=frozenset({"system"}),
+    entry_fields={
+        **ENTRY_FIELDS,
+        "usage": {"kind": (str,), "provider": (str,), "model": (str,), "usage": (dict,)},
+        # A missing `replacement` makes Pi throw when its target gives an editable message (ContextError then);
+        # null omits the target, an object's `content` replaces its content.
+        "context_edit": {"targetId": (str,), "replacement": (dict, type(None))},
+    },
+)
 
 _EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
 _BLOCK_ROLES = ("assistant", "toolResult")  # a string replacement becomes one text block

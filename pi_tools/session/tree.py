@@ -8,6 +8,7 @@ Where Pi would loop until it crashes (a parent cycle) pi-tools stops at once wit
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +53,8 @@ class Vocabulary:
 
     entry_types: frozenset[str] = ENTRY_TYPES
     roles: frozenset[str] = frozenset()
+    entry_fields: Mapping[str, dict[str, tuple[type, ...]]] = field(default_factory=lambda: ENTRY_FIELDS)
+    """The fields checked per entry type (missing-field, bad-field), beside ENTRY_FIELDS'."""
 
 
 PI_085_VOCABULARY = Vocabulary()
@@ -296,8 +299,8 @@ def check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: int
                     line, "warning", _id_or_none(entry_id)))
             return
         _check_fields(message, fields, f"{role} message", line, entry_id, diagnostics)
-    elif type(entry_type) is str and entry_type in ENTRY_FIELDS:
-        _check_fields(entry, ENTRY_FIELDS[entry_type], f"{entry_type} entry", line, entry_id, diagnostics)
+    elif type(entry_type) is str and entry_type in vocabulary.entry_fields:
+        _check_fields(entry, vocabulary.entry_fields[entry_type], f"{entry_type} entry", line, entry_id, diagnostics)
 
 
 def _shown(value: Any) -> str:

@@ -163,3 +163,19 @@ def test_pi_085_reads_the_same_files_as_085(cli: Any) -> None:
     piped = cli("context", "--pi", "1.6", case).stdout
     refused = cli("convert", "--pi", "0.85", stdin=piped.encode())
     assert refused.code == 2 and "made for Pi 1.6, not Pi 0.85" in refused.stderr
+
+
+@pytest.mark.parametrize("golden_file", sorted((EDGE / "leaves").glob("*@*.json")), ids=lambda p: p.stem)
+def test_cli_leaf_option_matches_pi16(cli: Any, golden_file: Path) -> None:
+    """Contexts at an entry that is not a leaf (tests/data/pi16/leaves/CASE@ENTRY.json: the 1.6 oracle's document
+    with --leaf ENTRY), e.g. gen16_edits before its compaction, where its two context edits apply."""
+    name, leaf = golden_file.stem.split("@")
+    case = CONFORMANCE16 / "cases" / f"{name}.jsonl"
+    if not case.exists():
+        pytest.skip(f"no Pi 1.6 conformance set at {CONFORMANCE16}")
+    golden = json.loads(golden_file.read_text(encoding="utf-8"))
+    run = cli("convert", "--pi", "1.6", "--leaf", leaf, str(case))
+    (document,) = run.documents()
+    assert (document["leafId"], document["messages"]) == (golden["leafId"], golden["llm"])
+    tree = load_session(str(case), True, PI16.context)
+    assert _context(tree, leaf) == (golden["context"], golden["llm"])
