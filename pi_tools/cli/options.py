@@ -1,4 +1,4 @@
-"""The options many commands take, each declared once: --format, --api, --leaf, -o, --model, --reasoning,
+"""The options many commands take, each declared once: --format, --api, --leaf, -o, --model, --reasoning, --pi,
 --rules, --fail-on, and the other options whose values are a fixed set.
 
 Each command keeps its own allowed values (audit's --format is not usage's): they are the `Literal` types below,
@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, get_args
 
 import typer
 
+from pi_tools import pi as pi_versions
 from pi_tools.cli.choices import ApiChoice, Choice
 
 # The allowed values; the libraries hold the same tuples (tests/cli/test_shared_options.py keeps them equal).
@@ -101,8 +102,8 @@ PiName = Literal["0.85", "1.6"]
 REFUSAL_PI = "{flag}: pi-tools reproduces Pi {alternatives}, not {value!r}"
 
 Pi = Annotated[PiName | None, typer.Option(
-    "--pi", envvar="PI_TOOLS_PI", metavar="VERSION",
-    help="The Pi version to reproduce: 0.85 or 1.6 (default: $PI_TOOLS_PI, else 0.85).",
+    "--pi", envvar=pi_versions.ENVIRONMENT,
+    help=f"The Pi version to reproduce (default: ${pi_versions.ENVIRONMENT}, else {pi_versions.DEFAULT}).",
     click_type=Choice("--pi", get_args(PiName), REFUSAL_PI))]
 """--pi: the Pi version a command reproduces, one definition for every command that reads sessions or builds
 requests; PI_TOOLS_PI in the environment is its default (checked the same way)."""
