@@ -171,6 +171,8 @@ class ContextRules:
 
     vocabulary: Vocabulary = PI_085_VOCABULARY
     """The entry types and roles this version knows (the rest is diagnosed as unknown)."""
+    who = "Pi 0.85"
+    """How diagnostics name the Pi that builds contexts by these rules."""
 
     def context_entries(self, path: list[Any]) -> list[Any]:
         """buildContextEntries: the compaction-aware entry list of a path."""
@@ -235,14 +237,14 @@ def plan_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED,
             if isinstance(path[i], dict) and path[i].get("type") == "compaction"
         )
         if after > PI_SPREAD_LIMIT:
-            diagnostics.append(pi_cannot_load(after, tree.line_of(path[-after - 1])))
+            diagnostics.append(pi_cannot_load(after, tree.line_of(path[-after - 1]), rules.who))
     return ContextPlan(selected, thinking_level, model, effective_leaf, diagnostics, rules)
 
 
-def pi_cannot_load(after: int, compaction_line: int | None) -> Diagnostic:
+def pi_cannot_load(after: int, compaction_line: int | None, who: str = "Pi 0.85") -> Diagnostic:
     return diagnostic(
         "pi-cannot-load",
-        f"{after} entries follow the latest compaction on this path; Pi 0.85 overflows its stack past "
+        f"{after} entries follow the latest compaction on this path; {who} overflows its stack past "
         f"about {PI_SPREAD_LIMIT} (Maximum call stack size exceeded) and cannot open this session",
         compaction_line, "warning")
 

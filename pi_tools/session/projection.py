@@ -120,6 +120,7 @@ class Projection16(ContextRules):
     """Pi 1.6's rules (buildSessionProjection); see the module's docstring for what differs from 0.85."""
 
     vocabulary = PI_16_VOCABULARY
+    who = "Pi"  # 1.6 still spreads the entries after a compaction in one call: the same stack limit
 
     def context_entries(self, path: list[Any]) -> list[Any]:
         return context_entries_16(path)

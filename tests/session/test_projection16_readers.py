@@ -67,3 +67,14 @@ def test_the_bulk_index_is_refused_by_16_only_where_the_plans_differ() -> None:
     assert taken > 10
     assert isinstance(context_source((ROOT / "fixtures/conformance/cases/c001_tools.jsonl").read_bytes(), "c001",
                                      True, PI16.context), BulkSession)
+
+
+def test_the_spread_limit_is_named_for_the_pi_that_has_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi_tools.session import context, load_session
+
+    monkeypatch.setattr(context, "PI_SPREAD_LIMIT", 0)
+    case = str(ROOT / "fixtures/conformance/cases/c003_compaction.jsonl")
+    for rules, who in ((resolve("0.85").context, "Pi 0.85 overflows"), (PI16.context, "; Pi overflows")):
+        plan = context.plan_session_context(load_session(case, True, rules), rules=rules)
+        assert [d["code"] for d in plan.diagnostics] == ["pi-cannot-load"]
+        assert who in plan.diagnostics[0]["message"]
