@@ -47,7 +47,8 @@ app = typer.Typer(
 )
 
 def _print_version(value: bool) -> None:
-    """The installed distribution's version (package metadata is the one place it is written down)."""
+    """The installed distribution's version (package metadata is the one place it is written down), and the Pi
+    versions it reproduces (pi_tools.pi)."""
     if not value:
         return
     from importlib.metadata import PackageNotFoundError, version
@@ -57,6 +58,9 @@ def _print_version(value: bool) -> None:
     except PackageNotFoundError:
         typer.echo("pi-tools: no package metadata (run from a source tree that is not installed)", err=True)
         raise typer.Exit(2) from None
+    from pi_tools.pi import described
+
+    typer.echo(described())
     raise typer.Exit()
 
 

@@ -17,7 +17,15 @@ from pi_tools.cli.common import (
     report,
 )
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
-from pi_tools.cli.options import REFUSAL_EXPECTED_ONE_OF, AuditFormat, FailOn, format_option, rules_option
+from pi_tools.cli.options import (
+    REFUSAL_EXPECTED_ONE_OF,
+    AuditFormat,
+    FailOn,
+    Pi,
+    chosen_pi,
+    format_option,
+    rules_option,
+)
 
 
 def audit_command(
@@ -29,6 +37,7 @@ def audit_command(
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
+    pi: Pi = None,
 ) -> None:
     """Audit sessions: ordering invariants, tool call/result pairing, tree structure and line damage.
 
@@ -38,6 +47,7 @@ def audit_command(
 
     Example: pi-tools audit --format sarif --fail-on warning ~/.pi/agent/sessions > audit.sarif
     """
+    chosen_pi(pi, ported=False, command="audit")
     chosen = chosen_engine(engine, scheduler, jobs, progress="audit")
     if paths and len(paths) == 1 and not list_rules and chosen.kind == "local":
         from pi_tools.engine.early import read_ahead

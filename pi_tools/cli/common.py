@@ -76,11 +76,12 @@ def checked_api_and_model(api: str, model: str | None) -> Any:
 
 
 def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: bool = True,
-                  diagnostics: bool = True) -> None:
+                  diagnostics: bool = True, pi: Any = None) -> None:
     """Run a document-producing stage over files or stdin and exit with the stage's status.
 
     A stage whose documents carry no diagnostics passes `diagnostics=False`: sessions are then read without
-    the checks that only produce them.
+    the checks that only produce them. `pi`: the Pi version sessions are read as (pi_tools.pi.PiVersion;
+    None: pi.resolve()).
     """
     from pi_tools.pipe.documents import DocumentWriter
     from pi_tools.pipeline.stages import iter_inputs, run_stage
@@ -96,7 +97,8 @@ def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: 
         keep_until_exit(item, result)
         return result
 
-    status = run_stage(iter_inputs(files, reader, check_all_lines=diagnostics), build_and_keep, writer.write, report)
+    status = run_stage(iter_inputs(files, reader, check_all_lines=diagnostics, pi=pi), build_and_keep, writer.write,
+                       report)
     writer.flush()
     exit_without_teardown(status)
 

@@ -8,7 +8,7 @@ import typer
 
 from pi_tools.cli.common import run_documents, run_file_tasks
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
-from pi_tools.cli.options import leaf_option
+from pi_tools.cli.options import Pi, chosen_pi, leaf_option
 
 
 def context_command(
@@ -17,22 +17,25 @@ def context_command(
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
+    pi: Pi = None,
 ) -> None:
-    """Rebuild the context Pi 0.85 would give its agent: one `context` document per session.
+    """Rebuild the context Pi (0.85, or --pi 1.6) would give its agent: one `context` document per session.
 
     The document holds the session header, leafId, thinkingLevel, model, the AgentMessage[] (after compaction,
     for the active branch) and diagnostics for everything Pi silently skipped or repairs.
 
     Example: pi-tools context ~/.pi/agent/sessions/--home-me-proj--/*.jsonl | jq .model
     """
+    version = chosen_pi(pi)
     chosen = chosen_engine(engine, scheduler, jobs, progress="context")
     if files and (len(files) > 1 or chosen.kind == "dask"):
+        from pi_tools.pi import DEFAULT
         from pi_tools.pipeline.tasks import context_file
 
-        run_file_tasks(context_file, files or [], leaf, chosen)
+        run_file_tasks(context_file, files or [], (leaf, pi or DEFAULT), chosen)
     from pi_tools.engine.early import read_ahead
 
     read_ahead(files)
     from pi_tools.pipeline.stages import as_context
 
-    run_documents(files or [], lambda item: as_context(item, leaf))
+    run_documents(files or [], lambda item: as_context(item, leaf, version), pi=version)

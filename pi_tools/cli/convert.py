@@ -8,7 +8,7 @@ import typer
 
 from pi_tools.cli.common import run_documents, run_file_tasks
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
-from pi_tools.cli.options import leaf_option
+from pi_tools.cli.options import Pi, chosen_pi, leaf_option
 
 
 def convert_command(
@@ -17,19 +17,24 @@ def convert_command(
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
+    pi: Pi = None,
 ) -> None:
     """Apply Pi's convertToLlm: custom roles become user text or are dropped; one `llm` document per session.
 
+    A context document is converted as the Pi version it names (`pi`); --pi, if given, must be that version.
+
     Example: pi-tools context s.jsonl | pi-tools convert | jq '.messages | length'
     """
+    version = chosen_pi(pi)
     chosen = chosen_engine(engine, scheduler, jobs, progress="convert")
     if files and (len(files) > 1 or chosen.kind == "dask"):
+        from pi_tools.pi import DEFAULT
         from pi_tools.pipeline.tasks import convert_file
 
-        run_file_tasks(convert_file, files or [], leaf, chosen)
+        run_file_tasks(convert_file, files or [], (leaf, pi or DEFAULT), chosen)
     from pi_tools.engine.early import read_ahead
 
     read_ahead(files)
     from pi_tools.pipeline.stages import as_llm
 
-    run_documents(files or [], lambda item: as_llm(item, leaf))
+    run_documents(files or [], lambda item: as_llm(item, leaf, version), pi=version)

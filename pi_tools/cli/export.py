@@ -21,7 +21,9 @@ from pi_tools.cli.options import (
     ExportBranches,
     ExportFormat,
     ExportOnly,
+    Pi,
     choice_option,
+    chosen_pi,
     format_option,
     leaf_option,
     output_option,
@@ -52,6 +54,7 @@ def export_command(
     only: Annotated[ExportOnly | None, choice_option("--only", ExportOnly, "Show only user messages, or only assistant messages (with their tool calls).", REFUSAL_UNKNOWN_VALUE)] = None,
     redact: Annotated[list[str] | None, typer.Option("--redact", metavar="REGEX", help="Replace matches with [REDACTED] in every session string shown (repeatable).")] = None,
     scrub: Annotated[bool, typer.Option("--scrub", help="Replace detected credentials (API keys, tokens, private keys, URL passwords) with [REDACTED:<kind>].")] = False,
+    pi: Pi = None,
 ) -> None:
     """Export a session to read or to show: a transcript in reading order (user, assistant text and thinking,
     tool calls beside their results, bash executions, custom messages, compaction and branch summaries, with
@@ -63,6 +66,7 @@ def export_command(
 
     Example: pi-tools export s.jsonl --branches all --no-thinking --scrub -o s.html
     """
+    chosen_pi(pi, ported=False, command="export")
     from pi_tools.export import ExportError, ExportOptions, export_session
     from pi_tools.export.redaction import RedactError, make_rewrite
     from pi_tools.output.templates import MissingTemplateError

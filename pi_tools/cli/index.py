@@ -8,7 +8,7 @@ import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, default_session_folder, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine, engine_failed
-from pi_tools.cli.options import output_option
+from pi_tools.cli.options import Pi, chosen_pi, output_option
 
 
 def index_command(
@@ -17,6 +17,7 @@ def index_command(
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
+    pi: Pi = None,
 ) -> None:
     """Write the sessions as Parquet tables a database reads: OUT/<table>/*.parquet for sessions, entries,
     messages, tool_calls and usage (columns in docs/index.md).
@@ -28,6 +29,7 @@ def index_command(
 
     Example: pi-tools index ~/.pi/agent/sessions -o idx && duckdb -c "select name, count(*) from 'idx/tool_calls/*.parquet' group by 1"
     """
+    chosen_pi(pi, ported=False, command="index")
     if out is None:
         fail("-o OUT: name the index folder")
     chosen = chosen_engine(engine, scheduler, jobs, progress="index")

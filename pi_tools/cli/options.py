@@ -1,4 +1,4 @@
-"""The options many commands take, each declared once: --format, --api, --leaf, -o, --model, --reasoning,
+"""The options many commands take, each declared once: --format, --api, --leaf, -o, --model, --reasoning, --pi,
 --rules, --fail-on, and the other options whose values are a fixed set.
 
 Each command keeps its own allowed values (audit's --format is not usage's): they are the `Literal` types below,
@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, get_args
 
 import typer
 
+from pi_tools import pi as pi_versions
 from pi_tools.cli.choices import ApiChoice, Choice
 
 # The allowed values; the libraries hold the same tuples (tests/cli/test_shared_options.py keeps them equal).
@@ -94,3 +95,35 @@ def rules_option(help: str) -> Any:
 FailOn = Annotated[Severity, choice_option(
     "--fail-on", Severity, "Exit 1 when a finding has this severity or worse: error or warning.", REFUSAL_EXPECTED)]
 """--fail-on, alike in audit and preflight."""
+
+
+PiName = Literal["0.85", "1.6"]
+"""The Pi versions pi-tools reproduces (pi_tools.pi.NAMES holds the same)."""
+REFUSAL_PI = "{flag}: pi-tools reproduces Pi {alternatives}, not {value!r}"
+
+Pi = Annotated[PiName | None, typer.Option(
+    "--pi", envvar=pi_versions.ENVIRONMENT,
+    help=f"The Pi version to reproduce (default: ${pi_versions.ENVIRONMENT}, else {pi_versions.DEFAULT}).",
+    click_type=Choice("--pi", get_args(PiName), REFUSAL_PI))]
+"""--pi: the Pi version a command reproduces, one definition for every command that reads sessions or builds
+requests; PI_TOOLS_PI in the environment is its default (checked the same way)."""
+
+
+def chosen_pi(name: str | None, *, builds_requests: bool = False, ported: bool = True, command: str = "") -> Any:
+    """The pi_tools.pi.PiVersion for --pi (None when neither --pi nor PI_TOOLS_PI names one: the stage then
+    follows its input documents' version, else the default).
+
+    A command that builds requests refuses a version pi-tools builds none for; a command not yet ported to every
+    version (`ported=False`) refuses the versions that only ported commands read (exit 2, before anything is
+    read)."""
+    if name is None and not builds_requests and ported:
+        return None
+    from pi_tools.cli.common import fail
+    from pi_tools.pi import requests_refusal, resolve, unported_refusal
+
+    version = resolve(name)
+    refusal = (requests_refusal(version) if builds_requests else None) or \
+        (None if ported else unported_refusal(version, command))
+    if refusal is not None:
+        fail(refusal)
+    return version if name is not None else None

@@ -15,7 +15,7 @@ from pi_tools.cli.common import (
     run_file_tasks,
 )
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
-from pi_tools.cli.options import api_option, leaf_option, model_option, reasoning_option
+from pi_tools.cli.options import Pi, api_option, chosen_pi, leaf_option, model_option, reasoning_option
 
 
 def _load_tools(path: str) -> list[dict[str, Any]]:
@@ -49,6 +49,7 @@ def payload_command(
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
+    pi: Pi = None,
 ) -> None:
     """Build, offline and without an API key, the request body Pi 0.85 would send: one `payload` document per session.
 
@@ -56,6 +57,7 @@ def payload_command(
 
     Example: pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 --wire s.jsonl | jq .wire.headers
     """
+    chosen_pi(pi, builds_requests=True)
     chosen = chosen_engine(engine, scheduler, jobs, progress="payload")
     several = bool(files) and (len(files or []) > 1 or chosen.kind == "dask")
     worker = None

@@ -13,6 +13,8 @@ from pi_tools.cli.options import (
     REFUSAL_EXPECTED_ONE_OF,
     AuditFormat,
     FailOn,
+    Pi,
+    chosen_pi,
     format_option,
     leaf_option,
     model_option,
@@ -40,6 +42,7 @@ def preflight_command(
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
+    pi: Pi = None,
 ) -> None:
     """Check, offline, the request Pi 0.85 would send against the rules the provider enforces, naming the entry behind
     each problem. `finding` documents as audit writes them, plus api, model and payloadPath.
@@ -51,6 +54,7 @@ def preflight_command(
 
     Example: pi-tools preflight --model anthropic/claude-sonnet-4-5 --format sarif ~/.pi/agent/sessions > pre.sarif
     """
+    chosen_pi(pi, builds_requests=True)
     chosen = chosen_engine(engine, scheduler, jobs, progress="preflight")
     helper = None
     if paths and not list_rules and len(paths) == 1 and chosen.kind == "local":

@@ -10,8 +10,10 @@ import typer
 from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, fail, output_paths, report, write_pieces
 from pi_tools.cli.options import (
     REFUSAL_UNKNOWN_FORMAT,
+    Pi,
     RenderFormat,
     api_option,
+    chosen_pi,
     format_option,
     leaf_option,
     model_option,
@@ -47,6 +49,7 @@ def render_command(
     reasoning: Annotated[str | None, reasoning_option("Thinking level (default: the session's), clamped per model as Pi does.")] = None,
     leaf: Annotated[str | None, leaf_option("Entry id to build the context from (default: the session's leaf).", metavar="ID")] = None,
     block_images: Annotated[bool, typer.Option("--block-images", help="Apply Pi's images.blockImages setting after convertToLlm.")] = False,
+    pi: Pi = None,
 ) -> None:
     """Render, for each message, the stored AgentMessage, what convertToLlm made of it and what each API's payload
     holds for it, naming every change Pi makes (thinking replayed as text, signatures dropped, failed turns
@@ -61,6 +64,7 @@ def render_command(
     from pi_tools.render import RenderRequest, TargetError, pair_targets, render_session
     from pi_tools.session import ContextError, SessionReadError, load_session
 
+    chosen_pi(pi, builds_requests=True)
     chosen = fmt or ("md" if out.lower().endswith((".md", ".markdown")) else "html")
     if not api and not model:
         fail("--api: name at least one provider API (or a --model)")

@@ -9,7 +9,9 @@ import typer
 from pi_tools.cli.common import fail
 from pi_tools.cli.options import (
     REFUSAL_UNKNOWN_FORMAT,
+    Pi,
     ReportFormat,
+    chosen_pi,
     format_option,
     output_option,
     reasoning_option,
@@ -31,6 +33,7 @@ def repair_command(
     reasoning: Annotated[str | None, reasoning_option("With --for-model: the thinking level of the request to check (default: the session's).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the changes; write nothing.")] = False,
     output_format: Annotated[ReportFormat, format_option(ReportFormat, "text (one line per change) or json (one document per change, then a summary).", REFUSAL_UNKNOWN_FORMAT)] = "text",
+    pi: Pi = None,
 ) -> None:
     """Repair a session into a new file that Pi loads: split concatenated objects, drop a torn tail, set aside
     unparseable lines in OUT.rejected (LINE<TAB>bytes), and optionally fix the conversation (--relink,
@@ -42,6 +45,7 @@ def repair_command(
 
     Example: pi-tools repair broken.jsonl -o fixed.jsonl --relink --close-orphans && pi-tools audit fixed.jsonl
     """
+    chosen_pi(pi, ported=False, command="repair")
     from pi_tools.cli.rewriting import check_target_options, print_changes
     from pi_tools.rewrite.repair import ConversationFixes, RepairError, repair_file
     from pi_tools.rewrite.writer import free_backup_name

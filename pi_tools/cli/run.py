@@ -8,7 +8,14 @@ from typing import Annotated, Any
 import typer
 
 from pi_tools.cli.common import fail
-from pi_tools.cli.options import REFUSAL_UNKNOWN_EVENT_FORMAT, EventFormat, format_option, model_option
+from pi_tools.cli.options import (
+    REFUSAL_UNKNOWN_EVENT_FORMAT,
+    EventFormat,
+    Pi,
+    chosen_pi,
+    format_option,
+    model_option,
+)
 
 
 class _Transcript:
@@ -113,6 +120,7 @@ def run_command(
     events: Annotated[bool, typer.Option("--events", help="Print Pi's agent events as JSON Lines instead of a transcript.")] = False,
     preflight: Annotated[bool, typer.Option("--preflight/--no-preflight", help="Check each request against the provider's rules before sending it; stop at an error-level finding (default: on).")] = True,
     event_format: Annotated[EventFormat, format_option(EventFormat, "With --events: Pi's own events (pi), or a web chat's stream events (chat: start, delta, thinking, tool, state, done, error).", REFUSAL_UNKNOWN_EVENT_FORMAT)] = "pi",
+    pi: Pi = None,
 ) -> None:
     """Run Pi's agent loop: stream the model, execute its tool calls, append every settled message to the session.
 
@@ -124,6 +132,7 @@ def run_command(
 
     Example: pi-tools run --faux-script script.json --session s.jsonl --cwd work "list the files"
     """
+    chosen_pi(pi, builds_requests=True)
     from pi_tools.loop.persist import SessionWriteError
     from pi_tools.loop.runner import RunRequest, RunSetupError, run
 

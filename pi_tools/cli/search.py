@@ -19,9 +19,11 @@ from pi_tools.cli.common import (
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine, engine_failed
 from pi_tools.cli.options import (
     REFUSAL_EXPECTED_ONE_OF,
+    Pi,
     SearchBranch,
     TableOrJson,
     choice_option,
+    chosen_pi,
     format_option,
 )
 
@@ -39,6 +41,7 @@ def search_command(
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
+    pi: Pi = None,
 ) -> None:
     """Search message text (user, assistant text and thinking, tool results, bash commands and output, custom
     messages, compaction and branch summaries) and tool-call arguments.
@@ -49,6 +52,7 @@ def search_command(
 
     Example: pi-tools search 'rm -rf' ~/.pi/agent/sessions --tool bash --format json
     """
+    chosen_pi(pi, ported=False, command="search")
     chosen = chosen_engine(engine, scheduler, jobs, progress="search")
     from pi_tools.corpus.match import Matcher, PatternError
     from pi_tools.corpus.search import SearchSpec, search_paths

@@ -7,7 +7,14 @@ from typing import Annotated
 import typer
 
 from pi_tools.cli.common import fail
-from pi_tools.cli.options import REFUSAL_UNKNOWN_FORMAT, ReportFormat, format_option, output_option
+from pi_tools.cli.options import (
+    REFUSAL_UNKNOWN_FORMAT,
+    Pi,
+    ReportFormat,
+    chosen_pi,
+    format_option,
+    output_option,
+)
 
 
 def slim_command(
@@ -20,12 +27,14 @@ def slim_command(
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT (and OUT.rejected) if they exist.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the changes and sizes; write nothing.")] = False,
     output_format: Annotated[ReportFormat, format_option(ReportFormat, "text (one line per change) or json (one document per change, then a summary).", REFUSAL_UNKNOWN_FORMAT)] = "text",
+    pi: Pi = None,
 ) -> None:
     """Slim a session into a file Pi resumes with the same conversation: the context of OUT equals FILE's except
     for the slimmed blocks. Prints one line per change and the bytes before and after.
 
     Example: pi-tools slim big.jsonl -o small.jsonl --max-image-kb 100 --max-tool-output-kb 64
     """
+    chosen_pi(pi, ported=False, command="slim")
     from pi_tools.cli.rewriting import check_target_options, print_changes
     from pi_tools.rewrite.slim import SlimError, SlimOptions, slim_file
     from pi_tools.rewrite.writer import WriteError, free_backup_name

@@ -7,7 +7,14 @@ from typing import Annotated, Any
 import typer
 
 from pi_tools.cli.common import fail, run_documents
-from pi_tools.cli.options import REFUSAL_UNKNOWN_FORMAT, ReportFormat, format_option, leaf_option
+from pi_tools.cli.options import (
+    REFUSAL_UNKNOWN_FORMAT,
+    Pi,
+    ReportFormat,
+    chosen_pi,
+    format_option,
+    leaf_option,
+)
 from pi_tools.engine.early import read_ahead
 
 
@@ -24,6 +31,7 @@ def transform_command(
     force: Annotated[bool, typer.Option("--force", help="With --to-session: overwrite OUT (and OUT.rejected).")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="With --to-session: print the changes; write nothing.")] = False,
     output_format: Annotated[ReportFormat | None, format_option(ReportFormat, "With --to-session: the report as text (one line per change) or json (one document per change, then a summary).", REFUSAL_UNKNOWN_FORMAT)] = None,
+    pi: Pi = None,
 ) -> None:
     """Transform contexts (AgentMessage[] -> AgentMessage[]) and emit `context` documents.
 
@@ -37,12 +45,14 @@ def transform_command(
     Example: pi-tools transform --keep-last 3 --redact 'sk-[A-Za-z0-9]+' s.jsonl | pi-tools payload --api openai-responses
     """
     if to_session is not None:
+        chosen_pi(pi, ported=False, command="transform --to-session")
         _to_session(files or [], to_session, force, leaf, drop_role or [], keep_last, block_images, redact or [],
                     plugin or [], use or [], dry_run, output_format or "text")
         return
     for given, name in ((force, "--force"), (dry_run, "--dry-run"), (output_format is not None, "--format")):
         if given:
             fail(f"{name} only goes with --to-session")
+    version = chosen_pi(pi)
     read_ahead(files)
     from pi_tools.pipeline.stages import as_context
     from pi_tools.transforms import TransformError, available_transforms, checked, load_plugin
@@ -72,7 +82,7 @@ def transform_command(
     def build(item: Any) -> dict[str, Any]:
         from pi_tools.pipe.documents import materialized
 
-        document = as_context(item, leaf)
+        document = as_context(item, leaf, version)
         messages = materialized(document.get("messages"))
         for step in pipeline:
             try:
@@ -83,7 +93,7 @@ def transform_command(
                 raise DocumentError(str(exc)) from None
         return {**document, "messages": messages, "transforms": [name for name, _ in steps]}
 
-    run_documents(files or [], build)
+    run_documents(files or [], build, pi=version)
 
 
 def _to_session(files: list[str], out: str, force: bool, leaf: str | None, drop_role: list[str],

@@ -13,10 +13,12 @@ from pi_tools.cli.options import (
     REFUSAL_VALUE_EXPECTED,
     REFUSAL_VALUE_EXPECTED_ONE_OF,
     CostSource,
+    Pi,
     UsageFormat,
     UsageGrouping,
     UsageScope,
     choice_option,
+    chosen_pi,
     format_option,
     output_option,
 )
@@ -51,6 +53,7 @@ def usage_command(
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
+    pi: Pi = None,
 ) -> None:
     """Report token usage and cost: input, output, cache read/write, total tokens, cost, cache-hit ratio.
 
@@ -68,6 +71,7 @@ def usage_command(
 
     Example: pi-tools usage ~/.pi/agent/sessions --by month --since 2026-01-01 --chart usage.html
     """
+    chosen_pi(pi, ported=False, command="usage")
     from pi_tools.output.templates import MissingTemplateError
     from pi_tools.usage.report import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
 

@@ -12,8 +12,10 @@ from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engi
 from pi_tools.cli.options import (
     REFUSAL_VALUE_EXPECTED,
     REFUSAL_VALUE_EXPECTED_ONE_OF,
+    Pi,
     TableOrJson,
     api_option,
+    chosen_pi,
     format_option,
     leaf_option,
 )
@@ -32,6 +34,7 @@ def visibility_command(
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
+    pi: Pi = None,
 ) -> None:
     """Show which readers get each entry: storage (always), the runtime context, the model, Pi's terminal UI.
 
@@ -45,6 +48,7 @@ def visibility_command(
 
     Example: pi-tools visibility session.jsonl --api anthropic-messages --format json
     """
+    chosen_pi(pi, builds_requests=api is not None, ported=False, command="visibility")
     chosen = chosen_engine(engine, scheduler, jobs, progress="visibility")
     from pi_tools.engine import EngineError, map_ordered
     from pi_tools.sources.files import size_of

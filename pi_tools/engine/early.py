@@ -31,6 +31,10 @@ helper out: a replay builds many small payloads, never in parts)."""
 ENGINE_OPTIONS = frozenset({"--engine", "--scheduler", "--jobs"})
 """Options that say how work runs: with any of them the command decides everything itself."""
 
+VERSION_OPTIONS = frozenset({"--pi"})
+"""The option naming the Pi version (pi_tools.pi): with it, or with PI_TOOLS_PI set, the command decides everything
+itself too (it refuses a version it builds no requests for before anything starts)."""
+
 _early: dict[str, Any] = {}
 
 
@@ -78,6 +82,12 @@ def start_early(args: list[str]) -> None:
     """For `payload FILE` and `preflight FILE` (one file: several go to the engine's pool): fork the helper
     (before any thread exists) and start reading the file."""
     if not args or args[0] not in ("payload", "preflight"):
+        return
+    import os
+
+    from pi_tools.pi import ENVIRONMENT
+
+    if os.environ.get(ENVIRONMENT):
         return
     if args[0] == "payload":
         parsed = payload_arguments(args[1:])

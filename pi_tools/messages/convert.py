@@ -21,6 +21,11 @@ BRANCH_SUMMARY_PREFIX = (
 )
 BRANCH_SUMMARY_SUFFIX = "</summary>"
 
+PASSED_THROUGH: frozenset[str] = LLM_ROLES
+"""The roles convertToLlm returns as they are, in Pi 0.85: pi-ai's Message roles."""
+PASSED_THROUGH_WITH_SYSTEM: frozenset[str] = LLM_ROLES | {"system"}
+"""The same in Pi 1.6, whose pi-ai Message union has SystemMessage (pi_tools/pi/v1_6.py selects it)."""
+
 
 def bash_execution_to_text(message: AgentMessage) -> str:
     """The user-text form Pi gives a `!command` execution (bashExecutionToText)."""
@@ -58,13 +63,15 @@ def user_text_message(text: str, message: AgentMessage) -> Message:
     return out
 
 
-def convert_to_llm(messages: Iterable[AgentMessage], registry: RoleRegistry | None = None) -> list[Message]:
-    """Convert the runtime transcript to provider-facing messages exactly as Pi's convertToLlm does."""
-    return list(iter_llm_messages(messages, registry))  # type: ignore[arg-type]
+def convert_to_llm(messages: Iterable[AgentMessage], registry: RoleRegistry | None = None,
+                   passed_through: frozenset[str] = PASSED_THROUGH) -> list[Message]:
+    """Convert the runtime transcript to provider-facing messages exactly as Pi's convertToLlm does
+    (`passed_through`: the roles a Pi version returns as they are; default Pi 0.85's)."""
+    return list(iter_llm_messages(messages, registry, passed_through))  # type: ignore[arg-type]
 
 
-def iter_llm_messages(messages: Iterable[AgentMessage | RawMessage],
-                      registry: RoleRegistry | None = None) -> Iterator[Message | RawMessage]:
+def iter_llm_messages(messages: Iterable[AgentMessage | RawMessage], registry: RoleRegistry | None = None,
+                      passed_through: frozenset[str] = PASSED_THROUGH) -> Iterator[Message | RawMessage]:
     """convert_to_llm one message at a time, for transcripts streamed rather than held.
 
     RawMessage text of an LLM role passes through unparsed (convertToLlm passes those objects through as they
@@ -73,14 +80,14 @@ def iter_llm_messages(messages: Iterable[AgentMessage | RawMessage],
     roles = registry or default_registry()
     for message in messages:
         if type(message) is RawMessage:
-            if message.role in LLM_ROLES:
+            if message.role in passed_through:
                 yield message
                 continue
             message = message.value()
         if type(message) is not dict:
             continue
         role = message.get("role")
-        if type(role) is str and role in LLM_ROLES:
+        if type(role) is str and role in passed_through:
             yield message
             continue
         spec = roles.get(role)

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from pi_tools.js.values import UNDEFINED, js_truthy
 from pi_tools.messages import convert_to_llm, default_registry
 from pi_tools.messages.convert import iter_llm_messages
+from pi_tools.pi import PiVersion, UnknownPiVersion, resolve
 from pi_tools.pipe.documents import (
     DocumentError,
     LazyMessages,
@@ -42,22 +43,24 @@ class StageInput:
 
 
 def iter_inputs(files: Iterable[str], stdin_data: Callable[[], bytes] | None,
-                check_all_lines: bool = True) -> Iterator[StageInput]:
+                check_all_lines: bool = True, pi: PiVersion | None = None) -> Iterator[StageInput]:
     """Session files named on the command line, else stdin (a raw session file or stage documents).
 
     Sessions are read for context building only (see load_context_source): the entries of one context are all
     the context stages ever need. `check_all_lines=False` is for stages whose documents carry no diagnostics.
+    `pi`: the Pi version the sessions are read as (default: pi.resolve()).
     """
+    rules = (pi or resolve()).context
     names = list(files)
     if names:
         for name in names:
-            yield loaded_input(name, partial(load_context_source, name, check_all_lines))
+            yield loaded_input(name, partial(load_context_source, name, check_all_lines, rules))
         return
     if stdin_data is None:
         return
     data = stdin_data()
     if looks_like_session(data):
-        yield loaded_input("<stdin>", lambda: context_source(data, "<stdin>", check_all_lines))
+        yield loaded_input("<stdin>", lambda: context_source(data, "<stdin>", check_all_lines, rules))
         return
     try:
         for document in iter_documents(data):
@@ -81,29 +84,38 @@ def _json_leaf(leaf: Any) -> Any:
     return None if leaf is UNDEFINED else leaf
 
 
-def context_document(tree: SessionTree | BulkSession, leaf: str | None = None) -> Document:
-    """The `context` document for a session: Pi's buildSessionContext for its leaf (or `leaf`).
+def context_document(tree: SessionTree | BulkSession, leaf: str | None = None,
+                     pi: PiVersion | None = None) -> Document:
+    """The `context` document for a session: Pi's buildSessionContext for its leaf (or `leaf`), as the Pi
+    version `pi` builds it (default: pi.resolve()), which the document names (`pi`).
 
     For a lazily loaded session the messages are a LazyMessages sequence: parsed entry by entry while the
-    document is written, so a 100 MB session is never held whole.
+    document is written, so a 100 MB session is never held whole. (A BulkSession was made for this version:
+    context_source gives one only where its plan is this version's.)
     """
+    version = pi or resolve()
+    rules = version.context
     if leaf is not None and leaf not in tree.by_id:
         raise ContextError(f"Entry {leaf} not found")
     wanted = UNDEFINED if leaf is None else leaf
     messages: Any
     if isinstance(tree, BulkSession):
+        if not rules.bulk_fits(tree):  # context_source never gives one; a library caller might
+            raise ContextError(f"{tree.source}: the bulk index does not plan Pi {version.name}'s context of this "
+                               f"session; read it with session.load.context_source(..., rules)")
         plan = tree.plan(wanted)
         planned = tree.planned_messages(plan)
         messages = LazyMessages(planned.__iter__, planned.json_items, planned=planned)
     else:
-        plan = plan_session_context(tree, wanted)
+        plan = plan_session_context(tree, wanted, rules)
         if tree.data is not None:
-            messages = LazyMessages(lambda: iter_context_messages(tree, plan.entries))
+            messages = LazyMessages(lambda: iter_context_messages(tree, plan.entries, rules))
         else:
-            messages = list(iter_context_messages(tree, plan.entries))
+            messages = list(iter_context_messages(tree, plan.entries, rules))
     document = {
         "kind": "context",
         "source": tree.source,
+        "pi": version.name,
         "header": tree.header,
         "leafId": _json_leaf(plan.leaf_id),
         "thinkingLevel": plan.thinking_level,
@@ -116,37 +128,59 @@ def context_document(tree: SessionTree | BulkSession, leaf: str | None = None) -
     return document
 
 
-def llm_document(context_doc: Document) -> Document:
-    """The `llm` document: the same session with messages passed through convertToLlm (lazily if they are)."""
+def document_version(document: Document, pi: PiVersion | None = None) -> PiVersion:
+    """The Pi version a stage document was made for: its `pi`, else (a document without one, such as an earlier
+    pi-tools wrote) `pi`, else pi.resolve(). A document of another version than an explicitly given `pi` is
+    refused (DocumentError): a stage never mixes two versions' rules."""
+    named = document.get("pi")
+    if named is None:
+        return pi or resolve()
+    if pi is not None and named != pi.name:
+        raise DocumentError(f"{document.get('source', '<stdin>')}: the document was made for Pi {named}, "
+                            f"not Pi {pi.name} (--pi / PI_TOOLS_PI)")
+    try:
+        return resolve(named if isinstance(named, str) else repr(named))
+    except UnknownPiVersion as exc:
+        raise DocumentError(f"{document.get('source', '<stdin>')}: {exc}") from None
+
+
+def llm_document(context_doc: Document, pi: PiVersion | None = None) -> Document:
+    """The `llm` document: the same session with messages passed through convertToLlm (lazily if they are), as
+    the document's Pi version converts them (document_version)."""
+    passed = document_version(context_doc, pi).passed_through
     messages = context_doc.get("messages")
     converted: Any
     if isinstance(messages, LazyMessages):
         registry = default_registry()
-        converted = LazyMessages(lambda: iter_llm_messages(messages, registry),
-                                 lambda: iter_llm_messages(messages.json_items(), registry), planned=messages.planned)
+        converted = LazyMessages(lambda: iter_llm_messages(messages, registry, passed),
+                                 lambda: iter_llm_messages(messages.json_items(), registry, passed),
+                                 planned=messages.planned)
     else:
-        converted = convert_to_llm(messages or [])
+        converted = convert_to_llm(messages or [], None, passed)
     return {**context_doc, "kind": "llm", "messages": converted}
 
 
-def as_context(item: StageInput, leaf: str | None = None) -> Document:
-    """A context document from any input (raises ContextError/DocumentError with a clear message)."""
+def as_context(item: StageInput, leaf: str | None = None, pi: PiVersion | None = None) -> Document:
+    """A context document from any input (raises ContextError/DocumentError with a clear message); a session is
+    read as the Pi version `pi` (default: pi.resolve()), a document must be of that version if `pi` is given."""
     if item.error is not None:
         raise DocumentError(item.error)
     if item.tree is not None:
-        return context_document(item.tree, leaf)
+        return context_document(item.tree, leaf, pi)
     document = item.document
     if not isinstance(document, dict) or document.get("kind") != "context":
         kind = document.get("kind") if isinstance(document, dict) else type(document).__name__
         raise DocumentError(f"{item.source}: expected a context document or a session file, got {kind!r}")
+    document_version(document, pi)
     return document
 
 
-def as_llm(item: StageInput, leaf: str | None = None) -> Document:
+def as_llm(item: StageInput, leaf: str | None = None, pi: PiVersion | None = None) -> Document:
     """An llm document from a session, a context document, or an llm document (passed through)."""
     if item.document is not None and isinstance(item.document, dict) and item.document.get("kind") == "llm":
+        document_version(item.document, pi)
         return item.document
-    return llm_document(as_context(item, leaf))
+    return llm_document(as_context(item, leaf, pi), pi)
 
 
 def run_stage(items: Iterable[StageInput], build: Callable[[StageInput], Document | list[Document]],
@@ -225,8 +259,12 @@ def resolve_model(request: PayloadRequest, document: Document) -> Any:
 
 def _payload_inputs(llm_doc: Document, request: PayloadRequest) -> tuple[Any, dict[str, Any], dict[str, Any]]:
     """The model, the stream options and the context (without messages) Pi's streamSimple gets for a session."""
+    from pi_tools.pi import requests_refusal
     from pi_tools.providers.options import clamp_thinking_level
 
+    refusal = requests_refusal(document_version(llm_doc))
+    if refusal is not None:
+        raise DocumentError(refusal)
     model = resolve_model(request, llm_doc)
     header = llm_doc.get("header") or {}
     session_id = request.session_id if request.session_id is not None else header.get("id")
@@ -256,8 +294,8 @@ def _payload_result(llm_doc: Document, request: PayloadRequest, model: Any, buil
         payload = build()
     except PayloadError as exc:
         return {"kind": "error", "source": source, "api": request.api, "model": reference, "error": str(exc)}
-    document: Document = {"kind": "payload", "source": source, "api": request.api, "model": reference,
-                          "payload": payload}
+    document: Document = {"kind": "payload", "source": source, "pi": document_version(llm_doc).name,
+                          "api": request.api, "model": reference, "payload": payload}
     if request.wire:
         try:
             document["wire"] = registry.build_wire(request.api, model, payload, options)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pi_tools.pi import PiVersion, resolve
 from pi_tools.pipe.documents import DocumentWriter, materialized
 from pi_tools.pipeline.stages import (
     Document,
@@ -43,27 +44,31 @@ class FileOutput:
 
 
 def _documents(name: str, build: Callable[[StageInput], Document | list[Document]],
-               check_all_lines: bool) -> FileOutput:
-    """One file through a document stage (stages.run_stage), written as the CLI writes it."""
+               check_all_lines: bool, pi: PiVersion | None = None) -> FileOutput:
+    """One file through a document stage (stages.run_stage), written as the CLI writes it; the session read as
+    the Pi version `pi` (default: pi.resolve())."""
     buffer = io.BytesIO()
     writer = DocumentWriter(buffer)
     problems: list[str] = []
-    item = loaded_input(name, lambda: load_context_source(name, check_all_lines))
+    rules = (pi or resolve()).context
+    item = loaded_input(name, lambda: load_context_source(name, check_all_lines, rules))
     status = run_stage([item], build, writer.write, problems.append)
     writer.flush()
     return FileOutput(buffer.getvalue(), tuple(problems), status)
 
 
-def context_file(item: tuple[str, str | None]) -> FileOutput:
-    """`pi-tools context` for one file: (name, --leaf)."""
-    name, leaf = item
-    return _documents(name, lambda loaded: as_context(loaded, leaf), True)
+def context_file(item: tuple[str, tuple[str | None, str]]) -> FileOutput:
+    """`pi-tools context` for one file: (name, (--leaf, the Pi version's name))."""
+    name, (leaf, pi_name) = item
+    pi = resolve(pi_name)
+    return _documents(name, lambda loaded: as_context(loaded, leaf, pi), True, pi)
 
 
-def convert_file(item: tuple[str, str | None]) -> FileOutput:
-    """`pi-tools convert` for one file: (name, --leaf)."""
-    name, leaf = item
-    return _documents(name, lambda loaded: as_llm(loaded, leaf), True)
+def convert_file(item: tuple[str, tuple[str | None, str]]) -> FileOutput:
+    """`pi-tools convert` for one file: (name, (--leaf, the Pi version's name))."""
+    name, (leaf, pi_name) = item
+    pi = resolve(pi_name)
+    return _documents(name, lambda loaded: as_llm(loaded, leaf, pi), True, pi)
 
 
 @dataclass(frozen=True)

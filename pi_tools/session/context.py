@@ -8,14 +8,17 @@ and custom messages get `new Date(entry.timestamp).getTime()` timestamps).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.js.date import js_date_ms
 from pi_tools.js.values import UNDEFINED, js_strict_equal, js_truthy
 from pi_tools.session.diagnostics import Diagnostic, diagnostic
-from pi_tools.session.tree import PathCycleError, SessionTree
+from pi_tools.session.tree import PI_085_VOCABULARY, PathCycleError, SessionTree, Vocabulary
+
+if TYPE_CHECKING:
+    from pi_tools.session.bulk import BulkSession
 
 # Pi appends the entries after a compaction with one spread call; V8 overflows its stack above roughly this
 # many arguments (measured with the reference's Node 22: 125k works, 130k fails; stack depth varies, so warn early).
@@ -62,8 +65,10 @@ def context_settings(path: list[Any]) -> tuple[Any, dict[str, Any] | None]:
     return thinking_level, model
 
 
-def context_entries(path: list[Any]) -> list[Any]:
-    """The compaction-aware entry list (buildContextEntries): latest compaction, kept entries, the rest."""
+def context_entries(path: list[Any], kept_filter: Callable[[Any], bool] | None = None) -> list[Any]:
+    """The compaction-aware entry list (buildContextEntries): latest compaction, kept entries, the rest.
+
+    `kept_filter` (Pi 1.6's rules, session/projection.py) says which entries of the kept range stay."""
     compaction_index = -1
     for index, entry in enumerate(path):
         if isinstance(entry, dict) and entry.get("type") == "compaction":
@@ -91,7 +96,10 @@ def context_entries(path: list[Any]) -> list[Any]:
         elif js_strict_equal(_js_id(entry), first_kept):
             start = index
             break
-    return [compaction, *path[start:compaction_index], *path[compaction_index + 1:]]
+    kept = path[start:compaction_index]
+    if kept_filter is not None:
+        kept = [entry for entry in kept if kept_filter(entry)]
+    return [compaction, *kept, *path[compaction_index + 1:]]
 
 
 def _entry_time(entry: dict[str, Any]) -> int | float:
@@ -153,6 +161,48 @@ def entry_message_count(entry: Any) -> int:
     return 1 if entry_type == "branch_summary" and js_truthy(entry.get("summary")) else 0
 
 
+class ContextRules:
+    """How one Pi version builds a context from a path: Pi 0.85's rules (this module's functions).
+
+    A Pi version whose context building differs subclasses it beside this module (session/projection.py holds
+    Pi 1.6's) and the version's module (pi_tools/pi/) selects it; the stages take the rules they are given and
+    never ask which version they run.
+    """
+
+    vocabulary: Vocabulary = PI_085_VOCABULARY
+    """The entry types and roles this version knows (the rest is diagnosed as unknown)."""
+    who = "Pi 0.85"
+    """How diagnostics name the Pi that builds contexts by these rules."""
+
+    def context_entries(self, path: list[Any]) -> list[Any]:
+        """buildContextEntries: the compaction-aware entry list of a path."""
+        return context_entries(path)
+
+    def entry_messages(self, entry: Any) -> list[Any]:
+        """sessionEntryToContextMessages: one entry's messages."""
+        return entry_to_messages(entry)
+
+    def messages(self, entries: list[Any], materialize: Any) -> Iterator[Any]:
+        """The context messages of a compaction-aware entry list (each entry made whole by `materialize` only
+        now, for lazy trees)."""
+        entry_messages = self.entry_messages
+        for entry in entries:
+            yield from entry_messages(materialize(entry))
+
+    def check(self, entries: list[Any], materialize: Any) -> None:
+        """Raise ContextError where Pi throws while projecting these entries (0.85 never does; its throws come
+        from the settings). Called while planning, so that a stage that writes the messages lazily fails before
+        it writes anything."""
+
+    def bulk_fits(self, bulk: BulkSession) -> bool:
+        """Whether the bulk index's plan (0.85's rules over line spans) gives this version's context for this
+        file; if not, the file is read by the line-by-line reader."""
+        return True
+
+
+PI_085_RULES = ContextRules()
+
+
 @dataclass
 class ContextPlan:
     """Everything about a context except its messages: which entries produce them, and the settings.
@@ -166,9 +216,11 @@ class ContextPlan:
     model: dict[str, Any] | None
     leaf_id: Any
     diagnostics: list[Diagnostic]
+    rules: ContextRules = PI_085_RULES
 
 
-def plan_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED) -> ContextPlan:
+def plan_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED,
+                         rules: ContextRules = PI_085_RULES) -> ContextPlan:
     """Path, settings and compaction-aware entry list for a leaf (default: the session's own leaf)."""
     effective_leaf = tree.leaf_id if leaf_id is UNDEFINED else leaf_id
     diagnostics: list[Diagnostic] = []
@@ -177,34 +229,36 @@ def plan_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED) -> Context
     except PathCycleError as exc:
         raise ContextError(str(exc)) from None
     thinking_level, model = context_settings(path)
-    selected = context_entries(path)
+    selected = rules.context_entries(path)
+    rules.check(selected, tree.materialize)
     if len(selected) != len(path):
         after = len(path) - 1 - next(
             i for i in range(len(path) - 1, -1, -1)
             if isinstance(path[i], dict) and path[i].get("type") == "compaction"
         )
         if after > PI_SPREAD_LIMIT:
-            diagnostics.append(pi_cannot_load(after, tree.line_of(path[-after - 1])))
-    return ContextPlan(selected, thinking_level, model, effective_leaf, diagnostics)
+            diagnostics.append(pi_cannot_load(after, tree.line_of(path[-after - 1]), rules.who))
+    return ContextPlan(selected, thinking_level, model, effective_leaf, diagnostics, rules)
 
 
-def pi_cannot_load(after: int, compaction_line: int | None) -> Diagnostic:
+def pi_cannot_load(after: int, compaction_line: int | None, who: str = "Pi 0.85") -> Diagnostic:
     return diagnostic(
         "pi-cannot-load",
-        f"{after} entries follow the latest compaction on this path; Pi 0.85 overflows its stack past "
+        f"{after} entries follow the latest compaction on this path; {who} overflows its stack past "
         f"about {PI_SPREAD_LIMIT} (Maximum call stack size exceeded) and cannot open this session",
         compaction_line, "warning")
 
 
-def iter_context_messages(tree: SessionTree, entries: list[Any]) -> Iterator[Any]:
+def iter_context_messages(tree: SessionTree, entries: list[Any],
+                          rules: ContextRules = PI_085_RULES) -> Iterator[Any]:
     """The context messages of planned entries, each entry parsed in full only now (lazy trees)."""
-    materialize = tree.materialize
-    for entry in entries:
-        yield from entry_to_messages(materialize(entry))
+    return rules.messages(entries, tree.materialize)
 
 
-def build_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED) -> SessionContext:
-    """Context for `leaf_id` (default: the session's own leaf, as Pi reloads it)."""
-    plan = plan_session_context(tree, leaf_id)
-    messages = list(iter_context_messages(tree, plan.entries))
+def build_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED,
+                          rules: ContextRules = PI_085_RULES) -> SessionContext:
+    """Context for `leaf_id` (default: the session's own leaf, as Pi reloads it), by a Pi version's rules
+    (default: Pi 0.85's)."""
+    plan = plan_session_context(tree, leaf_id, rules)
+    messages = list(iter_context_messages(tree, plan.entries, rules))
     return SessionContext(messages, plan.thinking_level, plan.model, plan.leaf_id, plan.diagnostics)

@@ -41,6 +41,18 @@ def message_preview(message: Any, registry: RoleRegistry | None = None) -> str:
     role = message.get("role")
     if role in ("user", "assistant"):
         return f"{role}: {message_text(message)}"
+    if role == "system":  # Pi 1.6's SystemMessage: its text, the sections and tools it changes
+        text = message.get("content")
+        parts = [text if isinstance(text, str) else message_text(message)]
+        sections = message.get("sections")
+        if isinstance(sections, dict) and sections:
+            parts.append("[sections: " + ", ".join(sections) + "]")
+        for key, sign in (("toolsAdded", "+"), ("toolsRemoved", "-")):
+            tools = message.get(key)
+            if isinstance(tools, list) and tools:
+                names = [js_to_string(tool.get("name")) if isinstance(tool, dict) else "?" for tool in tools]
+                parts.append(f"[tools {sign}{', '.join(names)}]")
+        return "system: " + " ".join(part for part in parts if part)
     if role == "toolResult":
         flag = " (error)" if message.get("isError") else ""
         return f"toolResult {js_to_string(message.get('toolName'))}{flag}: {message_text(message)}"
@@ -73,6 +85,12 @@ def entry_preview(entry: Any, registry: RoleRegistry | None = None) -> str:
         return f"[label {js_to_string(entry.get('label'))!s} → {js_to_string(entry.get('targetId'))}]"
     if kind == "session_info":
         return f"[session name: {js_to_string(entry.get('name'))}]"
+    if kind == "usage":  # Pi 1.6
+        return f"[usage {js_to_string(entry.get('kind'))} {js_to_string(entry.get('provider'))}/" \
+               f"{js_to_string(entry.get('model'))}]"
+    if kind == "context_edit":  # Pi 1.6: as its tree view words it
+        action = "omit" if entry.get("replacement") is None else "replace"
+        return f"[context {action}: {js_to_string(entry.get('targetId'))}]"
     return f"[{js_to_string(kind)}]"
 
 

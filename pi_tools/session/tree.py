@@ -8,6 +8,7 @@ Where Pi would loop until it crashes (a parent cycle) pi-tools stops at once wit
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,23 @@ MESSAGE_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "bashExecution": {"command": (str,), "output": (str,), "timestamp": _NUMBER},
     "custom": {"customType": (str,), "content": _TEXT_OR_BLOCKS, "timestamp": _NUMBER},
 }
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The entry types and message roles a Pi version knows: an entry or role outside them is diagnosed as
+    unknown (`unknown-entry-type`, `unknown-role`). Roles the role registry holds are known to every version;
+    `roles` adds the message roles a version knows beside them. This default is Pi 0.85's; each version's rules
+    (session/context.py, session/projection.py) name theirs."""
+
+    entry_types: frozenset[str] = ENTRY_TYPES
+    roles: frozenset[str] = frozenset()
+    entry_fields: Mapping[str, dict[str, tuple[type, ...]]] = field(default_factory=lambda: ENTRY_FIELDS)
+    """The fields checked per entry type (missing-field, bad-field), beside ENTRY_FIELDS'."""
+
+
+PI_085_VOCABULARY = Vocabulary()
+
 _PI_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})")
 
 
@@ -185,7 +203,7 @@ def id_key(value: Any) -> Any:
 
 
 def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
-               diagnostics: list[Diagnostic]) -> SessionTree:
+               diagnostics: list[Diagnostic], vocabulary: Vocabulary = PI_085_VOCABULARY) -> SessionTree:
     """Index the (already migrated) file entries the way Pi's _buildIndex does, noting structural damage."""
     header = file_entries[0] if file_entries and isinstance(file_entries[0], dict) else None
     entries: list[Any] = []
@@ -225,7 +243,7 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
         leaf_id = entry_id
         if SPAN in entry or type(entry) is JsArrayEntry:
             continue  # a message head, validated while decoding, or an array line (its own finding)
-        check_entry(entry, entry_type, entry_id, line, diagnostics, timestamp_match)
+        check_entry(entry, entry_type, entry_id, line, diagnostics, timestamp_match, vocabulary=vocabulary)
         if entry_type == "label":
             target = entry.get("targetId")
             if js_truthy(entry.get("label")):
@@ -242,13 +260,13 @@ def build_tree(source: str, file_entries: list[Any], line_numbers: list[int],
 
 def check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: int,
                 diagnostics: list[Diagnostic], timestamp_match: Any = _PI_TIMESTAMP.fullmatch,
-                known_roles: Any = None) -> None:
+                known_roles: Any = None, vocabulary: Vocabulary = PI_085_VOCABULARY) -> None:
     """Cheap per-entry checks whose failures change or threaten what Pi builds.
 
     The role registry is looked up only for a role outside Pi's own: building it reads every installed
     package's entry points (importing importlib.metadata, about 30 ms), which a session of Pi's roles never needs.
     """
-    if type(entry_type) is not str or entry_type not in ENTRY_TYPES:
+    if type(entry_type) is not str or entry_type not in vocabulary.entry_types:
         diagnostics.append(diagnostic(
             "unknown-entry-type", f"unknown entry type {_shown(entry_type)}; Pi keeps it in the tree but ignores it",
             line, "warning", _id_or_none(entry_id)))
@@ -275,14 +293,14 @@ def check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: int
         role = message.get("role")
         fields = MESSAGE_FIELDS.get(role) if isinstance(role, str) else None
         if fields is None:
-            if role not in (known_roles or default_registry()):
+            if not (type(role) is str and role in vocabulary.roles) and role not in (known_roles or default_registry()):
                 diagnostics.append(diagnostic(
                     "unknown-role", f"unknown message role {_shown(role)}; Pi's convertToLlm drops it",
                     line, "warning", _id_or_none(entry_id)))
             return
         _check_fields(message, fields, f"{role} message", line, entry_id, diagnostics)
-    elif type(entry_type) is str and entry_type in ENTRY_FIELDS:
-        _check_fields(entry, ENTRY_FIELDS[entry_type], f"{entry_type} entry", line, entry_id, diagnostics)
+    elif type(entry_type) is str and entry_type in vocabulary.entry_fields:
+        _check_fields(entry, vocabulary.entry_fields[entry_type], f"{entry_type} entry", line, entry_id, diagnostics)
 
 
 def _shown(value: Any) -> str:

@@ -82,3 +82,21 @@ def test_no_private_name_crosses_rooms() -> None:
                 if private and target_room != room:
                     crossings.append(f"{'/'.join(parts)}: {node.module} {private}")
     assert crossings == []
+
+
+def test_only_the_pi_room_knows_pi_versions() -> None:
+    """A Pi version is one place (pi_tools/pi/): no code elsewhere names one, so nothing branches on it; the
+    behaviours a version selects live beside the code they change. The --pi option's choices are the one copy
+    (cli/options.py: PiName, kept equal to pi.NAMES by tests/cli/test_pi_option.py)."""
+    from pi_tools.pi import NAMES
+
+    named = re.compile("[\"'](" + "|".join(re.escape(name) for name in NAMES) + ")[\"']")
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith("pi/"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if named.search(line) and not line.startswith("PiName = Literal["):
+                offenders.append(f"{relative}:{number}: {line.strip()}")
+    assert offenders == []

@@ -9,7 +9,7 @@ import pytest
 import typer
 
 from pi_tools.cli.app import app
-from pi_tools.engine.early import ENGINE_OPTIONS, PAYLOAD_VALUE_OPTIONS, payload_arguments
+from pi_tools.engine.early import ENGINE_OPTIONS, PAYLOAD_VALUE_OPTIONS, VERSION_OPTIONS, payload_arguments
 
 
 def test_value_options_are_the_payload_commands_own() -> None:
@@ -17,7 +17,7 @@ def test_value_options_are_the_payload_commands_own() -> None:
     options = [param for param in payload.params if param.param_type_name == "option"]
     taking_values = {name for param in options if not param.is_flag for name in param.opts}
     flags = {name for param in options if param.is_flag for name in param.opts}
-    assert taking_values == PAYLOAD_VALUE_OPTIONS | ENGINE_OPTIONS
+    assert taking_values == PAYLOAD_VALUE_OPTIONS | ENGINE_OPTIONS | VERSION_OPTIONS
     assert flags == {"--wire"}
 
 
@@ -32,6 +32,7 @@ def test_value_options_are_the_payload_commands_own() -> None:
     (["--verbose", "a.jsonl"], None),  # an option it does not know: typer decides
     (["--jobs", "2", "a.jsonl"], None),  # how work runs: the command decides
     (["--engine=dask", "a.jsonl"], None),
+    (["--pi", "0.85", "a.jsonl"], None),  # the Pi version: the command decides
 ])
 def test_payload_arguments(args: list[str], expected: Any) -> None:
     assert payload_arguments(args) == expected

@@ -78,7 +78,11 @@ def test_the_usage_chart_names_its_missing_template(monkeypatch: pytest.MonkeyPa
 def test_version_is_the_package_metadata(cli: Any) -> None:
     result = cli("--version")
     assert (result.code, result.stderr) == (0, "")
-    assert result.stdout == f"pi-tools {importlib.metadata.version('pi-tools')}\n"
+    first, *pi_lines = result.stdout.splitlines()
+    assert first == f"pi-tools {importlib.metadata.version('pi-tools')}"
+    assert pi_lines[0].startswith("reproduces Pi 0.85 (pi-coding-agent 0.85.0")
+    assert pi_lines[1].startswith("reproduces Pi 1.6 (")
+    assert pi_lines[-1].startswith("default: Pi ")
 
 
 @pytest.mark.skipif(not SCRIPT.exists(), reason="needs the installed pi-tools script")

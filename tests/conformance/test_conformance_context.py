@@ -63,7 +63,7 @@ def test_context_matches_reference(name: str, lazy: bool) -> None:
 
 def test_cli_context_and_convert_match_reference_for_every_case(cli: Any) -> None:
     files = [f"fixtures/conformance/cases/{name}.jsonl" for name in NAMES]
-    context_run = cli("context", *files)
+    context_run = cli("context", "--pi", "0.85", *files)
     errors = {name for name in NAMES if "error" in expected(name)}
     assert context_run.code == (2 if errors else 0)
     documents = context_run.documents()
@@ -78,7 +78,7 @@ def test_cli_context_and_convert_match_reference_for_every_case(cli: Any) -> Non
                 "error": golden["error"].replace(f"{name}.jsonl", document["source"]),
             }
             continue
-        assert document["kind"] == "context"
+        assert (document["kind"], document["pi"]) == ("context", "0.85")
         assert document["header"] == golden["header"]
         assert document["leafId"] == golden["leafId"]
         assert document["thinkingLevel"] == golden["context"]["thinkingLevel"]
@@ -91,7 +91,7 @@ def test_cli_context_and_convert_match_reference_for_every_case(cli: Any) -> Non
     assert convert_run.code == 0, convert_run.stderr
     llm_docs = convert_run.documents()
     ok_names = [name for name in NAMES if name not in errors]
-    assert [doc["kind"] for doc in llm_docs] == ["llm"] * len(ok_names)
+    assert [(doc["kind"], doc["pi"]) for doc in llm_docs] == [("llm", "0.85")] * len(ok_names)
     for name, document in zip(ok_names, llm_docs, strict=True):
         assert document["messages"] == expected(name)["llm"], name
 

@@ -249,12 +249,17 @@ def test_early_reading_of_preflight_arguments_agrees_with_the_command() -> None:
     import typer
 
     from pi_tools.cli.app import app
-    from pi_tools.engine.early import ENGINE_OPTIONS, PREFLIGHT_VALUE_OPTIONS, payload_arguments
+    from pi_tools.engine.early import (
+        ENGINE_OPTIONS,
+        PREFLIGHT_VALUE_OPTIONS,
+        VERSION_OPTIONS,
+        payload_arguments,
+    )
 
     command = typer.main.get_command(app).commands["preflight"]  # type: ignore[attr-defined]
     options = [param for param in command.params if param.param_type_name == "option"]
     assert {name for param in options if not param.is_flag for name in param.opts} == (
-        PREFLIGHT_VALUE_OPTIONS | ENGINE_OPTIONS)
+        PREFLIGHT_VALUE_OPTIONS | ENGINE_OPTIONS | VERSION_OPTIONS)
     assert {name for param in options if param.is_flag for name in param.opts} == {
         "--replay", "--all-branches", "--list-rules"}
 

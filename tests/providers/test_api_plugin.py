@@ -101,7 +101,7 @@ def plugin(tmp_path: Path) -> tuple[dict[str, str], str]:
 
 def test_payload_of_a_plugin_api(cli: Any, plugin: tuple[dict[str, str], str]) -> None:
     env, session = plugin
-    expected = [{"kind": "payload", "source": session, "api": "toy", "model": "openai/gpt-5.1",
+    expected = [{"kind": "payload", "source": session, "pi": "0.85", "api": "toy", "model": "openai/gpt-5.1",
                  "payload": {"model": "gpt-5.1", "messages": TOY_ITEMS}}]
     run = cli("payload", "--api", "toy", "--model", "openai/gpt-5.1", session, env=env)
     assert (run.code, run.stderr, run.documents()) == (0, "", expected)

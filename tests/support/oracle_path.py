@@ -16,6 +16,8 @@ _CANDIDATES = [Path(os.environ["PI_TOOLS_SHARED"])] if os.environ.get("PI_TOOLS_
 _CANDIDATES += [Path(__file__).resolve().parents[3] / "shared", Path("/work/shared")]
 SHARED = next((path for path in _CANDIDATES if (path / "oracle").is_dir()), _CANDIDATES[0])
 GEN_CORPUS = SHARED / "oracle" / "gen_corpus.py"
+CONFORMANCE16 = SHARED / "conformance16"
+"""Pi 1.6's conformance cases and goldens (cases/, expected/), made by ../shared/oracle16."""
 """The realistic-session generator (stdlib only, seeded)."""
 
 _GIVEN = Path(os.environ.get("PI_TOOLS_ORACLE", "/tmp/oracle/oracle"))

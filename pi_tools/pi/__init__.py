@@ -1,0 +1,112 @@
+"""The Pi versions pi-tools reproduces, each declared in one module, and how a stage gets its version.
+
+A version is one place: `v0_85.py`, `v1_6.py`. Each module declares a `PiVersion`: its model catalog, and the
+behaviours that changed, as the implementations it selects (they live beside the code they change: Pi 1.6's
+context projection in session/projection.py beside session/context.py, its convertToLlm roles in
+messages/convert.py). Stages take the version they are given and never ask which one it is.
+
+Adding a version (Pi 1.7): its module here (a copy of the newest, changed where 1.7 changed), its name in
+`NAMES`, its catalog file and its goldens.
+
+This module imports nothing heavy: `NAMES` and `resolve` serve `--help` and option parsing; a version's
+module (and the rules it selects) is imported when the version is asked for.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cache
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_tools.session.context import ContextRules
+
+NAMES: tuple[str, ...] = ("0.85", "1.6")
+"""The versions pi-tools reproduces, oldest first (cli/options.py's PiName holds the same)."""
+DEFAULT = "0.85"
+"""The version a stage reproduces when neither --pi nor PI_TOOLS_PI names one. Still 0.85: pi-tools does not build
+Pi 1.6 requests yet, and a default that reads sessions as 1.6 but builds requests as 0.85 would not be one Pi."""
+ENVIRONMENT = "PI_TOOLS_PI"
+"""The environment variable whose value is the default version."""
+
+_MODULES = {"0.85": "pi_tools.pi.v0_85", "1.6": "pi_tools.pi.v1_6"}
+
+
+class UnknownPiVersion(ValueError):
+    """A version pi-tools does not reproduce."""
+
+
+@dataclass(frozen=True)
+class PiVersion:
+    """What one Pi version does differently, as what each stage needs of it."""
+
+    name: str
+    """As users write it (`--pi 1.6`) and as documents carry it (`"pi": "1.6"`)."""
+    packages: str
+    """The Pi releases it reproduces (for `--version` and the documentation)."""
+    catalog: str
+    """The model catalog's file name under pi_tools/providers/data."""
+    context: ContextRules
+    """How a session's context is built (session/context.py's rules, or the version's own beside them)."""
+    passed_through: frozenset[str]
+    """The message roles convertToLlm returns as they are (messages/convert.py)."""
+    builds_requests: bool
+    """Whether pi-tools builds this version's provider requests (payload, preflight, render, run)."""
+    read_by_every_command: bool
+    """Whether every command that reads sessions reproduces this version; if not, the commands not ported to it yet
+    (they pass `ported=False` to cli.options.chosen_pi) refuse it rather than answer as another version would."""
+
+
+def get(name: str) -> PiVersion:
+    """The version called `name` (UnknownPiVersion for one pi-tools does not reproduce)."""
+    module = _MODULES.get(name) if isinstance(name, str) else None
+    if module is None:
+        raise UnknownPiVersion(f"pi-tools reproduces Pi {' and '.join(NAMES)}, not {name!r}")
+    return _load(module)
+
+
+@cache
+def _load(module: str) -> PiVersion:
+    version: PiVersion = import_module(module).VERSION
+    return version
+
+
+def resolve(name: str | None = None) -> PiVersion:
+    """The version a stage reproduces: `name` if given, else PI_TOOLS_PI's, else DEFAULT."""
+    if name is None:
+        name = os.environ.get(ENVIRONMENT) or DEFAULT
+    return get(name)
+
+
+def requests_refusal(version: PiVersion) -> str | None:
+    """Why a command that builds requests cannot run for `version` (None when it can)."""
+    if version.builds_requests:
+        return None
+    newest = next(name for name in reversed(NAMES) if get(name).builds_requests)
+    return f"pi-tools does not build Pi {version.name} requests yet; pass --pi {newest}"
+
+
+def unported_refusal(version: PiVersion, command: str) -> str | None:
+    """Why a command not yet ported to every version cannot run for `version` (None when it can)."""
+    if version.read_by_every_command:
+        return None
+    newest = next(name for name in reversed(NAMES) if get(name).read_by_every_command)
+    return f"pi-tools {command} does not reproduce Pi {version.name} yet; pass --pi {newest}"
+
+
+def described() -> str:
+    """What `pi-tools --version` says of the Pi versions: each with its releases, what is not reproduced yet, and
+    the default."""
+    lines = []
+    for name in NAMES:
+        version = get(name)
+        note = "" if version.builds_requests else "; sessions, contexts and LLM messages only, no requests yet"
+        lines.append(f"reproduces Pi {name} ({version.packages}{note})")
+    chosen = os.environ.get(ENVIRONMENT)
+    if chosen and chosen not in NAMES:
+        lines.append(f"{ENVIRONMENT}={chosen!r} names no version pi-tools reproduces (commands refuse it)")
+        chosen = None
+    lines.append(f"default: Pi {chosen or DEFAULT} (--pi VERSION, or {ENVIRONMENT}" + (f"={chosen})" if chosen else ")"))
+    return "\n".join(lines)

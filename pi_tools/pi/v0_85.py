@@ -1,0 +1,18 @@
+"""Pi 0.85: @earendil-works/pi-coding-agent 0.85.0 with pi-ai / pi-agent-core 0.85.1, the version pi-tools was
+written against. Every behaviour here is the code's default: this module only names it."""
+
+from __future__ import annotations
+
+from pi_tools.messages.convert import PASSED_THROUGH
+from pi_tools.pi import PiVersion
+from pi_tools.session.context import PI_085_RULES
+
+VERSION = PiVersion(
+    name="0.85",
+    packages="pi-coding-agent 0.85.0, pi-ai 0.85.1",
+    catalog="models.json",
+    context=PI_085_RULES,
+    passed_through=PASSED_THROUGH,
+    read_by_every_command=True,
+    builds_requests=True,
+)

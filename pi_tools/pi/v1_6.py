@@ -1,0 +1,28 @@
+"""Pi 1.6: @earendil-works/pi-coding-agent, pi-ai and pi-agent-core 1.6.0.
+
+What changed from 0.85, and where its implementation lives:
+
+- reading sessions: `usage` and `context_edit` entries, `system` messages, compactions with a `systemMessage`,
+  context edits, older compactions silenced (session/projection.py: `PI_16_RULES`);
+- convertToLlm passes `system` messages through (messages/convert.py: `PASSED_THROUGH_WITH_SYSTEM`);
+- commands: context, convert, transform and tree read sessions as 1.6 does; the other commands that read
+  sessions are not ported yet (`read_by_every_command=False`: they refuse 1.6);
+- requests (transformMessages, payloads, the 1.6 catalog): not built yet (`builds_requests=False`). Until the
+  1.6 catalog lands with them, `catalog` names the 0.85 catalog's file (pi_tools/providers/data/models.json).
+"""
+
+from __future__ import annotations
+
+from pi_tools.messages.convert import PASSED_THROUGH_WITH_SYSTEM
+from pi_tools.pi import PiVersion
+from pi_tools.session.projection import PI_16_RULES
+
+VERSION = PiVersion(
+    name="1.6",
+    packages="pi-coding-agent 1.6.0, pi-ai 1.6.0",
+    catalog="models.json",
+    context=PI_16_RULES,
+    passed_through=PASSED_THROUGH_WITH_SYSTEM,
+    read_by_every_command=False,
+    builds_requests=False,
+)

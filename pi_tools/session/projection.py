@@ -1,0 +1,177 @@
+"""Pi 1.6's context building (buildSessionProjection), beside Pi 0.85's in context.py.
+
+What 1.6 changed in pi-coding-agent's session-manager, and nothing else:
+
+- `usage` and `context_edit` are entry types, and `system` a message role (pi-ai's SystemMessage); none is
+  diagnosed as unknown. Neither new entry contributes a message; both are tree nodes and can be the leaf.
+- sessionEntryToContextMessages: a system message with null or missing content gets `content: ""`; a compaction
+  with a truthy `systemMessage` gives `[systemMessage, compactionSummary]`.
+- buildContextEntries drops system messages inside the latest compaction's kept range (the compaction's own
+  `systemMessage` replaces them); a `firstKeptEntryId` naming the compaction itself keeps nothing, as any id not
+  found before it does.
+- buildSessionProjection: the latest `context_edit` per target among the compaction-aware entries (whether it
+  stands before or after its target) replaces the content of the target's user, assistant, toolResult and
+  custom messages, or (`replacement: null`) removes all of the target's messages; and an older compaction that
+  lies inside the latest one's kept range contributes nothing (0.85 gave its summary again).
+
+pi_tools/pi/v1_6.py selects these rules; the stages take them as they take 0.85's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from pi_tools.js.values import UNDEFINED, js_double, js_truthy
+from pi_tools.session.context import ContextError, ContextRules, context_entries, entry_to_messages
+from pi_tools.session.line_format import ENTRY_TYPES
+from pi_tools.session.tree import ENTRY_FIELDS, Vocabulary
+
+if TYPE_CHECKING:
+    from pi_tools.session.bulk import BulkSession
+
+PI_16_VOCABULARY = Vocabulary(
+    entry_types=ENTRY_TYPES | {"usage", "context_edit"},
+    roles=frozenset({"system"}),
+    entry_fields={
+        **ENTRY_FIELDS,
+        "usage": {"kind": (str,), "provider": (str,), "model": (str,), "usage": (dict,)},
+        # A missing `replacement` makes Pi throw when its target gives an editable message (ContextError then);
+        # null omits the target, an object's `content` replaces its content.
+        "context_edit": {"targetId": (str,), "replacement": (dict, type(None))},
+    },
+)
+
+_EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
+_BLOCK_ROLES = ("assistant", "toolResult")  # a string replacement becomes one text block
+
+
+def _is_not_system_message(entry: Any) -> bool:
+    if not isinstance(entry, dict) or entry.get("type") != "message":
+        return True
+    message = entry.get("message")
+    return not (isinstance(message, dict) and message.get("role") == "system")
+
+
+def _map_key(value: Any) -> Any:
+    """A JavaScript Map key (SameValueZero) as a Python dict key; None for values no parsed id can equal
+    (objects and arrays compare by identity)."""
+    if value is UNDEFINED or value is None or type(value) is str:
+        return (type(value).__name__, value)
+    if type(value) is bool:
+        return ("boolean", value)
+    if type(value) in (int, float):
+        return ("number", js_double(value) if type(value) is int else value)
+    return None
+
+
+def _entry_id(entry: Any) -> Any:
+    return entry.get("id", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
+
+
+def context_entries_16(path: list[Any]) -> list[Any]:
+    """buildContextEntries of 1.6: 0.85's list without the system messages of the kept range."""
+    return context_entries(path, _is_not_system_message)
+
+
+def entry_messages_16(entry: Any) -> list[Any]:
+    """sessionEntryToContextMessages of 1.6."""
+    if not isinstance(entry, dict):
+        return []
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        message = entry.get("message")
+        if isinstance(message, dict) and message.get("role") == "system" and message.get("content") is None:
+            return [{**message, "content": ""}]
+    elif entry_type == "compaction":
+        messages = entry_to_messages(entry)
+        system_message = entry.get("systemMessage", UNDEFINED)
+        return [system_message, *messages] if js_truthy(system_message) else messages
+    return entry_to_messages(entry)
+
+
+def project_entry(entry: Any, edit: dict[str, Any] | None) -> list[Any]:
+    """projectContextEntry: an entry's messages with its latest context edit applied."""
+    messages = entry_messages_16(entry)
+    if edit is None:
+        return messages
+    replacement = edit.get("replacement", UNDEFINED)
+    if replacement is None:
+        return []
+    projected = []
+    for message in messages:
+        role = message.get("role") if isinstance(message, dict) else UNDEFINED
+        if type(role) is not str or role not in _EDITABLE_ROLES:
+            projected.append(message)
+            continue
+        if replacement is UNDEFINED:
+            raise ContextError("Cannot read properties of undefined (reading 'content')")
+        content = replacement.get("content", UNDEFINED) if isinstance(replacement, dict) else UNDEFINED
+        if role in _BLOCK_ROLES and type(content) is str:
+            content = [{"type": "text", "text": content}]
+        if content is UNDEFINED:  # `{...message, content: undefined}`: JSON leaves the key out
+            projected.append({key: value for key, value in message.items() if key != "content"})
+        else:
+            projected.append({**message, "content": content})
+    return projected
+
+
+class Projection16(ContextRules):
+    """Pi 1.6's rules (buildSessionProjection); see the module's docstring for what differs from 0.85."""
+
+    vocabulary = PI_16_VOCABULARY
+    who = "Pi"  # 1.6 still spreads the entries after a compaction in one call: the same stack limit
+
+    def context_entries(self, path: list[Any]) -> list[Any]:
+        return context_entries_16(path)
+
+    def entry_messages(self, entry: Any) -> list[Any]:
+        return entry_messages_16(entry)
+
+    @staticmethod
+    def _edits(entries: list[Any]) -> dict[Any, dict[str, Any]]:
+        """The latest context edit of each target among the entries (by _map_key of the target id)."""
+        edits: dict[Any, dict[str, Any]] = {}
+        for entry in entries:  # edits are parsed entries (only message lines stay heads in a lazy tree)
+            if isinstance(entry, dict) and entry.get("type") == "context_edit":
+                key = _map_key(entry.get("targetId", UNDEFINED))
+                if key is not None:
+                    edits[key] = entry
+        return edits
+
+    def check(self, entries: list[Any], materialize: Any) -> None:
+        """Pi throws on an edit without a `replacement` key whose target gives a message of an editable role."""
+        broken = {key for key, edit in self._edits(entries).items() if "replacement" not in edit}
+        if not broken:
+            return
+        for index, entry in enumerate(entries):
+            if index > 0 and isinstance(entry, dict) and entry.get("type") == "compaction":
+                continue
+            key = _map_key(_entry_id(entry))
+            if key in broken:
+                project_entry(materialize(entry), {})  # raises ContextError as Pi throws
+
+    def messages(self, entries: list[Any], materialize: Any) -> Iterator[Any]:
+        edits = self._edits(entries)
+        for index, entry in enumerate(entries):
+            if index > 0 and isinstance(entry, dict) and entry.get("type") == "compaction":
+                continue  # an older compaction inside the latest one's kept range: nothing
+            whole = materialize(entry)
+            edit = None
+            if edits:
+                key = _map_key(_entry_id(whole))
+                edit = edits.get(key) if key is not None else None
+            yield from project_entry(whole, edit)
+
+    def bulk_fits(self, bulk: BulkSession) -> bool:
+        """The bulk index plans by 0.85's rules, which are 1.6's for a file with no compaction, no system message
+        and no usage or context_edit entry (those never reach it: its decoder knows only 0.85's entry types)."""
+        if "system" in bulk.line_roles:
+            return False
+        return not any(entry.get("type") in ("compaction", "context_edit", "usage")
+                       for entry in bulk.parsed_entries.values())
+
+
+PI_16_RULES = Projection16()
+
+__all__ = ["PI_16_RULES", "PI_16_VOCABULARY", "Projection16", "project_entry"]

@@ -1,0 +1,100 @@
+"""--pi / PI_TOOLS_PI: one option for every command that reads sessions or builds requests (pi_tools.cli.options),
+the versions of pi_tools.pi, and the commands that do not build Pi 1.6 requests yet refusing it."""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+import pytest
+
+from pi_tools import pi
+from pi_tools.cli import options
+
+CASE = "fixtures/conformance/cases/c001_tools.jsonl"
+SYSTEM = "tests/data/pi16/cases/e06_comp_sys.jsonl"
+REFUSAL = "pi-tools: pi-tools does not build Pi 1.6 requests yet; pass --pi 0.85\n"
+
+
+def test_the_option_offers_the_versions_of_the_pi_room() -> None:
+    assert get_args(options.PiName) == pi.NAMES  # the one copy of the names outside pi_tools/pi
+    assert pi.DEFAULT in pi.NAMES
+    for name in pi.NAMES:
+        version = pi.get(name)
+        assert version.name == name and version.context is not None
+
+
+def test_resolve_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(pi.ENVIRONMENT, raising=False)
+    assert pi.resolve().name == pi.DEFAULT
+    monkeypatch.setenv(pi.ENVIRONMENT, "1.6")
+    assert pi.resolve().name == "1.6"
+    assert pi.resolve("0.85").name == "0.85"
+    with pytest.raises(pi.UnknownPiVersion):
+        pi.resolve("2.0")
+
+
+@pytest.mark.parametrize("args", [
+    ["payload", "--api", "anthropic-messages", CASE],
+    ["preflight", CASE],
+    ["render", CASE, "--api", "anthropic-messages", "-o", "-"],
+    ["visibility", CASE, "--api", "anthropic-messages"],
+    ["run", "--max-turns", "1", "hello"],
+], ids=lambda args: args[0])
+def test_request_building_commands_refuse_pi_16(cli: Any, args: list[str]) -> None:
+    refused = cli(*args[:1], "--pi", "1.6", *args[1:])
+    assert (refused.code, refused.stdout, refused.stderr) == (2, "", REFUSAL)
+    by_environment = cli(*args, env={"PI_TOOLS_PI": "1.6"})
+    assert (by_environment.code, by_environment.stderr) == (2, REFUSAL)
+
+
+def test_visibility_reads_085_only_for_now(cli: Any) -> None:
+    refused = cli("visibility", "--pi", "1.6", CASE)
+    assert (refused.code, refused.stderr) == (2, "pi-tools: pi-tools visibility does not reproduce Pi 1.6 yet; "
+                                                 "pass --pi 0.85\n")
+    assert cli("visibility", "--pi", "0.85", CASE).code == 0
+
+
+def test_a_version_pi_tools_does_not_reproduce_is_refused(cli: Any) -> None:
+    refused = cli("context", "--pi", "2.0", CASE)
+    assert (refused.code, refused.stdout) == (2, "")
+    assert refused.stderr == "pi-tools: --pi: pi-tools reproduces Pi 0.85 or 1.6, not '2.0'\n"
+    assert cli("context", CASE, env={"PI_TOOLS_PI": "2.0"}).code == 2
+
+
+def test_documents_name_their_version_and_085_is_today(cli: Any) -> None:
+    default = cli("context", CASE, env={"PI_TOOLS_PI": ""})
+    chosen = cli("context", "--pi", "0.85", CASE)
+    assert default.stdout == chosen.stdout
+    (document,) = chosen.documents()
+    assert document["pi"] == "0.85"
+    assert list(document)[:3] == ["kind", "source", "pi"]
+    by_environment = cli("convert", SYSTEM, env={"PI_TOOLS_PI": "1.6"})
+    (llm,) = by_environment.documents()
+    assert llm["pi"] == "1.6" and [m["role"] for m in llm["messages"]][0] == "system"
+
+
+def test_tree_shows_16s_entries_without_calling_them_unknown(cli: Any) -> None:
+    case = "tests/data/pi16/cases/e03_multi.jsonl"
+    as_16 = cli("tree", "--pi", "1.6", case)
+    assert as_16.code == 0 and "[context omit:" in as_16.stdout and "[usage cache_warm" in as_16.stdout
+    assert "unknown-entry-type" not in as_16.stdout
+    assert "unknown-entry-type" in cli("tree", "--pi", "0.85", case).stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["audit", CASE], ["usage", CASE], ["export", CASE, "-o", "-"], ["search", "x", CASE], ["index", CASE, "-o", "out"],
+    ["repair", CASE, "--dry-run"], ["slim", CASE, "--dry-run"], ["transform", CASE, "--to-session", "out.jsonl"],
+], ids=lambda args: args[0])
+def test_commands_not_ported_yet_say_so_under_16(cli: Any, args: list[str]) -> None:
+    """They read sessions as Pi 0.85 does: under 1.6 (--pi or PI_TOOLS_PI) they refuse rather than answer as 0.85."""
+    refused = cli(*args, "--pi", "1.6")
+    command = "transform --to-session" if args[0] == "transform" else args[0]
+    assert (refused.code, refused.stdout) == (2, "")
+    assert refused.stderr == f"pi-tools: pi-tools {command} does not reproduce Pi 1.6 yet; pass --pi 0.85\n"
+    assert cli(*args, env={"PI_TOOLS_PI": "1.6"}).code == 2
+
+
+def test_transform_reads_as_the_version_it_is_given(cli: Any) -> None:
+    run = cli("transform", "--pi", "1.6", "--drop-role", "user", SYSTEM)
+    (document,) = run.documents()
+    assert document["pi"] == "1.6" and document["messages"][0]["role"] == "system"
