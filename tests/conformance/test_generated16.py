@@ -238,21 +238,41 @@ def documents_text(documents: list[Any]) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def answers16(corpus: list[Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any]]:
+def reference16(corpus: list[Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     if not ORACLE16.exists():
         pytest.skip(MISSING16)
-    if not pi_option_supported():
-        pytest.skip("pi-tools has no `--pi` option yet (`pi-tools context --help`): nothing reads as Pi 1.6")
-    reference = oracle_documents(ORACLE16, corpus, tmp_path_factory.mktemp("oracle16"))
-    return reference, our_documents(corpus, reference, ["--pi", "1.6"])
+    return oracle_documents(ORACLE16, corpus, tmp_path_factory.mktemp("oracle16"))
 
 
 @pytest.fixture(scope="module")
-def answers085(corpus: list[Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any]]:
+def reference085(corpus: list[Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     if not ORACLE.exists():
         pytest.skip(MISSING)
-    reference = oracle_documents(ORACLE, corpus, tmp_path_factory.mktemp("oracle085"))
-    return reference, our_documents(corpus, reference, ["--pi", "0.85"] if pi_option_supported() else [])
+    return oracle_documents(ORACLE, corpus, tmp_path_factory.mktemp("oracle085"))
+
+
+@pytest.fixture(scope="module")
+def answers16(corpus: list[Path], reference16: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    if not pi_option_supported():
+        pytest.skip("pi-tools has no `--pi` option yet (`pi-tools context --help`): nothing reads as Pi 1.6")
+    return reference16, our_documents(corpus, reference16, ["--pi", "1.6"])
+
+
+@pytest.fixture(scope="module")
+def answers085(corpus: list[Path], reference085: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    return reference085, our_documents(corpus, reference085, ["--pi", "0.85"] if pi_option_supported() else [])
+
+
+def test_both_pis_load_every_session_and_read_it_differently(corpus: list[Path], reference16: dict[str, Any],
+                                                             reference085: dict[str, Any]) -> None:
+    """Pi 1.6 and Pi 0.85 open every generated session without an error, and the two halves below test different
+    readings: 1.6's LLM messages keep the system messages 0.85 drops (every session has one), and its contexts
+    differ wherever an edit, a compaction's systemMessage or a kept-range system message counts."""
+    stems = [p.stem for p in corpus]
+    assert [s for s in stems if "error" in reference16[s] or "error" in reference085[s]] == []
+    assert [s for s in stems if not any(m["role"] == "system" for m in reference16[s]["llm"])] == []
+    assert [s for s in stems if any(m["role"] == "system" for m in reference085[s]["llm"])] == []
+    assert sum(reference16[s]["context"]["messages"] != reference085[s]["context"]["messages"] for s in stems) >= 10
 
 
 def differences(ours: dict[str, Any], pi: dict[str, Any]) -> Iterator[str]:
