@@ -384,7 +384,15 @@ class ToolRegistry {
 			preamble: "You are a coding assistant running inside pi, a coding agent harness. Help users inspect files, run commands, and modify code.",
 			tools: `${snippets.length ? snippets.join("\n") : "(none)"}\n\nAdditional tools may be available.`,
 			rules: rules.map((r) => `- ${r}`).join("\n"),
-			docs: `Pi documentation (read only when the user asks about the harness itself, its SDK, extensions, themes, skills, or TUI):\n- Main documentation: ${DOCS_ROOT}/README.md\n- Additional docs: ${DOCS_ROOT}/docs\n- Examples: ${DOCS_ROOT}/examples (extensions, custom tools, SDK)`,
+			docs: [
+				"Pi documentation (read only when the user asks about the harness itself, its SDK, extensions, themes, skills, or TUI):",
+				`- Main documentation: ${DOCS_ROOT}/README.md`,
+				`- Additional docs: ${DOCS_ROOT}/docs`,
+				`- Examples: ${DOCS_ROOT}/examples (extensions, custom tools, SDK)`,
+				"- When reading pi docs or examples, resolve docs/... under Additional docs and examples/... under Examples, not the current working directory",
+				"- When asked about: extensions (docs/extensions.md, examples/extensions/), themes (docs/themes.md), skills (docs/skills.md), prompt templates (docs/prompt-templates.md), TUI components (docs/tui.md), keybindings (docs/keybindings.md), SDK integrations (docs/sdk.md), custom providers (docs/custom-provider.md), adding models (docs/models.md), packages (docs/packages.md), environment variables (docs/environment-variables.md), MCP servers (docs/mcp.md), codemode scripts and non-LLM models such as classifiers and image models (docs/codemode.md)",
+				"- Before implementing harness changes, read the relevant docs and examples in full, following related cross-references.",
+			].join("\n"),
 		};
 		if (extra.addendum) raw.addendum = extra.addendum;
 		if (extra.projectContext) {
