@@ -777,15 +777,21 @@ class Session {
 	/** Extension context edits (_applyBoundaryDrafts): replace an earlier editable message's content. */
 	extensionEdit() {
 		const rng = this.rng;
-		const editable = this.sm.getBranch().filter((e) => e.type === "custom_message" || (e.type === "message" && ["user", "assistant", "toolResult"].includes(e.message.role)));
+		const branch = this.sm.getBranch();
+		const editable = branch.filter((e) => e.type === "custom_message" || (e.type === "message" && ["user", "assistant", "toolResult"].includes(e.message.role)));
 		if (!editable.length) return;
-		const target = rng.choice(editable.slice(-8));
+		// Mostly recent entries; sometimes an old one, or one an earlier edit already changed (the latest edit wins,
+		// so a replacement can bring back an entry a null edit hid, and a null edit can hide a replaced one).
+		const edited = new Set(branch.filter((e) => e.type === "context_edit").map((e) => e.targetId));
+		const again = editable.filter((e) => edited.has(e.id));
+		const target = again.length && rng.chance(0.3) ? rng.choice(again) : rng.choice(rng.chance(0.25) ? editable : editable.slice(-8));
 		const role = target.type === "message" ? target.message.role : "custom";
 		let replacement;
-		if (role === "toolResult") replacement = { content: rng.choice(["[output trimmed by context-trimmer: 4200 lines]", [{ type: "text", text: "[image removed to save context]" }]]) };
+		if (rng.chance(0.15)) replacement = null;
+		else if (role === "toolResult") replacement = { content: rng.choice(["[output trimmed by context-trimmer: 4200 lines]", [{ type: "text", text: "[image removed to save context]" }]]) };
 		else if (role === "user") replacement = { content: rng.choice(["My API key is [REDACTED]; why does the request fail?", [{ type: "text", text: "(prompt shortened by extension)" }]]) };
-		else if (role === "assistant") replacement = rng.chance(0.7) ? { content: "(earlier answer condensed)" } : null;
-		else replacement = { content: "Plan mode is OFF." };
+		else if (role === "assistant") replacement = rng.chance(0.8) ? { content: "(earlier answer condensed)" } : null;
+		else replacement = { content: rng.choice(["Plan mode is OFF.", [{ type: "text", text: "Reminder withdrawn." }]]) };
 		this.tick(1, 50);
 		this.sm.appendContextEdit(target.id, replacement);
 	}
@@ -996,6 +1002,21 @@ const SCENARIOS = {
 		if (rng.chance(0.5)) s.extensionEdit();
 		return s;
 	},
+	/** Extensions that edit the context (a trimmer, a redactor, plan mode): replacements and omissions of user,
+	 * assistant, tool-result and custom messages, edits of edited entries, and a compaction between them. */
+	edits(rng, scratch) {
+		const s = fresh(rng, scratch);
+		for (let round = 2; round > 0; round--) {
+			for (let i = rng.int(2, 3); i > 0; i--) {
+				if (rng.chance(0.5)) s.customMessage();
+				s.turn({ tools: 0.7, parallel: 0.4 });
+				for (let k = rng.int(1, 2); k > 0; k--) s.extensionEdit();
+			}
+			if (round === 2) s.compaction({ keepNothing: rng.chance(0.2), keep: 2 });
+		}
+		if (rng.chance(0.4)) s.cacheWarm(1);
+		return s;
+	},
 	virtual(rng, scratch) {
 		const s = fresh(rng, scratch, { virtual: true });
 		for (let i = rng.int(3, 5); i > 0; i--) {
@@ -1074,7 +1095,7 @@ const SCENARIOS = {
 	},
 };
 
-const ORDER = ["newsession", "tools", "retry", "compaction", "branching", "resumed085", "warm", "mixed", "virtual", "mixed", "branching", "compaction", "resumed085"];
+const ORDER = ["newsession", "tools", "retry", "compaction", "branching", "resumed085", "edits", "warm", "mixed", "virtual", "mixed", "branching", "compaction", "resumed085"];
 
 // ------------------------------------------------------------------------------------------------------------
 

@@ -86,6 +86,7 @@ def constructs(files: list[Path]) -> Counter[str]:
         found["leaf is a usage entry"] += bool(entries) and entries[-1]["type"] == "usage"
         found["header parentSession"] += "parentSession" in header
         conversation = False
+        edited: set[str] = set()
         for e in entries:
             kind = e["type"]
             if kind == "message":
@@ -113,6 +114,8 @@ def constructs(files: list[Path]) -> Counter[str]:
             elif kind == "usage":
                 found[f"usage {e['kind']}"] += 1
             elif kind == "context_edit":
+                found["context_edit of an already edited target"] += e["targetId"] in edited
+                edited.add(e["targetId"])
                 target = by_id.get(e["targetId"], {})
                 role = target.get("message", {}).get("role", target.get("type"))
                 if e["replacement"] is None:
@@ -153,7 +156,8 @@ REQUIRED = [
     "system: section change", "system: section removed", "system: toolsAdded later", "system: toolsRemoved",
     "usage cache_warm", "leaf is a usage entry", "context_edit null -> failed assistant",
     "context_edit null -> toolResult", "context_edit replacement -> user", "context_edit replacement -> assistant",
-    "context_edit replacement -> toolResult", "compaction systemMessage", "compaction keep-nothing",
+    "context_edit replacement -> toolResult", "context_edit replacement -> custom_message",
+    "context_edit of an already edited target", "compaction systemMessage", "compaction keep-nothing",
     "compaction without systemMessage", "system message in a kept range", "context_edit in a kept range",
     "older compaction in a kept range", "assistant thinkingLevel", "assistant durationMs",
     "usage.cost.totalFromProvider", "toolResult durationMs", "toolResult nestedCalls", "toolCall argumentsError",
@@ -166,7 +170,8 @@ def test_corpus_holds_every_1x_construct(corpus: list[Path]) -> None:
     found = constructs(corpus)
     assert [name for name in REQUIRED if not found[name]] == []
     assert {p.name.split("_", 2)[2].removesuffix(".jsonl") for p in corpus} >= {
-        "newsession", "tools", "retry", "compaction", "branching", "resumed085", "warm", "mixed", "virtual"}
+        "newsession", "tools", "retry", "compaction", "branching", "resumed085", "edits", "warm", "mixed",
+        "virtual"}
 
 
 def test_generator_is_reproducible(generator: Path, corpus: list[Path], tmp_path: Path) -> None:
