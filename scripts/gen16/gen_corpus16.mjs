@@ -894,6 +894,17 @@ class Session {
 	file() {
 		return this.sm.getSessionFile();
 	}
+
+	/** Close and open the file again later (SessionManager.open, as `pi --session` / `--continue` do). */
+	reopen() {
+		const file = this.file();
+		clock.ms += this.rng.int(600000, 86400000);
+		this.sm = SessionManager.open(file, path.dirname(file));
+		if (!this.sm.getBranch().some((e) => e.type === "thinking_level_change")) {
+			this.tick(5, 30);
+			this.sm.appendThinkingLevelChange(this.thinking);
+		}
+	}
 }
 
 // ------------------------------------------------------------------------------------------------------------
@@ -921,6 +932,7 @@ const SCENARIOS = {
 			s.turn();
 			if (rng.chance(0.35)) s.cacheWarm(rng.int(1, 3));
 			if (rng.chance(0.2)) s.changeThinking();
+			if (rng.chance(0.2)) s.reopen(); // `pi --continue` later: nothing is written until the next prompt
 		}
 		if (rng.chance(0.5)) s.cacheWarm(rng.int(1, 4)); // the leaf is a usage entry
 		return s;
@@ -1072,16 +1084,9 @@ const SCENARIOS = {
 			s.branchBack({ summary: true });
 			s.turn();
 		}
-		const file = s.file();
 		clock.ms += rng.int(86400000, 86400000 * 30); // days later, with Pi 1.6
-		const reopened = SessionManager.open(file, path.dirname(file));
-		s.sm = reopened;
 		s.v085 = false;
-		const branchHasThinking = reopened.getBranch().some((e) => e.type === "thinking_level_change");
-		if (!branchHasThinking) {
-			s.tick(5, 30);
-			reopened.appendThinkingLevelChange(s.thinking);
-		}
+		s.reopen();
 		for (let i = rng.int(1, 3); i > 0; i--) {
 			s.turn({ tools: 0.6 });
 			if (rng.chance(0.3)) s.cacheWarm(1);
