@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from support.differential import first_difference, short
 from support.oracle_path import GEN16, MISSING, MISSING16, MISSING_GEN16, ORACLE, ORACLE16
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -281,6 +282,8 @@ def test_both_pis_load_every_session_and_read_it_differently(corpus: list[Path],
 
 
 def differences(ours: dict[str, Any], pi: dict[str, Any]) -> Iterator[str]:
+    """Where pi-tools' documents for one session are not Pi's: exact JSON values (booleans are not numbers, an
+    absent key is not null) and the key order JSON.stringify writes."""
     if "error" in pi:
         yield f"Pi failed ({pi['error']}); pi-tools answered {ours['context'].get('kind')}"
         return
@@ -291,33 +294,22 @@ def differences(ours: dict[str, Any], pi: dict[str, Any]) -> Iterator[str]:
     for key, expected in (("header", pi["header"]), ("leafId", pi["leafId"]),
                           ("thinkingLevel", pi["context"]["thinkingLevel"]), ("model", pi["context"]["model"]),
                           ("messages", pi["context"]["messages"])):
-        if context.get(key) != expected:
-            yield f"context {key} differs: {first_difference(context.get(key), expected)}"
-    if ours["llm"]["messages"] != pi["llm"]:
-        yield f"llm differs: {first_difference(ours['llm']['messages'], pi['llm'])}"
+        yield from described(f"context {key}", context.get(key, "<absent>"), expected)
+    yield from described("llm", ours["llm"]["messages"], pi["llm"])
     for leaf, branch in pi.get("branches", {}).items():
         mine = ours["branches"][leaf]
         if mine["context"].get("kind") != "context":
             yield f"branch {leaf}: pi-tools failed: {mine['context'].get('error')}"
             continue
-        if mine["context"]["messages"] != branch["context"]["messages"]:
-            yield f"branch {leaf} context differs: {first_difference(mine['context']['messages'], branch['context']['messages'])}"
-        if mine["llm"]["messages"] != branch["llm"]:
-            yield f"branch {leaf} llm differs: {first_difference(mine['llm']['messages'], branch['llm'])}"
+        yield from described(f"branch {leaf} context", mine["context"]["messages"], branch["context"]["messages"])
+        yield from described(f"branch {leaf} llm", mine["llm"]["messages"], branch["llm"])
 
 
-def first_difference(ours: Any, pi: Any, where: str = "$") -> str:
-    if isinstance(ours, dict) and isinstance(pi, dict):
-        for key in [*pi, *(k for k in ours if k not in pi)]:
-            if ours.get(key, "<absent>") != pi.get(key, "<absent>"):
-                return first_difference(ours.get(key, "<absent>"), pi.get(key, "<absent>"), f"{where}.{key}")
-    if isinstance(ours, list) and isinstance(pi, list):
-        for index, (a, b) in enumerate(zip(ours, pi, strict=False)):
-            if a != b:
-                return first_difference(a, b, f"{where}[{index}]")
-        if len(ours) != len(pi):
-            return f"{where}: {len(ours)} items, Pi has {len(pi)}"
-    return f"{where}: ours {json.dumps(ours)[:200]}, Pi {json.dumps(pi)[:200]}"
+def described(where: str, ours: Any, pi: Any) -> Iterator[str]:
+    found = first_difference(ours, pi, order=True)
+    if found is not None:
+        path, mine, theirs = found
+        yield f"{where} differs at {path}: ours {short(mine)}, Pi {short(theirs)}"
 
 
 @pytest.mark.parametrize("index", INDEXES, ids=[f"g16_{i:03d}" for i in INDEXES])
