@@ -597,8 +597,8 @@ class Session {
 		if (nestedCalls) msg.nestedCalls = nestedCalls;
 		if (this.v085 && name === "read" && rng.chance(0.1)) msg.addedToolNames = []; // 0.85 field, gone in 1.6
 		msg.isError = isError;
+		if (!this.v085) msg.durationMs = durationMs; // key order as Pi 1.6 writes it: isError, durationMs, timestamp
 		msg.timestamp = this.tick(durationMs, durationMs + 20);
-		if (!this.v085) msg.durationMs = durationMs;
 		return msg;
 	}
 
@@ -738,7 +738,7 @@ class Session {
 		if (rng.chance(0.5)) {
 			const call = this.toolCall(this.toolNames.includes("write") ? "write" : "bash");
 			ids.push(this.append(this.assistant([...this.assistantContent({ text: false, thinking: true }), call], "length", this.routedKey())));
-			const r = { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text: "Tool call was not executed: the response hit the output token limit and its arguments may be truncated." }], isError: true, timestamp: this.tick(1, 10), durationMs: 0 };
+			const r = { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text: "Tool call was not executed: the response hit the output token limit and its arguments may be truncated." }], isError: true, durationMs: 0, timestamp: this.tick(1, 10) };
 			ids.push(this.append(r));
 		} else {
 			ids.push(this.append(this.assistant([], "error", { ...this.routedKey(), error: `prompt is too long: ${rng.int(200001, 260000)} tokens > 200000 maximum` })));
