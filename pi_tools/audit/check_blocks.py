@@ -82,7 +82,7 @@ def check_entries(sink: FindingSink, tree: SessionTree, rules: ContextRules = PI
     """One pass over every entry of the file (every branch: storage is what CI audits); `rules`, the Pi version's,
     add the checks of what it alone stores (system messages, context edits)."""
     from pi_tools.audit.check_edits import check_edit_fields
-    from pi_tools.audit.check_system import check_system_fields
+    from pi_tools.audit.check_system import check_compaction_snapshot, check_system_fields
 
     system_fields, edit_fields = rules.declares_tools, rules.context_edits
     for entry, line in zip(tree.entries, tree.line_numbers, strict=False):
@@ -93,6 +93,8 @@ def check_entries(sink: FindingSink, tree: SessionTree, rules: ContextRules = PI
                 message = entry.get("message")
                 if isinstance(message, dict) and message.get("role") == "system":
                     check_system_fields(sink, message, entry.get("id"), line)
+            elif system_fields and entry_type == "compaction" and "systemMessage" in entry:
+                check_compaction_snapshot(sink, entry, line)
             elif edit_fields and entry_type == "context_edit":
                 check_edit_fields(sink, entry, line)
 

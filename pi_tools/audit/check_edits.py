@@ -133,10 +133,12 @@ def _check_range(sink: FindingSink, tree: SessionTree, rules: ContextRules) -> N
                  f"(line {tree.line_of(target)}) is sent as stored")
 
 
-def omitted_on_paths(tree: SessionTree, rules: ContextRules) -> Iterator[tuple[list[int], set[int]]]:
-    """For each leaf of the tree: its path (positions in tree.entries) and the positions a null edit omits from
-    what Pi sends on it (the edits among the compaction-aware entries decide for the entries among them; for an
-    entry summarised away, the edits on its path, as when it was last sent)."""
+def omitted_on_paths(tree: SessionTree,
+                     rules: ContextRules) -> Iterator[tuple[list[int], set[int], dict[int, Any]]]:
+    """For each leaf of the tree: its path (positions in tree.entries), the positions a null edit omits from what
+    Pi sends on it, and the content a replacement gives the others (UNDEFINED: none) (the edits among the
+    compaction-aware entries decide for the entries among them; for an entry summarised away, the edits on its
+    path, as when it was last sent)."""
     position_of = {id(entry): position for position, entry in enumerate(tree.entries)}
     leaves = list(tree.leaves())
     if tree.leaf_id not in leaves and type(tree.leaf_id) is str:
@@ -150,14 +152,21 @@ def omitted_on_paths(tree: SessionTree, rules: ContextRules) -> Iterator[tuple[l
         in_context = {id(entry) for entry in context}
         counted, on_path = latest_edits(context), latest_edits(path)
         omitted: set[int] = set()
+        replaced: dict[int, Any] = {}
         for entry in path:
             entry_id = entry.get("id") if isinstance(entry, dict) else None
             if type(entry_id) is not str:
                 continue
             edit = (counted if id(entry) in in_context else on_path).get(entry_id)
-            if edit is not None and "replacement" in edit and edit["replacement"] is None:
+            if edit is None or "replacement" not in edit:
+                continue
+            replacement = edit["replacement"]
+            if replacement is None:
                 omitted.add(position_of[id(entry)])
-        yield [position_of[id(entry)] for entry in path], omitted
+            else:
+                content = replacement.get("content", UNDEFINED) if isinstance(replacement, dict) else UNDEFINED
+                replaced[position_of[id(entry)]] = content
+        yield [position_of[id(entry)] for entry in path], omitted, replaced
 
 
 __all__ = ["check_edit_fields", "check_edits", "has_edits", "latest_edits", "omitted_on_paths"]

@@ -336,16 +336,22 @@ def check_tool_results(sink: FindingSink, tree: SessionTree,
     if rules.context_edits and has_edits(tree):
         once = _OnceSink(sink)
         orphans: dict[int, tuple[int, list[tuple[str, Any]]]] = {}
-        for path, omitted in omitted_on_paths(tree, rules):
+        for path, omitted, replaced in omitted_on_paths(tree, rules):
             if not path:
                 continue
             kinds = bytearray(records.kinds)
             for position in omitted:
                 kinds[position] = PASSES
+            payloads = records.payloads
+            if any(kinds[position] in (ASSISTANT, ERRORED_ASSISTANT) for position in replaced):
+                payloads = list(payloads)  # a replaced assistant message calls what its new content calls
+                for position, content in replaced.items():
+                    if kinds[position] in (ASSISTANT, ERRORED_ASSISTANT):
+                        payloads[position] = tool_calls({"content": content})
             first_kid = array("q", [-1]) * len(kinds)
             for parent, kid in zip(path, path[1:], strict=False):
                 first_kid[parent] = kid
-            walk = ToolWalk(ToolRecords(kinds, records.payloads, records.stops, records.ids, records.lines,
+            walk = ToolWalk(ToolRecords(kinds, payloads, records.stops, records.ids, records.lines,
                                         [path[0]], first_kid, {}, revisits=False), once)
             walk.run()
             for after, group in walk.orphans.items():

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 PI_16_VOCABULARY = Vocabulary(
     entry_types=ENTRY_TYPES | {"usage", "context_edit"},
     roles=frozenset({"system"}),
-    message_fields={**MESSAGE_FIELDS, "system": {"content": (str, list), "timestamp": (int, float)}},
+    # null content is Pi's own case (sessionEntryToContextMessages makes it ""), not a gap
+    message_fields={**MESSAGE_FIELDS, "system": {"content": (str, list, type(None)), "timestamp": (int, float)}},
     entry_fields={
         **ENTRY_FIELDS,
         "usage": {"kind": (str,), "provider": (str,), "model": (str,), "usage": (dict,)},

@@ -142,6 +142,19 @@ def test_a_null_edit_of_one_side_leaves_an_orphan() -> None:
         "tool call t1 (bash) never gets a result; Pi sends `No result provided` in its place")]
 
 
+def test_a_replacement_of_an_assistant_message_replaces_its_calls() -> None:
+    """Pi sends the replacement's content: text instead of the calls leaves their results without a call."""
+    session = (Session().user("u1").assistant("a1", ("t1", "bash")).result("r1", "t1")
+               .edit("x1", "a1", {"content": "just text"}).user("u2").assistant("a2"))
+    assert audit16(session.data()) == [(
+        "tool-result-unmatched", "error", "r1", 4,
+        "tool result for call t1 (bash) follows no assistant message with tool calls")]
+    kept = (Session().user("u1").assistant("a1", ("t1", "bash")).result("r1", "t1")
+            .edit("x1", "a1", {"content": [{"type": "toolCall", "id": "t1", "name": "bash", "arguments": {}}]})
+            .user("u2").assistant("a2"))
+    assert audit16(kept.data()) == []
+
+
 def test_a_null_edit_omits_only_on_the_branches_it_stands_on() -> None:
     """The result is omitted on the branch of the edit; the other branch still pairs it with its call."""
     session = (Session().user("u1").assistant("a1", ("t1", "bash")).result("r1", "t1").edit("x1", "r1")
@@ -250,6 +263,24 @@ def test_field_checks_of_16_entries() -> None:
     ]
 
 
+def test_compaction_snapshot_fields() -> None:
+    session = Session().user("u1").assistant("a1")
+    session.add("k1", "compaction", summary="S", firstKeptEntryId="a1", tokensBefore=10,
+                systemMessage={"role": "system", "content": "", "timestamp": 5, "toolsAdded": [tool("bash")]})
+    session.add("k2", "compaction", summary="S", firstKeptEntryId="k1", tokensBefore=10,
+                systemMessage={"role": "user", "content": "x", "timestamp": 5})
+    session.add("k3", "compaction", summary="S", firstKeptEntryId="k2", tokensBefore=10,
+                systemMessage={"role": "system", "sections": []})
+    assert audit16(session.data()) == [
+        ("required-fields", "error", "k2", 5,
+         "compaction entry: 'systemMessage' is a message of role 'user', not a system message; Pi sends it as it is "
+         "before the summary"),
+        ("required-fields", "error", "k3", 6, "compaction systemMessage: 'content' is missing"),
+        ("required-fields", "error", "k3", 6, "compaction systemMessage: 'timestamp' is missing"),
+        ("required-fields", "error", "k3", 6, "compaction systemMessage: 'sections' is a list, not an object"),
+    ]
+
+
 # --- Pi 1.6's own sessions and the edge cases -----------------------------------------------------------------------
 GEN16 = sorted((CONFORMANCE16 / "cases").glob("gen16_*.jsonl")) if CONFORMANCE16.is_dir() else []
 
@@ -279,7 +310,6 @@ EDGE_FINDINGS = {
     "e04_offpath": ["context-edit-no-effect"],
     "e05_comp_edits": ["context-edit-no-effect", "context-edit-no-effect"],
     "e08_keepnothing": ["compaction-keeps-nothing"],
-    "e11_sys_null": ["required-fields"],
     "e12_repl_missing": ["required-fields", "context-error"],
     "e13_repl_string": ["required-fields"],
     "e14_edit_branchsum": ["branch-summary-from", "context-edit-no-effect"],
