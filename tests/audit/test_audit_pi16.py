@@ -332,3 +332,11 @@ def test_the_clean_path_agrees_with_the_tree_under_16(folder: str) -> None:
         data = path.read_bytes()
         assert audit_bytes(data, str(path), enabled, PI16) == \
             audit_bytes_line_by_line(data, str(path), enabled, PI16), path
+
+
+def test_16_audits_the_same_in_a_pool(cli: Any) -> None:
+    """The version travels to the workers by name: a pool gives what this process gives."""
+    args = ("audit", "--pi", "1.6", "--format", "json", str(EDGE))
+    alone, pooled = cli(*args, "--jobs", "1"), cli(*args, "--jobs", "2")
+    assert pooled.stdout == alone.stdout and "context-edit-no-effect" in alone.stdout
+    assert (pooled.code, alone.code) == (1, 1)
