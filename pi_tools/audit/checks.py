@@ -12,7 +12,7 @@ from typing import Any
 
 from pi_tools.audit.check_blocks import check_entries
 from pi_tools.audit.check_context import check_context, check_references
-from pi_tools.audit.check_edits import check_edits
+from pi_tools.audit.check_edits import check_edits, has_edits
 from pi_tools.audit.check_secrets import check_secrets
 from pi_tools.audit.check_system import check_removed_tools
 from pi_tools.audit.check_tools import check_tool_results
@@ -87,7 +87,7 @@ def audit_tree(sink: FindingSink, tree: SessionTree, rules: ContextRules = PI_08
     _map_diagnostics(sink, tree.diagnostics, tree)
     check_entries(sink, tree, rules)
     check_references(sink, tree, rules)
-    if rules.context_edits and sink.wants("context-edit-no-effect"):
+    if rules.context_edits and sink.wants("context-edit-no-effect") and has_edits(tree):
         check_edits(sink, tree, rules)
     if any(sink.wants(rule) for rule in (
         "tool-result-unmatched", "tool-result-name", "tool-result-order", "tool-result-interleaved",
