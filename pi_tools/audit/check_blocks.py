@@ -10,6 +10,7 @@ from typing import Any
 
 from pi_tools.audit.findings import FindingSink
 from pi_tools.js.values import UNDEFINED, js_truthy
+from pi_tools.session.context import PI_085_RULES, ContextRules
 from pi_tools.session.diagnostics import describe_value
 from pi_tools.session.tree import SessionTree
 
@@ -45,11 +46,14 @@ def _type_ok(value: Any, types: tuple[type, ...]) -> bool:
     return isinstance(value, types)
 
 
-def check_blocks(sink: FindingSink, where: str, role: str, content: Any, entry_id: Any, line: int | None) -> None:
-    """Discriminants and fields of every block in one message's content list."""
+def check_blocks(sink: FindingSink, where: str, role: str, content: Any, entry_id: Any, line: int | None,
+                 allowed: tuple[str, ...] | None = None) -> None:
+    """Discriminants and fields of every block in one message's content list (`allowed`: the block types of a role
+    ALLOWED_BLOCKS does not hold)."""
     if not isinstance(content, list):
         return
-    allowed = ALLOWED_BLOCKS[role]
+    if allowed is None:
+        allowed = ALLOWED_BLOCKS[role]
     for index, block in enumerate(content):
         label = f"{where} content[{index}]"
         if not isinstance(block, dict):
@@ -74,11 +78,25 @@ def check_blocks(sink: FindingSink, where: str, role: str, content: Any, entry_i
                          f"{label} ({block_type}): {name!r} is {describe(value)}")
 
 
-def check_entries(sink: FindingSink, tree: SessionTree) -> None:
-    """One pass over every entry of the file (every branch: storage is what CI audits)."""
+def check_entries(sink: FindingSink, tree: SessionTree, rules: ContextRules = PI_085_RULES) -> None:
+    """One pass over every entry of the file (every branch: storage is what CI audits); `rules`, the Pi version's,
+    add the checks of what it alone stores (system messages, context edits)."""
+    from pi_tools.audit.check_edits import check_edit_fields
+    from pi_tools.audit.check_system import check_compaction_snapshot, check_system_fields
+
+    system_fields, edit_fields = rules.declares_tools, rules.context_edits
     for entry, line in zip(tree.entries, tree.line_numbers, strict=False):
         if isinstance(entry, dict):
             check_entry_content(sink, entry, line)
+            entry_type = entry.get("type")
+            if system_fields and entry_type == "message":
+                message = entry.get("message")
+                if isinstance(message, dict) and message.get("role") == "system":
+                    check_system_fields(sink, message, entry.get("id"), line)
+            elif system_fields and entry_type == "compaction" and "systemMessage" in entry:
+                check_compaction_snapshot(sink, entry, line)
+            elif edit_fields and entry_type == "context_edit":
+                check_edit_fields(sink, entry, line)
 
 
 def check_entry_content(sink: FindingSink, entry: dict[str, Any], line: int | None) -> None:

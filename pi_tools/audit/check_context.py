@@ -14,7 +14,7 @@ from typing import Any
 from pi_tools.audit.check_blocks import never_replayed
 from pi_tools.audit.findings import FindingSink
 from pi_tools.js.values import js_truthy
-from pi_tools.session.context import ContextError, build_session_context
+from pi_tools.session.context import PI_085_RULES, ContextError, ContextRules, build_session_context
 from pi_tools.session.tree import SessionTree
 
 
@@ -33,8 +33,16 @@ def _is_ancestor(tree: SessionTree, entry: dict[str, Any], target: str) -> bool:
     return False
 
 
-def check_references(sink: FindingSink, tree: SessionTree) -> None:
+is_ancestor = _is_ancestor
+
+
+def check_references(sink: FindingSink, tree: SessionTree, rules: ContextRules = PI_085_RULES) -> None:
     """compaction.firstKeptEntryId and branch_summary.fromId must name entries (the former an ancestor)."""
+    if rules.own_id_keeps_nothing and sink.wants("compaction-keeps-nothing"):
+        for entry, line in zip(tree.entries, tree.line_numbers, strict=False):
+            if isinstance(entry, dict) and entry.get("type") == "compaction" and \
+                    type(entry.get("id")) is str and entry.get("firstKeptEntryId") == entry.get("id"):
+                keeps_nothing_finding(sink, entry["id"], line)
     want_compaction = sink.wants("compaction-first-kept")
     want_branch = sink.wants("branch-summary-from")
     for entry, line in zip(tree.entries, tree.line_numbers, strict=False):
@@ -46,7 +54,7 @@ def check_references(sink: FindingSink, tree: SessionTree) -> None:
             first_kept = entry.get("firstKeptEntryId")
             if not isinstance(first_kept, str):
                 continue  # missing or mistyped: required-fields (reader)
-            if _is_ancestor(tree, entry, first_kept):
+            if _is_ancestor(tree, entry, first_kept) or (rules.own_id_keeps_nothing and first_kept == entry_id):
                 continue
             named = tree.by_id[first_kept] if first_kept in tree.by_id else None
             first_kept_finding(sink, entry_id, line, first_kept, None if named is None else tree.line_of(named),
@@ -70,15 +78,30 @@ def first_kept_finding(sink: FindingSink, entry_id: Any, line: int | None, first
              f"compaction firstKeptEntryId {where}; Pi keeps nothing from before the compaction")
 
 
+def keeps_nothing_finding(sink: FindingSink, entry_id: Any, line: int | None) -> None:
+    """A compaction whose firstKeptEntryId is its own id, the form Pi writes to keep nothing."""
+    sink.add("compaction-keeps-nothing", entry_id, line,
+             "compaction firstKeptEntryId is its own id: Pi keeps nothing from before the compaction, whose summary "
+             "alone replaces the history")
+
+
 def branch_summary_finding(sink: FindingSink, entry_id: Any, line: int | None, from_id: str) -> None:
     sink.add("branch-summary-from", entry_id, line, f"branch summary fromId {from_id} names no entry (nor 'root')")
 
 
-def check_context(sink: FindingSink, tree: SessionTree) -> None:
-    """Build the leaf's context as Pi does on resume and report what fails or gets lost there."""
+def check_context(sink: FindingSink, tree: SessionTree, rules: ContextRules = PI_085_RULES) -> None:
+    """Build the leaf's context as Pi does on resume (by the Pi version's `rules`) and report what fails or gets
+    lost there."""
     try:
-        context = build_session_context(tree)
+        context = build_session_context(tree, rules=rules)
     except ContextError as exc:
+        edit = _failing_edit(tree, rules) if "reading 'content'" in str(exc) else None
+        if edit is not None:
+            entry, target = edit
+            sink.add("context-error", entry.get("id"), tree.line_of(entry),
+                     f"Pi cannot build the context for the leaf: {exc} (context edit of {target} has no "
+                     "'replacement')")
+            return
         line, entry_id = _failing_entry(tree, str(exc))
         sink.add("context-error", entry_id, line, f"Pi cannot build the context for the leaf: {exc}")
         return
@@ -87,6 +110,23 @@ def check_context(sink: FindingSink, tree: SessionTree) -> None:
             sink.add("pi-cannot-load", diag.get("entryId"), diag.get("line"), str(diag.get("message")))
     if sink.wants("foreign-signature") and context.model:
         _check_signatures(sink, tree, context.messages, context.model)
+
+
+def _failing_edit(tree: SessionTree, rules: ContextRules) -> tuple[dict[str, Any], str] | None:
+    """The context edit without a `replacement` Pi throws on (its target gives a message of an editable role), and
+    the target as a finding names it."""
+    from pi_tools.audit.check_edits import EDITABLE_ROLES, latest_edits, what
+
+    context = rules.context_entries(tree.path(tree.leaf_id))
+    edits = latest_edits(context)
+    for index, entry in enumerate(context):
+        entry_id = entry.get("id") if isinstance(entry, dict) else None
+        edit = edits.get(entry_id) if type(entry_id) is str else None
+        if edit is None or "replacement" in edit or (index > 0 and entry.get("type") == "compaction"):
+            continue
+        if any(isinstance(m, dict) and m.get("role") in EDITABLE_ROLES for m in rules.entry_messages(entry)):
+            return edit, f"{what(entry)} {entry_id} (line {tree.line_of(entry)})"
+    return None
 
 
 def _failing_entry(tree: SessionTree, error: str) -> tuple[int | None, Any]:

@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_tools.audit.check_blocks import never_replayed
+from pi_tools.audit.check_edits import has_edits, omitted_on_paths
 from pi_tools.audit.findings import FindingSink
 from pi_tools.js.values import js_truthy
+from pi_tools.session.context import PI_085_RULES, ContextRules
 from pi_tools.session.diagnostics import describe_value
 from pi_tools.session.tree import SessionTree
 
@@ -92,13 +94,16 @@ def _produces_message(entry: dict[str, Any]) -> bool:
     return False
 
 
-def entry_record(entry: dict[str, Any]) -> tuple[int, Any, Any]:
-    """(kind, payload, stop reason) of one entry object, as the walk sees it."""
+def entry_record(entry: dict[str, Any], held: frozenset[str] = frozenset()) -> tuple[int, Any, Any]:
+    """(kind, payload, stop reason) of one entry object, as the walk sees it (`held`: the roles the Pi version's
+    transformMessages holds until a batch's results are in, which pass)."""
     if entry.get("type") == "message":
         message = entry.get("message")
         if not isinstance(message, dict):
             return PASSES, None, None
         role = message.get("role")
+        if held and type(role) is str and role in held:
+            return PASSES, None, None
         if role == "toolResult":
             return RESULT, (message.get("toolCallId"), message.get("toolName")), None
         if role == "assistant":
@@ -110,7 +115,7 @@ def entry_record(entry: dict[str, Any]) -> tuple[int, Any, Any]:
     return (INTERRUPTS if _produces_message(entry) else PASSES), None, None
 
 
-def tree_records(tree: SessionTree) -> ToolRecords:
+def tree_records(tree: SessionTree, held: frozenset[str] = frozenset()) -> ToolRecords:
     """The walk's view of a tree from the line-by-line reader (positions: indices into tree.entries).
 
     Children are resolved as SessionTree.children does (a parent that is missing, unhashable, the entry itself or
@@ -127,7 +132,7 @@ def tree_records(tree: SessionTree) -> ToolRecords:
     for position, entry in enumerate(entries):
         if not isinstance(entry, dict):
             continue
-        kinds[position], payloads[position], stop = entry_record(entry)
+        kinds[position], payloads[position], stop = entry_record(entry, held)
         if kinds[position] == ERRORED_ASSISTANT:
             stops[position] = stop
         entry_id = ids[position] = entry.get("id")
@@ -304,13 +309,59 @@ class ToolWalk:
         return state
 
 
-def check_tool_results(sink: FindingSink, tree: SessionTree) -> dict[int, OrphanGroup]:
+class _OnceSink(FindingSink):
+    """A sink that takes each finding once (the walks of several paths meet the same entries)."""
+
+    def __init__(self, sink: FindingSink) -> None:
+        super().__init__(sink.source, sink.enabled)
+        self.findings = sink.findings
+        self._seen: set[tuple[Any, ...]] = set()
+
+    def add(self, rule_id: str, entry_id: Any, line: int | None, message: str) -> None:
+        key = (rule_id, entry_id if isinstance(entry_id, str) else None, line, message)
+        if key not in self._seen:
+            self._seen.add(key)
+            super().add(rule_id, entry_id, line, message)
+
+
+def check_tool_results(sink: FindingSink, tree: SessionTree,
+                       rules: ContextRules = PI_085_RULES) -> dict[int, OrphanGroup]:
     """Run the walk on a tree; returns the unanswered calls grouped by the entry they should follow (keyed by
-    that entry's identity)."""
-    walk = ToolWalk(tree_records(tree), sink)
-    walk.run()
+    that entry's identity).
+
+    `rules`, the Pi version's: the roles its transformMessages holds pass; where its context edits omit entries
+    (a file with `context_edit` entries), the pairing is judged on what Pi sends: one walk per leaf's path, the
+    omitted entries passing, each finding reported once."""
+    records = tree_records(tree, rules.held_roles)
+    if rules.context_edits and has_edits(tree):
+        once = _OnceSink(sink)
+        orphans: dict[int, tuple[int, list[tuple[str, Any]]]] = {}
+        for path, omitted, replaced in omitted_on_paths(tree, rules):
+            if not path:
+                continue
+            kinds = bytearray(records.kinds)
+            for position in omitted:
+                kinds[position] = PASSES
+            payloads = records.payloads
+            if any(kinds[position] in (ASSISTANT, ERRORED_ASSISTANT) for position in replaced):
+                payloads = list(payloads)  # a replaced assistant message calls what its new content calls
+                for position, content in replaced.items():
+                    if kinds[position] in (ASSISTANT, ERRORED_ASSISTANT):
+                        payloads[position] = tool_calls({"content": content})
+            first_kid = array("q", [-1]) * len(kinds)
+            for parent, kid in zip(path, path[1:], strict=False):
+                first_kid[parent] = kid
+            walk = ToolWalk(ToolRecords(kinds, payloads, records.stops, records.ids, records.lines,
+                                        [path[0]], first_kid, {}, revisits=False), once)
+            walk.run()
+            for after, group in walk.orphans.items():
+                orphans.setdefault(after, group)
+    else:
+        walk = ToolWalk(records, sink)
+        walk.run()
+        orphans = walk.orphans
     entries = tree.entries
     return {
         id(entries[after]): OrphanGroup(entries[after], entries[assistant], calls)
-        for after, (assistant, calls) in walk.orphans.items()
+        for after, (assistant, calls) in orphans.items()
     }

@@ -12,11 +12,14 @@ from typing import Any
 
 from pi_tools.audit.check_blocks import check_entries
 from pi_tools.audit.check_context import check_context, check_references
+from pi_tools.audit.check_edits import check_edits, has_edits
 from pi_tools.audit.check_secrets import check_secrets
+from pi_tools.audit.check_system import check_removed_tools
 from pi_tools.audit.check_tools import check_tool_results
 from pi_tools.audit.clean import audit_clean_bytes
 from pi_tools.audit.findings import AuditResult, Finding, FindingSink
 from pi_tools.audit.rules import DEFAULT_RULES, DIAGNOSTIC_RULES
+from pi_tools.session.context import PI_085_RULES, ContextRules
 from pi_tools.session.diagnostics import Diagnostic
 from pi_tools.session.load import tree_from_raw
 from pi_tools.session.reader import (
@@ -30,31 +33,34 @@ from pi_tools.session.reader import (
 from pi_tools.session.tree import SessionTree
 
 
-def audit_file(path: str, enabled: frozenset[str] | None = None) -> AuditResult:
-    """Audit the session at `path` (never writes it)."""
+def audit_file(path: str, enabled: frozenset[str] | None = None, rules: ContextRules = PI_085_RULES) -> AuditResult:
+    """Audit the session at `path` (never writes it) as the Pi version whose context rules are `rules` reads it."""
     try:
         data = read_session_bytes(path)
     except SessionReadError as exc:
         return AuditResult(path, error=str(exc))
     try:
-        return AuditResult(path, audit_bytes(data, path, enabled))
+        return AuditResult(path, audit_bytes(data, path, enabled, rules))
     except Exception as exc:  # a bug or an input shape nobody foresaw: reported for this file, the others go on
         return AuditResult(path, error=f"{path}: cannot audit ({type(exc).__name__}: {exc}); please report it")
 
 
-def audit_bytes(data: bytes, source: str, enabled: frozenset[str] | None = None) -> list[Finding]:
-    """Findings for a session file's bytes; `source` names it in every finding.
+def audit_bytes(data: bytes, source: str, enabled: frozenset[str] | None = None,
+                rules: ContextRules = PI_085_RULES) -> list[Finding]:
+    """Findings for a session file's bytes; `source` names it in every finding; `rules`: the Pi version's context
+    rules (its vocabulary, projection and what its files may hold).
 
-    A clean file is audited from its bulk index (audit/clean.py), anything else line by line; both give the same
-    findings.
+    A clean file is audited from its bulk index (audit/clean.py) when the index's plan is the version's
+    (`rules.bulk_fits`, as the context stages decide), anything else line by line; both give the same findings.
     """
     sink = FindingSink(source, enabled if enabled is not None else DEFAULT_RULES)
-    if audit_clean_bytes(sink, data, source):
+    if audit_clean_bytes(sink, data, source, rules):
         return sink.sorted()
-    return audit_bytes_line_by_line(data, source, enabled)
+    return audit_bytes_line_by_line(data, source, enabled, rules)
 
 
-def audit_bytes_line_by_line(data: bytes, source: str, enabled: frozenset[str] | None = None) -> list[Finding]:
+def audit_bytes_line_by_line(data: bytes, source: str, enabled: frozenset[str] | None = None,
+                             rules: ContextRules = PI_085_RULES) -> list[Finding]:
     """audit_bytes through the line-by-line reader, whatever the file."""
     sink = FindingSink(source, enabled if enabled is not None else DEFAULT_RULES)
     raw = parse_session_bytes(data, source)
@@ -65,29 +71,33 @@ def audit_bytes_line_by_line(data: bytes, source: str, enabled: frozenset[str] |
         _invalid_header(sink, raw, len(data))
         return sink.sorted()
     try:
-        tree = tree_from_raw(raw)
+        tree = tree_from_raw(raw, rules.vocabulary)
     except SessionReadError as exc:
         _map_diagnostics(sink, raw.diagnostics, None)
         sink.add("context-error", None, raw.line_numbers[0] if raw.line_numbers else None,
                  f"Pi fails while migrating this legacy file: {str(exc).removeprefix(source + ': ')}")
         return sink.sorted()
     with paused_gc():  # the checks build many small objects over a large, acyclic heap
-        audit_tree(sink, tree)
+        audit_tree(sink, tree, rules)
     return sink.sorted()
 
 
-def audit_tree(sink: FindingSink, tree: SessionTree) -> None:
-    """Every check on a loaded tree (reader diagnostics included)."""
+def audit_tree(sink: FindingSink, tree: SessionTree, rules: ContextRules = PI_085_RULES) -> None:
+    """Every check on a loaded tree (reader diagnostics included), by the Pi version's context rules."""
     _map_diagnostics(sink, tree.diagnostics, tree)
-    check_entries(sink, tree)
-    check_references(sink, tree)
+    check_entries(sink, tree, rules)
+    check_references(sink, tree, rules)
+    if rules.context_edits and sink.wants("context-edit-no-effect") and has_edits(tree):
+        check_edits(sink, tree, rules)
     if any(sink.wants(rule) for rule in (
         "tool-result-unmatched", "tool-result-name", "tool-result-order", "tool-result-interleaved",
         "orphaned-tool-call",
     )):
-        check_tool_results(sink, tree)
+        check_tool_results(sink, tree, rules)
+    if rules.declares_tools and sink.wants("removed-tool-called"):
+        check_removed_tools(sink, tree)
     if any(sink.wants(rule) for rule in ("context-error", "pi-cannot-load", "foreign-signature")):
-        check_context(sink, tree)
+        check_context(sink, tree, rules)
     if sink.wants("secret-in-session"):
         check_secrets(sink, tree)
 

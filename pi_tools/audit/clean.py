@@ -41,6 +41,7 @@ from pi_tools.audit.findings import FindingSink
 from pi_tools.audit.rules import DIAGNOSTIC_RULES
 from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.session.bulk import BulkSession, index_clean_session
+from pi_tools.session.context import PI_085_RULES, ContextRules
 from pi_tools.session.diagnostics import Diagnostic
 from pi_tools.session.line_format import (
     DECODE_ERRORS,
@@ -201,14 +202,16 @@ def _surely_not_clean(data: bytes) -> bool:
     return False
 
 
-def audit_clean_bytes(sink: FindingSink, data: bytes, source: str) -> bool:
-    """Every check on a clean file's bytes, into `sink`; False (nothing added) when the file is not clean."""
+def audit_clean_bytes(sink: FindingSink, data: bytes, source: str, rules: ContextRules = PI_085_RULES) -> bool:
+    """Every check on a clean file's bytes, into `sink`; False (nothing added) when the file is not clean, or when
+    the index's plan (Pi 0.85's rules) is not the one of the Pi version whose context rules are `rules`
+    (rules.bulk_fits, as session/load.py decides for the context stages): the tree's checks then audit it."""
     if _surely_not_clean(data) or not strictly_utf8(data):
         return False  # an invalid byte anywhere, even in a field the index skips, is the reader's to report
     collector = LineCollector()
     with paused_gc():
         session = index_clean_session(data, source, decoder=collector)
-    if session is None:
+    if session is None or not rules.bulk_fits(session):
         return False
     with paused_gc():
         _audit(sink, session, collector)

@@ -18,7 +18,7 @@ from urllib.parse import quote
 import orjson
 
 from pi_tools.audit.findings import AuditResult
-from pi_tools.audit.rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule
+from pi_tools.audit.rules import BASE_RULES, RULES, RULES_BY_ID, SEVERITY_RANK, Rule
 from pi_tools.output.texttable import align_columns
 from pi_tools.pipe.documents import dumps_document
 
@@ -223,19 +223,21 @@ def sarif(results: list[AuditResult], enabled: frozenset[str], catalogue: Sequen
     }
 
 
-def rule_list(fmt: str) -> str:
-    """The catalogue for `--list-rules`: a readable list, or JSON Lines with `--format json`."""
+def rule_list(fmt: str, rules: Sequence[Rule] | None = None) -> str:
+    """The catalogue for `--list-rules` (`rules`: the Pi version's; default: the rules every version has): a
+    readable list, or JSON Lines with `--format json`."""
+    rules = BASE_RULES if rules is None else rules
     if fmt == "json":
         return "".join(
             orjson.dumps({"kind": "rule", "id": r.id, "severity": r.severity, "title": r.title,
                           "invariant": r.invariant, "description": r.description}).decode() + "\n"
-            for r in RULES
+            for r in rules
         )
     import textwrap
 
-    width = max(len(rule.id) for rule in RULES)
+    width = max(len(rule.id) for rule in rules)
     out: list[str] = []
-    for rule in RULES:
+    for rule in rules:
         out.append(f"{rule.id.ljust(width)}  {rule.severity:<7}  {rule.title}")
         out.extend(textwrap.wrap(rule.description, 100, initial_indent="    ", subsequent_indent="    "))
     return "\n".join(out) + "\n"

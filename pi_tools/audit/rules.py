@@ -22,11 +22,14 @@ class Rule:
     description: str
     default: bool = True
     """Run unless `--rules` says otherwise; a rule that reads every byte of every entry is opt-in."""
+    needs: str | None = None
+    """The behaviour of the Pi version's context rules (session/context.py: ContextRules) the rule is about (a
+    true attribute): a version without it has no such rule in its catalogue."""
 
 
 def _rule(rule_id: str, severity: str, title: str, invariant: int | None, description: str,
-          default: bool = True) -> Rule:
-    return Rule(rule_id, severity, title, invariant, " ".join(description.split()), default)
+          default: bool = True, needs: str | None = None) -> Rule:
+    return Rule(rule_id, severity, title, invariant, " ".join(description.split()), default, needs)
 
 
 RULES: tuple[Rule, ...] = (
@@ -158,6 +161,26 @@ RULES: tuple[Rule, ...] = (
         Invariant 3: context reconstruction yields a valid AgentMessage[]. Here Pi throws instead (for example
         a `message` entry without a message, or a parent cycle on the active path), so `pi --session` fails to
         open the file."""),
+    _rule("compaction-keeps-nothing", "info", "A compaction that keeps nothing from before it", None, """
+        The compaction's `firstKeptEntryId` is its own id: the form Pi writes for a compaction that keeps no
+        entry (an extension's draft with `firstKeptEntryId: null`). The summary (and the compaction's
+        `systemMessage`) alone replace everything before it. Legitimate, but worth knowing when a resumed
+        session seems to have forgotten its last turns.""", needs="own_id_keeps_nothing"),
+    _rule("context-edit-no-effect", "warning", "A context edit that changes nothing", 3, """
+        A `context_edit` entry replaces or omits its target's messages only when the target gives messages of
+        an editable role (user, assistant, toolResult, custom; a null edit also omits a summary, bash or system
+        message) and both stand on the path, the edit itself inside the context Pi builds (after the latest
+        compaction or in its kept range). An edit whose `targetId` names no entry or an entry on another
+        branch, a replacement aimed at a compaction, summary, bash or system message or an entry that gives no
+        message, and an edit left before the latest compaction's kept range while its target is still sent,
+        do nothing, silently: the content it was meant to hide or change is sent as stored.""",
+          needs="context_edits"),
+    _rule("removed-tool-called", "warning", "A tool call to a tool a system message removed", 2, """
+        System messages declare the tools the model may call (`toolsAdded`) and take them away
+        (`toolsRemoved`). An assistant message later on the same path that calls a tool the latest system
+        message naming it removed calls a tool the request no longer declares: the agent answers with a
+        tool-not-found error, and providers that check calls against the declared tools may refuse the
+        replay.""", needs="declares_tools"),
     _rule("pi-cannot-load", "error", "Too many entries after a compaction for Pi 0.85", None, """
         Pi 0.85 copies the entries after the latest compaction with one spread call, which overflows V8's
         stack beyond roughly 120,000 entries ("Maximum call stack size exceeded"): the session cannot be
@@ -165,8 +188,18 @@ RULES: tuple[Rule, ...] = (
 )
 
 RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
-DEFAULT_RULES: frozenset[str] = frozenset(rule.id for rule in RULES if rule.default)
-"""What audit checks when `--rules` is not given."""
+
+
+def catalogue(context_rules: object = None) -> tuple[Rule, ...]:
+    """The rules of a Pi version whose context rules are `context_rules` (None: the rules every version has)."""
+    return tuple(rule for rule in RULES
+                 if rule.needs is None or (context_rules is not None and getattr(context_rules, rule.needs)))
+
+
+BASE_RULES = catalogue()
+"""The rules every Pi version has (a version's context rules add those about what it alone stores)."""
+DEFAULT_RULES: frozenset[str] = frozenset(rule.id for rule in BASE_RULES if rule.default)
+"""What audit checks when `--rules` is not given (and the version adds no rule)."""
 
 # Reader and context diagnostics (pi_tools.session) -> the rule that covers them; line damage is detected once,
 # by the reader, and only classified here.
@@ -202,17 +235,20 @@ class UnknownRuleError(ValueError):
     """`--rules` named an id that is not in the catalogue."""
 
 
-def select_rules(spec: str | None) -> frozenset[str]:
-    """Rule ids enabled by a comma-separated `--rules` value: the default rules when empty, every rule for
-    `all`; ids given as `+id` are added to the default rules, plain ids replace them."""
+def select_rules(spec: str | None, rules: tuple[Rule, ...] = BASE_RULES) -> frozenset[str]:
+    """Rule ids enabled by a comma-separated `--rules` value among `rules` (the version's catalogue): the default
+    rules when empty, every rule for `all`; ids given as `+id` are added to the default rules, plain ids replace
+    them."""
+    defaults = DEFAULT_RULES if rules is BASE_RULES else frozenset(rule.id for rule in rules if rule.default)
     if not spec or not spec.strip():
-        return DEFAULT_RULES
+        return defaults
+    known = {rule.id for rule in rules}
     wanted = [part.strip() for part in spec.split(",") if part.strip()]
     if wanted == ["all"]:
-        return frozenset(RULES_BY_ID)
-    unknown = [rule_id for rule_id in wanted if rule_id.removeprefix("+") not in RULES_BY_ID]
+        return frozenset(known)
+    unknown = [rule_id for rule_id in wanted if rule_id.removeprefix("+") not in known]
     if unknown:
         raise UnknownRuleError(f"unknown rule id(s): {', '.join(unknown)} (see --list-rules)")
     added = {rule_id[1:] for rule_id in wanted if rule_id.startswith("+")}
     named = {rule_id for rule_id in wanted if not rule_id.startswith("+")}
-    return frozenset(named | added | (DEFAULT_RULES if added and not named else set()))
+    return frozenset(named | added | (defaults if added and not named else set()))

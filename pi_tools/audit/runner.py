@@ -22,18 +22,34 @@ if TYPE_CHECKING:
     from pi_tools.engine import Engine
 
 
-def audit_one(job: tuple[str, frozenset[str] | None]) -> AuditResult:
-    """The audit of one file (path, enabled rules): the engine's task."""
-    path, enabled = job
-    return audit_file(path, enabled)
+Options = frozenset[str] | tuple[frozenset[str] | None, str] | None
+"""What each file's job carries beside its path: the enabled rules, or (enabled rules, the name of the Pi version to
+audit as, resolved where the job runs)."""
+
+
+def _options(enabled: frozenset[str] | None, pi: str | None) -> Options:
+    return enabled if pi is None else (enabled, pi)
+
+
+def audit_one(job: tuple[str, Options]) -> AuditResult:
+    """The audit of one file (path, options): the engine's task."""
+    path, options = job
+    if isinstance(options, tuple):
+        from pi_tools.pi import get
+
+        enabled, pi = options
+        return audit_file(path, enabled, get(pi).context)
+    return audit_file(path, options)
 
 
 def run_audit(paths: list[str], enabled: frozenset[str] | None = None,
-              engine: Engine | None = None) -> Iterator[AuditResult]:
-    """Audit every input; yields one AuditResult per file (or unusable input) in input order."""
+              engine: Engine | None = None, pi: str | None = None) -> Iterator[AuditResult]:
+    """Audit every input; yields one AuditResult per file (or unusable input) in input order (`pi`: the name of the
+    Pi version to audit as; None: the code's default rules, Pi 0.85's)."""
     from pi_tools.engine.run import map_inputs
 
-    return map_inputs(audit_one, expand(paths), enabled, engine, lambda path, error: AuditResult(path, error=error))
+    return map_inputs(audit_one, expand(paths), _options(enabled, pi), engine,
+                      lambda path, error: AuditResult(path, error=error))
 
 
 @dataclass(frozen=True)
@@ -55,15 +71,15 @@ def encoded(result: AuditResult) -> EncodedAudit:
     return EncodedAudit(result.source, result.error, json_lines([result]), worst)
 
 
-def audit_one_json(job: tuple[str, frozenset[str] | None]) -> EncodedAudit:
+def audit_one_json(job: tuple[str, Options]) -> EncodedAudit:
     """audit_one, encoded as JSON Lines on the worker: the engine's task for --format json."""
     return encoded(audit_one(job))
 
 
 def run_audit_json(paths: list[str], enabled: frozenset[str] | None = None,
-                   engine: Engine | None = None) -> Iterator[EncodedAudit]:
+                   engine: Engine | None = None, pi: str | None = None) -> Iterator[EncodedAudit]:
     """run_audit with each input's documents already encoded; their concatenation is json_lines(run_audit(...))."""
     from pi_tools.engine.run import map_inputs
 
-    return map_inputs(audit_one_json, expand(paths), enabled, engine,
+    return map_inputs(audit_one_json, expand(paths), _options(enabled, pi), engine,
                       lambda path, error: encoded(AuditResult(path, error=error)))

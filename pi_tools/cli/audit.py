@@ -47,24 +47,29 @@ def audit_command(
 
     Example: pi-tools audit --format sarif --fail-on warning ~/.pi/agent/sessions > audit.sarif
     """
-    chosen_pi(pi, ported=False, command="audit")
+    version = chosen_pi(pi, command="audit")  # None: neither --pi nor PI_TOOLS_PI names one, the default's rules
     chosen = chosen_engine(engine, scheduler, jobs, progress="audit")
     if paths and len(paths) == 1 and not list_rules and chosen.kind == "local":
         from pi_tools.engine.early import read_ahead
 
         read_ahead(paths)  # one input: its bytes come in while the audit modules import (a directory: nothing read)
     from pi_tools.audit.formats import junit, rule_list, sarif, table
-    from pi_tools.audit.rules import SEVERITY_RANK, UnknownRuleError, select_rules
+    from pi_tools.audit.rules import SEVERITY_RANK, UnknownRuleError, catalogue, select_rules
     from pi_tools.audit.runner import run_audit
     from pi_tools.pipe.documents import dumps_document
 
+    if version is None:
+        from pi_tools.pi import resolve
+
+        version = resolve()
+    version_rules = catalogue(version.context)
     if list_rules:
-        _write(rule_list(output_format).encode())
+        _write(rule_list(output_format, version_rules).encode())
         raise SystemExit(EXIT_OK)
     if not paths:
         paths = [default_session_folder()]
     try:
-        enabled = select_rules(rules)
+        enabled = select_rules(rules, version_rules)
     except UnknownRuleError as exc:
         fail(f"--rules: {exc}")
     from pi_tools.engine import EngineError
@@ -76,7 +81,7 @@ def audit_command(
         chunks: list[bytes] = []
         unusable = failing = False
         try:
-            for encoded in run_audit_json(paths, enabled, chosen):
+            for encoded in run_audit_json(paths, enabled, chosen, version.name):
                 if encoded.error is not None:
                     report(encoded.error)
                     unusable = True
@@ -88,7 +93,7 @@ def audit_command(
         exit_without_teardown(EXIT_BAD_INPUT if unusable else EXIT_FINDINGS if failing else EXIT_OK)
     results = []
     try:
-        for result in run_audit(paths, enabled, chosen):
+        for result in run_audit(paths, enabled, chosen, version.name):
             if result.error is not None:
                 report(result.error)
             results.append(result)

@@ -5,7 +5,10 @@ What changed from 0.85, and where its implementation lives:
 - reading sessions: `usage` and `context_edit` entries, `system` messages, compactions with a `systemMessage`,
   context edits, older compactions silenced (session/projection.py: `PI_16_RULES`);
 - convertToLlm passes `system` messages through (messages/convert.py: `PASSED_THROUGH_WITH_SYSTEM`);
-- commands: context, convert, transform and tree read sessions as 1.6 does; the other commands that read
+- audit: what 1.6 files hold is checked by the same rules (session/projection.py: `Projection16`'s
+  `held_roles`, `own_id_keeps_nothing`, `context_edits`, `declares_tools`), which also add audit's 1.x rules
+  (audit/rules.py: a rule's `needs`);
+- commands: context, convert, transform, tree and audit read sessions as 1.6 does; the other commands that read
   sessions are not ported yet (`read_by_every_command=False`: they refuse 1.6);
 - requests (transformMessages, payloads, the 1.6 catalog): not built yet (`builds_requests=False`). Until the
   1.6 catalog lands with them, `catalog` names the 0.85 catalog's file (pi_tools/providers/data/models.json).

@@ -173,6 +173,16 @@ class ContextRules:
     """The entry types and roles this version knows (the rest is diagnosed as unknown)."""
     who = "Pi 0.85"
     """How diagnostics name the Pi that builds contexts by these rules."""
+    held_roles: frozenset[str] = frozenset()
+    """Message roles that never come between a tool call and its results: transformMessages holds them until the
+    batch's results are in (audit does not take them for an interruption)."""
+    own_id_keeps_nothing = False
+    """Whether a compaction whose firstKeptEntryId is its own id is the writer's way to keep nothing (then audit
+    says so, rather than that the id does not resolve)."""
+    context_edits = False
+    """Whether `context_edit` entries change the context (audit then checks what each edit does)."""
+    declares_tools = False
+    """Whether system messages declare the tools (`toolsAdded`, `toolsRemoved`) the model may call."""
 
     def context_entries(self, path: list[Any]) -> list[Any]:
         """buildContextEntries: the compaction-aware entry list of a path."""

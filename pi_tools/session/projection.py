@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pi_tools.js.values import UNDEFINED, js_double, js_truthy
 from pi_tools.session.context import ContextError, ContextRules, context_entries, entry_to_messages
 from pi_tools.session.line_format import ENTRY_TYPES
-from pi_tools.session.tree import ENTRY_FIELDS, Vocabulary
+from pi_tools.session.tree import ENTRY_FIELDS, MESSAGE_FIELDS, Vocabulary
 
 if TYPE_CHECKING:
     from pi_tools.session.bulk import BulkSession
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 PI_16_VOCABULARY = Vocabulary(
     entry_types=ENTRY_TYPES | {"usage", "context_edit"},
     roles=frozenset({"system"}),
+    # null content is Pi's own case (sessionEntryToContextMessages makes it ""), not a gap
+    message_fields={**MESSAGE_FIELDS, "system": {"content": (str, list, type(None)), "timestamp": (int, float)}},
     entry_fields={
         **ENTRY_FIELDS,
         "usage": {"kind": (str,), "provider": (str,), "model": (str,), "usage": (dict,)},
@@ -121,6 +123,10 @@ class Projection16(ContextRules):
 
     vocabulary = PI_16_VOCABULARY
     who = "Pi"  # 1.6 still spreads the entries after a compaction in one call: the same stack limit
+    held_roles = frozenset({"system"})  # pi-ai's transformMessages sends a system message after pending results
+    own_id_keeps_nothing = True  # appendCompaction writes its own id for a keep-nothing draft
+    context_edits = True
+    declares_tools = True
 
     def context_entries(self, path: list[Any]) -> list[Any]:
         return context_entries_16(path)

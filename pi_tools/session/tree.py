@@ -55,6 +55,8 @@ class Vocabulary:
     roles: frozenset[str] = frozenset()
     entry_fields: Mapping[str, dict[str, tuple[type, ...]]] = field(default_factory=lambda: ENTRY_FIELDS)
     """The fields checked per entry type (missing-field, bad-field), beside ENTRY_FIELDS'."""
+    message_fields: Mapping[str, dict[str, tuple[type, ...]]] = field(default_factory=lambda: MESSAGE_FIELDS)
+    """The fields checked per message role (MESSAGE_FIELDS', and those of the roles the version adds)."""
 
 
 PI_085_VOCABULARY = Vocabulary()
@@ -291,7 +293,7 @@ def check_entry(entry: dict[str, Any], entry_type: Any, entry_id: Any, line: int
                 line, "error", _id_or_none(entry_id)))
             return
         role = message.get("role")
-        fields = MESSAGE_FIELDS.get(role) if isinstance(role, str) else None
+        fields = vocabulary.message_fields.get(role) if isinstance(role, str) else None
         if fields is None:
             if not (type(role) is str and role in vocabulary.roles) and role not in (known_roles or default_registry()):
                 diagnostics.append(diagnostic(
