@@ -71,7 +71,7 @@ def usage_command(
 
     Example: pi-tools usage ~/.pi/agent/sessions --by month --since 2026-01-01 --chart usage.html
     """
-    chosen_pi(pi, ported=False, command="usage")
+    version = chosen_pi(pi, command="usage")
     from pi_tools.output.templates import MissingTemplateError
     from pi_tools.usage.report import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
 
@@ -79,7 +79,7 @@ def usage_command(
     if not paths:
         paths = [default_session_folder()]
     options = UsageOptions(by=by, scope=scope, since=since, until=until, timezone=timezone,
-                           dedupe_copies=dedupe_copies, engine=chosen, cost=cost)
+                           dedupe_copies=dedupe_copies, engine=chosen, cost=cost, pi=version)
     from pi_tools.engine import EngineError
 
     try:
@@ -93,7 +93,7 @@ def usage_command(
             from pi_tools.usage.chart import write_chart
 
             write_chart(data.frame(), by if by in PERIODS else "day", chart)
-        payload = _render(rows, by, fmt, out)
+        payload = _render(rows, by, fmt, out, data.shape)
     except (UsageError, MissingTemplateError, EngineError) as exc:
         fail(str(exc))
     except OSError as exc:
@@ -107,18 +107,18 @@ def usage_command(
     raise SystemExit(EXIT_BAD_INPUT if data.errors else 0)
 
 
-def _render(rows: Any, by: str, fmt: str, out: str | None) -> bytes | None:
+def _render(rows: Any, by: str, fmt: str, out: str | None, shape: Any) -> bytes | None:
     """The bytes for stdout (None when everything went to -o)."""
     import orjson
 
     from pi_tools.usage.report import render_table, usage_document, write_rows
 
     if fmt in ("csv", "parquet"):
-        return write_rows(rows, by, fmt, out)
+        return write_rows(rows, by, fmt, out, shape)
     if fmt == "json":
-        text = orjson.dumps(usage_document(rows)) + b"\n"
+        text = orjson.dumps(usage_document(rows, shape)) + b"\n"
     else:
-        text = render_table(rows, by).encode("utf-8")
+        text = render_table(rows, by, shape).encode("utf-8")
     if out is not None:
         with open(out, "wb") as handle:
             handle.write(text)

@@ -5,7 +5,10 @@ What changed from 0.85, and where its implementation lives:
 - reading sessions: `usage` and `context_edit` entries, `system` messages, compactions with a `systemMessage`,
   context edits, older compactions silenced (session/projection.py: `PI_16_RULES`);
 - convertToLlm passes `system` messages through (messages/convert.py: `PASSED_THROUGH_WITH_SYSTEM`);
-- commands: context, convert, transform and tree read sessions as 1.6 does; the other commands that read
+- spending: `usage` entries (any kind; 1.6 writes `cache_warm`) are counted by `usage` beside assistant
+  messages, and a provider-billed cost (`cost.totalFromProvider`) is never re-priced (session/spending.py:
+  `SPENDING_16`);
+- commands: context, convert, transform, tree and usage read sessions as 1.6 does; the other commands that read
   sessions are not ported yet (`read_by_every_command=False`: they refuse 1.6);
 - requests (transformMessages, payloads, the 1.6 catalog): not built yet (`builds_requests=False`). Until the
   1.6 catalog lands with them, `catalog` names the 0.85 catalog's file (pi_tools/providers/data/models.json).
@@ -16,6 +19,7 @@ from __future__ import annotations
 from pi_tools.messages.convert import PASSED_THROUGH_WITH_SYSTEM
 from pi_tools.pi import PiVersion
 from pi_tools.session.projection import PI_16_RULES
+from pi_tools.session.spending import SPENDING_16
 
 VERSION = PiVersion(
     name="1.6",
@@ -23,6 +27,7 @@ VERSION = PiVersion(
     catalog="models.json",
     context=PI_16_RULES,
     passed_through=PASSED_THROUGH_WITH_SYSTEM,
+    spending=SPENDING_16,
     read_by_every_command=False,
     builds_requests=False,
 )
