@@ -27,7 +27,8 @@ from pi_tools.cli.options import (
 def usage_command(
     paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
     by: Annotated[UsageGrouping, choice_option(
-        "--by", UsageGrouping, "Group rows by session, day, week (ISO), month, model, provider or api.",
+        "--by", UsageGrouping, "Group rows by session, day, week (ISO), month, model, provider, api or kind "
+               "(message, or a usage entry's kind, e.g. cache_warm: Pi 1.6).",
         REFUSAL_VALUE_EXPECTED_ONE_OF)] = "day",
     scope: Annotated[UsageScope, choice_option(
         "--scope", UsageScope, "all: every assistant message in the files (as ccusage counts); "
@@ -66,6 +67,10 @@ def usage_command(
     entries, so the copied messages count in both files unless --dedupe-copies is given.
 
     --format json prints one object {"rows": [...], "totals": {...}}; csv and parquet write the rows.
+
+    Under --pi 1.6, usage entries (Pi 1.6's cache warming, kind cache_warm) count as spending, not as messages,
+    shown apart (usageEntries, costUsageEntries, --by kind), and a provider-billed cost (cost.totalFromProvider)
+    is taken as stored in every --cost mode (costFromProvider).
 
     Without PATH, reads Pi's session folder ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions).
 
