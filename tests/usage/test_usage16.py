@@ -230,3 +230,50 @@ def test_active_scope_counts_the_usage_entries_on_the_path() -> None:
     active = report(files, scope="active", cost="stored", by="kind")
     assert {row["kind"]: (row["messages"], row["usageEntries"]) for row in active["rows"]} == \
         {"cache_warm": (0, 2), "message": (1, 0)}
+
+
+def warm(entry_id: str, stamp: str, *, kind: Any = "cache_warm", tokens: tuple[int, int] = (10, 5),
+         cost: float = 0.25, billed: bool | None = None, **extra: Any) -> dict[str, Any]:
+    usage: dict[str, Any] = {"input": tokens[0], "output": tokens[1], "cacheRead": 0, "cacheWrite": 0,
+                             "totalTokens": sum(tokens),
+                             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": cost}}
+    if billed is not None:
+        usage["cost"]["totalFromProvider"] = billed
+    entry = {"type": "usage", "id": entry_id, "parentId": None, "timestamp": stamp, "kind": kind,
+             "provider": "anthropic", "model": "claude-sonnet-4-5-20250929", "usage": usage, **extra}
+    if kind is None:
+        del entry["kind"]
+    return entry
+
+
+def test_odd_usage_entries_count_alike_on_both_paths(tmp_path: Path) -> None:
+    """Usage entries in every shape the scan meets, compact (the regular expressions) and spaced (orjson)."""
+    edits = [entry for entry in parsed(EDGE / "e15_fields.jsonl") if entry.get("type") != "usage"]
+    late = warm("w2", "2026-12-01T00:01:00.000Z", billed=True, note="extension override")
+    late["usage"]["cacheWrite1h"] = 3  # after the cost, as 1.6 writes it on messages
+    lines = [
+        *edits,
+        warm("w1", "2026-12-01T00:00:01.000Z"),  # the same millisecond and tokens as message a1: both count
+        warm("w1", "2026-12-01T00:00:01.000Z"),  # the same line again: once
+        late,
+        warm("w3", "2026-12-01T00:02:00.000Z", kind="assistant"),  # read by the first jump, not twice
+        warm("w4", "2026-12-01T00:03:00.000Z", kind=None),  # no kind: "usage"
+        warm("w5", "2026-12-01 00:04:00"),  # no ISO timestamp: not counted
+        {**warm("w6", "2026-12-01T00:05:00.000Z"), "usage": {"input": "10", "output": 5}},  # not counted
+    ]
+    compact = tmp_path / "compact" / "s.jsonl"
+    compact.parent.mkdir()
+    compact.write_bytes(b"".join(json.dumps(entry, separators=(",", ":")).encode() + b"\r\n" for entry in lines))
+    assert sum(bool(_PI_USAGE_ENTRY.fullmatch(line)) for line in compact.read_bytes().split(b"\n")) == 4  # w1 w1 w2 w3
+    (roomy,) = spaced([compact], tmp_path)
+    for cost in ("auto", "stored", "recomputed"):
+        fast = report([compact], cost=cost, by="kind")
+        assert fast == report([roomy], cost=cost, by="kind"), cost
+        kinds = {row["kind"]: row["usageEntries"] for row in fast["rows"]}
+        assert kinds == {"assistant": 1, "cache_warm": 2, "message": 0, "usage": 1}, cost
+        assert fast["totals"]["messages"] == 2 and fast["totals"]["costFromProvider"] == 0.25
+        assert fast["totals"]["costSources"]["provider"] == 2  # the billed warm and e15's billed message
+    rows = [found for found in message_usages(parsed(compact), "stored", PI16.spending) if found and found.counted]
+    assert sorted(found.kind for found in rows) == ["assistant", "cache_warm", "cache_warm", "message", "message",
+                                                    "usage"]
+    assert report([compact], cost="stored")["totals"]["costUsageEntries"] == 1.0
