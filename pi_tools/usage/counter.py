@@ -168,6 +168,11 @@ class UsageCounter:
         self.seen.add(key)
         return True
 
+    def billed(self, usage: dict[str, Any]) -> bool:
+        """Whether a usage object's cost is its provider's bill, by the counter's spending rules (never, by the
+        code's default)."""
+        return self.spending is not None and self.spending.provider_billed and self.spending.billed(usage)
+
     def counts_entry(self, kind: str, stamp: str, total: int, readable: bool = True) -> bool:
         """`counts` for a usage entry: the first of the file with its kind, entry timestamp and total tokens."""
         if not readable:
@@ -263,7 +268,7 @@ def message_usage(counter: UsageCounter, entry: Any, readable: bool = True) -> M
         return None  # (minute 61, say: the message is dropped, though seen)
     stored, recomputed, source = counter.cost(
         stored_cost(usage), provider if type(provider) is str else None, model if type(model) is str else None,
-        input_tokens, output_tokens, cache_read, cache_write, cache_write_1h, counter.provider_billed and counter.spending.billed(usage))  # type: ignore[union-attr]
+        input_tokens, output_tokens, cache_read, cache_write, cache_write_1h, counter.billed(usage))
     return MessageUsage(input_tokens, output_tokens, cache_read, cache_write, total, stored + recomputed, source,
                         counted, kind)
 

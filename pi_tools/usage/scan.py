@@ -96,7 +96,7 @@ class _Accumulator(UsageCounter):
         self.add_counts(entry["timestamp"], entry_id if type(entry_id) is str else None,
                         provider if type(provider) is str else None, model if type(model) is str else None,
                         api if type(api) is str else None, input_tokens, output_tokens, cache_read, cache_write,
-                        cache_write_1h, total, stored_cost(usage), self.provider_billed and self.spending.billed(usage))  # type: ignore[union-attr]
+                        cache_write_1h, total, stored_cost(usage), self.billed(usage))
 
     def add_entry(self, entry: dict[str, Any], kind: str, provider: Any, model: Any, usage: dict[str, Any]) -> None:
         """A usage entry that counts (counter.usage_entry_of): spending of its kind, no message, no api."""
@@ -105,7 +105,7 @@ class _Accumulator(UsageCounter):
         self.add_counts(entry["timestamp"], entry_id if type(entry_id) is str else None,
                         provider if type(provider) is str else None, model if type(model) is str else None,
                         None, input_tokens, output_tokens, cache_read, cache_write, cache_write_1h, total,
-                        stored_cost(usage), self.provider_billed and self.spending.billed(usage), kind)  # type: ignore[union-attr]
+                        stored_cost(usage), self.billed(usage), kind)
 
     def add_counts(self, stamp: str, entry_id: str | None, provider: str | None, model: str | None,
                    api: str | None, input_tokens: int, output_tokens: int, cache_read: int, cache_write: int,

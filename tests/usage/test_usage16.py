@@ -277,3 +277,13 @@ def test_odd_usage_entries_count_alike_on_both_paths(tmp_path: Path) -> None:
     assert sorted(found.kind for found in rows) == ["assistant", "cache_warm", "cache_warm", "message", "message",
                                                     "usage"]
     assert report([compact], cost="stored")["totals"]["costUsageEntries"] == 1.0
+
+
+@needs_gen16
+def test_chart_counts_warming_in_cost_and_tokens_not_messages() -> None:
+    from pi_tools.usage.chart import chart_data
+
+    data = collect_usage([str(CONFORMANCE16 / "cases" / "gen16_edits.jsonl")],
+                         UsageOptions(timezone="UTC", pi=PI16, cost="stored"))
+    summary = chart_data(data.frame(), "day")
+    assert (summary["messages"], summary["total_tokens"]) == (2, 45)
