@@ -353,7 +353,7 @@ def render_table(rows: list[dict[str, Any]], by: str, shape: Shape = PLAIN) -> s
     lines.extend(fmt(cells) for cells in body[:-1])
     lines.append("  ".join("-" * width for width in widths))
     lines.append(fmt(body[-1]))
-    lines.extend(cost_source_notes(totals["costSources"]))
+    lines.extend(cost_source_notes(totals["costSources"], "message(s) or usage entr(ies)" if entries else "message(s)"))
     if entries and totals["usageEntries"]:
         lines.append(f"  {totals['usageEntries']} usage entr{'y' if totals['usageEntries'] == 1 else 'ies'} "
                      "(spending outside messages; kind cache_warm: Pi's cache warming) counted in the tokens and "
@@ -361,8 +361,9 @@ def render_table(rows: list[dict[str, Any]], by: str, shape: Shape = PLAIN) -> s
     return "\n".join(lines) + "\n"
 
 
-def cost_source_notes(sources: dict[str, int]) -> list[str]:
-    """The table's footnotes: how many messages' costs came from each source (nothing when all were stored)."""
+def cost_source_notes(sources: dict[str, int], records: str = "message(s)") -> list[str]:
+    """The table's footnotes: how many messages' (`records`': with usage entries, those too) costs came from each
+    source (nothing when all were stored)."""
     notes: list[str] = []
     if sources["catalog"] or sources["priceTable"]:
         parts = []
@@ -376,10 +377,10 @@ def cost_source_notes(sources: dict[str, int]) -> list[str]:
                          f"snapshot {source['snapshotDate']})")
         notes.append(f"* costs priced by usage (stored cost 0 or none, or --cost recomputed): {', '.join(parts)}.")
     if sources["unpriced"]:
-        notes.append(f"! {sources['unpriced']} message(s) have no price (no usable stored cost, and a model "
+        notes.append(f"! {sources['unpriced']} {records} have no price (no usable stored cost, and a model "
                      "neither the catalog nor the price table prices): counted as $0.")
     if sources["stored"] and (sources["catalog"] or sources["priceTable"] or sources["unpriced"]):
-        notes.append(f"  {sources['stored']} message(s) cost what the session stored.")
+        notes.append(f"  {sources['stored']} {records} cost what the session stored.")
     if sources.get(PROVIDER):
         notes.append(f"  {sources[PROVIDER]} cost(s) are what the provider billed (cost.totalFromProvider): taken "
                      "as stored, never re-priced, in every --cost mode.")

@@ -167,6 +167,16 @@ def test_table_shows_cache_warming_apart() -> None:
         "every --cost mode.\n"
         "  2 usage entries (spending outside messages; kind cache_warm: Pi's cache warming) counted in the tokens "
         "and cost, not in msgs; --by kind shows each kind.\n")
+    auto = run_cli("usage", "--pi", "1.6", str(edits), str(EDGE / "e15_fields.jsonl"), "--by", "kind",
+                   "--timezone", "UTC")
+    assert auto.stdout.splitlines()[-3:] == [
+        "* costs priced by usage (stored cost 0 or none, or --cost recomputed): 5 from the pi-ai catalog.",
+        "  1 cost(s) are what the provider billed (cost.totalFromProvider): taken as stored, never re-priced, in "
+        "every --cost mode.",
+        "  2 usage entries (spending outside messages; kind cache_warm: Pi's cache warming) counted in the tokens "
+        "and cost, not in msgs; --by kind shows each kind."]
+    assert auto.stdout.splitlines()[2].startswith("cache_warm     0              2     11       6           0 "
+                                                  "           0            17  0.0001*           0.0001 ")
     document = json.loads(run_cli("usage", "--pi", "1.6", str(edits), "--by", "model", "--cost", "stored",
                                   "--format", "json").stdout)
     assert document == {"rows": [{
