@@ -28,7 +28,7 @@ ReportFormat = Literal["text", "json"]
 """What the rewriting commands (repair, scrub, slim, transform --to-session) print about their changes."""
 EventFormat = Literal["pi", "chat"]
 Severity = Literal["error", "warning"]
-UsageGrouping = Literal["session", "day", "week", "month", "model", "provider", "api"]
+UsageGrouping = Literal["session", "day", "week", "month", "model", "provider", "api", "kind"]
 UsageScope = Literal["all", "active"]
 CostSource = Literal["auto", "stored", "recomputed"]
 ExportBranches = Literal["active", "all"]

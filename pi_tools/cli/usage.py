@@ -27,7 +27,8 @@ from pi_tools.cli.options import (
 def usage_command(
     paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
     by: Annotated[UsageGrouping, choice_option(
-        "--by", UsageGrouping, "Group rows by session, day, week (ISO), month, model, provider or api.",
+        "--by", UsageGrouping, "Group rows by session, day, week (ISO), month, model, provider, api or kind "
+               "(message, or a usage entry's kind, e.g. cache_warm: Pi 1.6).",
         REFUSAL_VALUE_EXPECTED_ONE_OF)] = "day",
     scope: Annotated[UsageScope, choice_option(
         "--scope", UsageScope, "all: every assistant message in the files (as ccusage counts); "
@@ -67,11 +68,15 @@ def usage_command(
 
     --format json prints one object {"rows": [...], "totals": {...}}; csv and parquet write the rows.
 
+    Under --pi 1.6, usage entries (Pi 1.6's cache warming, kind cache_warm) count as spending, not as messages,
+    shown apart (usageEntries, costUsageEntries, --by kind), and a provider-billed cost (cost.totalFromProvider)
+    is taken as stored in every --cost mode (costFromProvider).
+
     Without PATH, reads Pi's session folder ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions).
 
     Example: pi-tools usage ~/.pi/agent/sessions --by month --since 2026-01-01 --chart usage.html
     """
-    chosen_pi(pi, ported=False, command="usage")
+    version = chosen_pi(pi, command="usage")
     from pi_tools.output.templates import MissingTemplateError
     from pi_tools.usage.report import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
 
@@ -79,7 +84,7 @@ def usage_command(
     if not paths:
         paths = [default_session_folder()]
     options = UsageOptions(by=by, scope=scope, since=since, until=until, timezone=timezone,
-                           dedupe_copies=dedupe_copies, engine=chosen, cost=cost)
+                           dedupe_copies=dedupe_copies, engine=chosen, cost=cost, pi=version)
     from pi_tools.engine import EngineError
 
     try:
@@ -93,7 +98,7 @@ def usage_command(
             from pi_tools.usage.chart import write_chart
 
             write_chart(data.frame(), by if by in PERIODS else "day", chart)
-        payload = _render(rows, by, fmt, out)
+        payload = _render(rows, by, fmt, out, data.shape)
     except (UsageError, MissingTemplateError, EngineError) as exc:
         fail(str(exc))
     except OSError as exc:
@@ -107,18 +112,18 @@ def usage_command(
     raise SystemExit(EXIT_BAD_INPUT if data.errors else 0)
 
 
-def _render(rows: Any, by: str, fmt: str, out: str | None) -> bytes | None:
+def _render(rows: Any, by: str, fmt: str, out: str | None, shape: Any) -> bytes | None:
     """The bytes for stdout (None when everything went to -o)."""
     import orjson
 
     from pi_tools.usage.report import render_table, usage_document, write_rows
 
     if fmt in ("csv", "parquet"):
-        return write_rows(rows, by, fmt, out)
+        return write_rows(rows, by, fmt, out, shape)
     if fmt == "json":
-        text = orjson.dumps(usage_document(rows)) + b"\n"
+        text = orjson.dumps(usage_document(rows, shape)) + b"\n"
     else:
-        text = render_table(rows, by).encode("utf-8")
+        text = render_table(rows, by, shape).encode("utf-8")
     if out is not None:
         with open(out, "wb") as handle:
             handle.write(text)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_tools.session.context import ContextRules
+    from pi_tools.session.spending import SpendingRules
 
 NAMES: tuple[str, ...] = ("0.85", "1.6")
 """The versions pi-tools reproduces, oldest first (cli/options.py's PiName holds the same)."""
@@ -52,6 +53,9 @@ class PiVersion:
     """How a session's context is built (session/context.py's rules, or the version's own beside them)."""
     passed_through: frozenset[str]
     """The message roles convertToLlm returns as they are (messages/convert.py)."""
+    spending: SpendingRules
+    """Which entries record spending and which costs are the provider's bill (session/spending.py): what `usage`
+    counts."""
     builds_requests: bool
     """Whether pi-tools builds this version's provider requests (payload, preflight, render, run)."""
     read_by_every_command: bool

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pi_tools.messages.convert import PASSED_THROUGH
 from pi_tools.pi import PiVersion
 from pi_tools.session.context import PI_085_RULES
+from pi_tools.session.spending import PI_085_SPENDING
 
 VERSION = PiVersion(
     name="0.85",
@@ -13,6 +14,7 @@ VERSION = PiVersion(
     catalog="models.json",
     context=PI_085_RULES,
     passed_through=PASSED_THROUGH,
+    spending=PI_085_SPENDING,
     read_by_every_command=True,
     builds_requests=True,
 )

@@ -8,7 +8,10 @@ What changed from 0.85, and where its implementation lives:
 - audit: what 1.6 files hold is checked by the same rules (session/projection.py: `Projection16`'s
   `held_roles`, `own_id_keeps_nothing`, `context_edits`, `declares_tools`), which also add audit's 1.x rules
   (audit/rules.py: a rule's `needs`);
-- commands: context, convert, transform, tree and audit read sessions as 1.6 does; the other commands that read
+- spending: `usage` entries (any kind; 1.6 writes `cache_warm`) are counted by `usage` beside assistant
+  messages, and a provider-billed cost (`cost.totalFromProvider`) is never re-priced (session/spending.py:
+  `SPENDING_16`);
+- commands: context, convert, transform, tree, audit and usage read sessions as 1.6 does; the other commands that read
   sessions are not ported yet (`read_by_every_command=False`: they refuse 1.6);
 - requests (transformMessages, payloads, the 1.6 catalog): not built yet (`builds_requests=False`). Until the
   1.6 catalog lands with them, `catalog` names the 0.85 catalog's file (pi_tools/providers/data/models.json).
@@ -19,6 +22,7 @@ from __future__ import annotations
 from pi_tools.messages.convert import PASSED_THROUGH_WITH_SYSTEM
 from pi_tools.pi import PiVersion
 from pi_tools.session.projection import PI_16_RULES
+from pi_tools.session.spending import SPENDING_16
 
 VERSION = PiVersion(
     name="1.6",
@@ -26,6 +30,7 @@ VERSION = PiVersion(
     catalog="models.json",
     context=PI_16_RULES,
     passed_through=PASSED_THROUGH_WITH_SYSTEM,
+    spending=SPENDING_16,
     read_by_every_command=False,
     builds_requests=False,
 )

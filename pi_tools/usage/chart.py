@@ -87,6 +87,7 @@ def chart_data(frame: pl.DataFrame, period: str) -> dict[str, Any]:
     """The two charts: cost per period by model, and tokens per period by kind."""
     import polars as pl
 
+    from pi_tools.usage.counter import MESSAGE_KIND
     from pi_tools.usage.report import with_periods
 
     if period != "day":
@@ -122,7 +123,9 @@ def chart_data(frame: pl.DataFrame, period: str) -> dict[str, Any]:
         ],
         "total_cost": float(frame.get_column("cost").sum()) if frame.height else 0.0,
         "total_tokens": int(frame.get_column("totalTokens").sum()) if frame.height else 0,
-        "messages": int(frame.get_column("messages").sum()) if frame.height else 0,
+        # usage entries (Pi 1.6's cache warming) are spending, counted in cost and tokens, not messages
+        "messages": int(frame.filter(pl.col("kind") == MESSAGE_KIND).get_column("messages").sum())
+        if frame.height else 0,
         "sessions": int(frame.get_column("session").n_unique()) if frame.height else 0,
     }
 

@@ -24,6 +24,7 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pi_tools.session.spending import SpendingRules
     from pi_tools.usage.pricing import Pricer
 
 # ccusage's pi reader accepts exactly these timestamps (checked against ccusage 20.0.24): seconds required,
@@ -32,6 +33,13 @@ ENTRY_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?(?
 
 COST_SOURCES = ("stored", "catalog", "priceTable", "unpriced")
 """Where a message's cost came from (see pricing.py for the last three)."""
+PROVIDER = "provider"
+"""The source of a provider-billed cost (`cost.totalFromProvider`, where the version's spending rules mark one):
+taken as stored in every cost mode, never re-priced."""
+ALL_COST_SOURCES = (*COST_SOURCES, PROVIDER)
+MESSAGE_KIND = "message"
+"""The kind of an assistant message's spending; a usage entry's is its `kind` (USAGE_KIND when it has none)."""
+USAGE_KIND = "usage"
 COST_MODES = ("auto", "stored", "recomputed")
 """stored: the stored cost as written (none stored: unpriced); recomputed: priced from the catalog, else the
 price table, whatever was stored; auto: the stored cost where it is a number other than 0, else recomputed."""
@@ -71,6 +79,23 @@ def usage_of(entry: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
     return message, usage
 
 
+def usage_entry_of(spending: SpendingRules | None, entry: Any) -> tuple[str, Any, Any, dict[str, Any]] | None:
+    """(kind, provider, model, usage) when `entry` is a spending entry other than a message (a Pi 1.6 `usage`
+    entry: `spending.usage_entry`) that counts by the rules a message counts by: a usage object whose input and
+    output are numbers, and an ISO timestamp on the entry. Else None (always, for the code's default rules:
+    `spending` None)."""
+    found = spending.usage_entry(entry) if spending is not None else None
+    if found is None:
+        return None
+    kind, provider, model, usage = found
+    if type(usage.get("input")) not in (int, float) or type(usage.get("output")) not in (int, float):
+        return None
+    stamp = entry.get("timestamp")
+    if not isinstance(stamp, str) or ENTRY_TIMESTAMP.fullmatch(stamp) is None:
+        return None
+    return kind if type(kind) is str and kind else USAGE_KIND, provider, model, usage
+
+
 def usage_counts(usage: dict[str, Any]) -> tuple[int, int, int, int, int, int]:
     """(input, output, cacheRead, cacheWrite, cacheWrite1h, totalTokens) of a usage object (`token_count` each; a
     total that is not a count is the sum of the four)."""
@@ -108,7 +133,7 @@ class UsageCounter:
     cost mode (COST_MODES). Per message, in this order: `counts` (and a message that does not is, for the scan,
     done with), `day_of` (None drops the message, though it was seen), `cost`."""
 
-    def __init__(self, timezone: str | None, cost: str = "auto") -> None:
+    def __init__(self, timezone: str | None, cost: str = "auto", spending: SpendingRules | None = None) -> None:
         self.zone: tzinfo | None = None
         if timezone:
             from zoneinfo import ZoneInfo
@@ -120,6 +145,15 @@ class UsageCounter:
         self.stored_only = cost == "stored"
         self.seen: set[tuple[bytes, int]] = set()
         """(entry timestamp, total tokens) of the messages counted so far (the scan's hot path adds to it too)."""
+        self.spending = spending
+        """Which entries besides assistant messages count, and which costs are the provider's bill (a version's
+        session/spending.py rules; None: the code's default, Pi 0.85's, without importing them: the scan's
+        workers import this module)."""
+        self.usage_entries = spending is not None and spending.usage_entries
+        self.provider_billed = spending is not None and spending.provider_billed
+        self.seen_entries: set[tuple[str, bytes, int]] = set()
+        """(kind, entry timestamp, total tokens) of the usage entries counted so far: their own de-duplication,
+        so that a usage entry never hides a message, nor a message a usage entry."""
         self._hours: dict[str, str | None] = {}
 
     def counts(self, stamp: str, total: int, readable: bool = True) -> bool:
@@ -132,6 +166,21 @@ class UsageCounter:
         if key in self.seen:
             return False
         self.seen.add(key)
+        return True
+
+    def billed(self, usage: dict[str, Any]) -> bool:
+        """Whether a usage object's cost is its provider's bill, by the counter's spending rules (never, by the
+        code's default)."""
+        return self.spending is not None and self.spending.provider_billed and self.spending.billed(usage)
+
+    def counts_entry(self, kind: str, stamp: str, total: int, readable: bool = True) -> bool:
+        """`counts` for a usage entry: the first of the file with its kind, entry timestamp and total tokens."""
+        if not readable:
+            return False
+        key = (kind, stamp.encode(), total)
+        if key in self.seen_entries:
+            return False
+        self.seen_entries.add(key)
         return True
 
     def day_of(self, stamp: str) -> str | None:
@@ -161,12 +210,16 @@ class UsageCounter:
             return None
 
     def cost(self, stored: Any, provider: str | None, model: str | None, input_tokens: int, output_tokens: int,
-             cache_read: int, cache_write: int, cache_write_1h: int) -> tuple[int | float, float, str]:
-        """(stored cost, recomputed cost, source: one of COST_SOURCES) of a message storing cost `stored` (any
+             cache_read: int, cache_write: int, cache_write_1h: int,
+             billed: bool = False) -> tuple[int | float, float, str]:
+        """(stored cost, recomputed cost, source: one of ALL_COST_SOURCES) of a message storing cost `stored` (any
         JSON value): the stored cost as it is (the recomputed 0.0), or the tokens priced (the stored 0.0), per
-        the mode. Their sum is the message's cost."""
+        the mode. Their sum is the message's cost. A provider-billed cost (`billed`: the spending rules said so)
+        is the provider's bill, 0 included: taken as it is in every mode."""
         if type(stored) not in (int, float):
             stored = None
+        elif billed:
+            return stored, 0.0, PROVIDER
         if self.stored_only or (stored is not None and stored != 0 and not self.recompute_all):
             return (0.0, 0.0, "unpriced") if stored is None else (stored, 0.0, "stored")
         recomputed, source = pricer().price(provider, model, input_tokens, output_tokens, cache_read, cache_write,
@@ -187,32 +240,44 @@ class MessageUsage:
     cost: float
     costSource: str
     counted: bool
+    kind: str = MESSAGE_KIND
+    """MESSAGE_KIND for an assistant message, else the usage entry's kind."""
 
 
 def message_usage(counter: UsageCounter, entry: Any, readable: bool = True) -> MessageUsage | None:
     """What `counter` makes of one entry (a dict, as parsed) of its file: None for an entry that is no counted
-    kind of message (`usage_of`) or has no calendar day, else its MessageUsage (`readable`: see `counts`)."""
+    kind of message (`usage_of`) or usage entry (`usage_entry_of`, per the counter's spending rules) or has no
+    calendar day, else its MessageUsage (`readable`: see `counts`)."""
     found = usage_of(entry)
-    if found is None:
-        return None
-    message, usage = found
+    kind = MESSAGE_KIND
+    if found is not None:
+        message, usage = found
+        provider, model = message.get("provider"), message.get("model")
+    else:
+        spent = usage_entry_of(counter.spending, entry)
+        if spent is None:
+            return None
+        kind, provider, model, usage = spent
     input_tokens, output_tokens, cache_read, cache_write, cache_write_1h, total = usage_counts(usage)
     stamp = entry["timestamp"]
-    counted = counter.counts(stamp, total, readable)
+    if found is not None:
+        counted = counter.counts(stamp, total, readable)
+    else:
+        counted = counter.counts_entry(kind, stamp, total, readable)
     if counter.day_of(stamp) is None:
         return None  # (minute 61, say: the message is dropped, though seen)
-    provider, model = message.get("provider"), message.get("model")
     stored, recomputed, source = counter.cost(
         stored_cost(usage), provider if type(provider) is str else None, model if type(model) is str else None,
-        input_tokens, output_tokens, cache_read, cache_write, cache_write_1h)
+        input_tokens, output_tokens, cache_read, cache_write, cache_write_1h, counter.billed(usage))
     return MessageUsage(input_tokens, output_tokens, cache_read, cache_write, total, stored + recomputed, source,
-                        counted)
+                        counted, kind)
 
 
-def message_usages(entries: Iterable[Any], cost: str = "auto") -> list[MessageUsage | None]:
+def message_usages(entries: Iterable[Any], cost: str = "auto",
+                   spending: SpendingRules | None = None) -> list[MessageUsage | None]:
     """`message_usage` of every entry of a file (in file order), in UTC: per-message rows that add up to exactly
     what `usage` reports for the file."""
-    counter = UsageCounter("UTC", cost)
+    counter = UsageCounter("UTC", cost, spending)
     return [message_usage(counter, entry) for entry in entries]
 
 

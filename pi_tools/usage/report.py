@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_tools.usage.counter import COST_MODES, COST_SOURCES
+from pi_tools.usage.counter import ALL_COST_SOURCES, COST_MODES, COST_SOURCES, MESSAGE_KIND, PROVIDER
 from pi_tools.usage.scan import (
     GROUP_FIELDS,
     KEY_FIELDS,
@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     import polars as pl
 
     from pi_tools.engine import Engine
+    from pi_tools.pi import PiVersion
 
-GROUPINGS = ("session", "day", "week", "month", "model", "provider", "api")
+GROUPINGS = ("session", "day", "week", "month", "model", "provider", "api", "kind")
 PERIODS = ("day", "week", "month")
 TOTAL_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "messages", "costSources")
 ROW_COLUMNS = (
@@ -38,6 +39,49 @@ ROW_COLUMNS = (
 )
 FLAT_SOURCES = tuple(f"costSources.{source}" for source in COST_SOURCES)
 """csv/parquet spell the costSources object as one column per source, named by its JSON path."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The report's columns, as the Pi version's spending rules make them (session/spending.py). The default is
+    the code's (Pi 0.85's): assistant messages only, every stored cost Pi's estimate."""
+
+    usage_entries: bool = False
+    """Usage entries are spending: rows count them (`usageEntries`) apart from `messages`, and say how much of
+    `cost` they are (`costUsageEntries`)."""
+    provider_billed: bool = False
+    """Stored costs may be the provider's bill: rows say how much of `cost` it is (`costFromProvider`), and
+    `costSources` counts them as `provider`."""
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return ALL_COST_SOURCES if self.provider_billed else COST_SOURCES
+
+    @property
+    def row_columns(self) -> tuple[str, ...]:
+        if not (self.usage_entries or self.provider_billed):
+            return ROW_COLUMNS
+        columns: list[str] = []
+        for name in ROW_COLUMNS:
+            columns.append(name)
+            if name == "messages" and self.usage_entries:
+                columns.append("usageEntries")
+            elif name == "costRecomputed":
+                columns.extend(("costUsageEntries",) * self.usage_entries + ("costFromProvider",) * self.provider_billed)
+        return tuple(columns)
+
+    @property
+    def total_keys(self) -> tuple[str, ...]:
+        extra = ("usageEntries", "costUsageEntries") * self.usage_entries + ("costFromProvider",) * self.provider_billed
+        return (*TOTAL_KEYS[:-1], *extra, TOTAL_KEYS[-1])
+
+    @property
+    def flat_sources(self) -> tuple[str, ...]:
+        return tuple(f"costSources.{source}" for source in self.sources)
+
+
+PLAIN = Shape()
+"""The code's default shape (Pi 0.85's)."""
 _DATE = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
 
 
@@ -56,6 +100,9 @@ class UsageOptions:
     engine: Engine | None = None
     """Where the files are scanned (default: this machine, on every core when the files are large)."""
     cost: str = "auto"  # COST_MODES: auto, stored, recomputed
+    pi: PiVersion | None = None
+    """The Pi version whose spending is counted (None: pi.resolve(), --pi's, else PI_TOOLS_PI's, else the
+    default)."""
 
 
 @dataclass
@@ -65,6 +112,8 @@ class UsageData:
     columns: dict[str, list[Any]]
     errors: dict[str, str] = field(default_factory=dict)
     files: int = 0
+    shape: Shape = PLAIN
+    """The report's columns, per the version's spending rules."""
 
     def frame(self) -> pl.DataFrame:
         """The sums as a polars frame, for column-wise work such as the chart."""
@@ -109,8 +158,16 @@ def collect_usage(paths: list[str], options: UsageOptions) -> UsageData:
     _check_timezone(options.timezone)
     if options.cost not in COST_MODES:
         raise UsageError(f"--cost {options.cost!r}: expected one of {', '.join(COST_MODES)}")
+    version = options.pi
+    if version is None:
+        from pi_tools.pi import resolve
+
+        version = resolve()
+    spending = version.spending
+    shape = Shape(spending.usage_entries, spending.provider_billed)
     files = session_files(paths)
-    jobs = plan_jobs(files, options.scope, options.timezone, options.dedupe_copies, options.cost)
+    jobs = plan_jobs(files, options.scope, options.timezone, options.dedupe_copies, options.cost,
+                     spending if shape != PLAIN else None, version.context if options.scope == "active" else None)
     errors: dict[str, str] = {}
     names = (*GROUP_FIELDS, *SUM_FIELDS, *(KEY_FIELDS if options.dedupe_copies else ()), "session")
     columns: dict[str, list[Any]] = {name: [] for name in names}
@@ -136,7 +193,7 @@ def collect_usage(paths: list[str], options: UsageOptions) -> UsageData:
     if not all(keep):
         columns = {name: [value for value, kept in zip(values, keep, strict=True) if kept]
                    for name, values in columns.items()}
-    return UsageData(columns, errors, len(files))
+    return UsageData(columns, errors, len(files), shape)
 
 
 def period_of(day: str, by: str) -> str:
@@ -158,7 +215,16 @@ def usage_rows(data: UsageData, by: str) -> list[dict[str, Any]]:
     if by in ("week", "month"):
         periods: dict[str, str] = {}
         keys = [periods[day] if day in periods else periods.setdefault(day, period_of(day, by)) for day in keys]
+    shape = data.shape
+    sum_names: tuple[str, ...] = SUM_FIELDS
     sum_columns = [columns[name] for name in SUM_FIELDS]
+    if shape.usage_entries:  # the records that are usage entries, and their cost, summed apart
+        entries = [count if kind != MESSAGE_KIND else 0 for count, kind in zip(columns["messages"], columns["kind"],
+                                                                                 strict=True)]
+        entry_costs = [stored + recomputed if kind != MESSAGE_KIND else 0.0 for stored, recomputed, kind in zip(
+            columns["costStored"], columns["costRecomputed"], columns["kind"], strict=True)]
+        sum_names = (*SUM_FIELDS, "usageEntries", "costUsageEntries")
+        sum_columns += [entries, entry_costs]
     sums: dict[Any, list[Any]] = {}
     for index, key in enumerate(keys):
         running = sums.get(key)
@@ -169,17 +235,19 @@ def usage_rows(data: UsageData, by: str) -> list[dict[str, Any]]:
                 running[position] += column[index]
     rows: list[dict[str, Any]] = []
     for key in sorted(sums, key=lambda value: (value is None, value or "")):
-        values = dict(zip(SUM_FIELDS, sums[key], strict=True))
+        values = dict(zip(sum_names, sums[key], strict=True))
+        if shape.usage_entries:
+            values["messages"] -= values["usageEntries"]
         prompt = values["input"] + values["cacheRead"] + values["cacheWrite"]
         row: dict[str, Any] = {by: key}
-        for name in ROW_COLUMNS:
+        for name in shape.row_columns:
             if name == "cost":
                 row[name] = float(values["costStored"] + values["costRecomputed"])
             elif name == "cacheHitRatio":
                 row[name] = values["cacheRead"] / prompt if prompt > 0 else None
             elif name == "costSources":
-                row[name] = {source: int(values[field]) for source, field in zip(COST_SOURCES, SOURCE_FIELDS,
-                                                                                  strict=True)}
+                row[name] = {source: int(values[field]) for source, field in zip(shape.sources, SOURCE_FIELDS,
+                                                                                  strict=False)}
             elif name.startswith("cost"):
                 row[name] = float(values[name])
             else:
@@ -188,22 +256,22 @@ def usage_rows(data: UsageData, by: str) -> list[dict[str, Any]]:
     return rows
 
 
-def usage_totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The totals object of the json format (exactly TOTAL_KEYS)."""
+def usage_totals(rows: list[dict[str, Any]], shape: Shape = PLAIN) -> dict[str, Any]:
+    """The totals object of the json format (exactly the shape's total_keys: TOTAL_KEYS by default)."""
     totals: dict[str, Any] = {}
-    for key in TOTAL_KEYS:
-        if key == "cost":
+    for key in shape.total_keys:
+        if key.startswith("cost") and key != "costSources":
             totals[key] = float(sum(row[key] for row in rows))
         elif key == "costSources":
-            totals[key] = {source: sum(row[key][source] for row in rows) for source in COST_SOURCES}
+            totals[key] = {source: sum(row[key][source] for row in rows) for source in shape.sources}
         else:
             totals[key] = int(sum(row[key] for row in rows))
     return totals
 
 
-def usage_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def usage_document(rows: list[dict[str, Any]], shape: Shape = PLAIN) -> dict[str, Any]:
     """`{"rows": [...], "totals": {...}}`: what `--format json` prints as one JSON object."""
-    return {"rows": rows, "totals": usage_totals(rows)}
+    return {"rows": rows, "totals": usage_totals(rows, shape)}
 
 
 def flat_row(row: dict[str, Any]) -> dict[str, Any]:
@@ -217,14 +285,14 @@ def flat_row(row: dict[str, Any]) -> dict[str, Any]:
     return flat
 
 
-def rows_frame(rows: list[dict[str, Any]], by: str) -> pl.DataFrame:
+def rows_frame(rows: list[dict[str, Any]], by: str, shape: Shape = PLAIN) -> pl.DataFrame:
     """The rows as a polars frame with fixed column types (an empty report still has its columns)."""
     import polars as pl
 
     schema: dict[str, Any] = {by: pl.String}
-    for name in ROW_COLUMNS:
+    for name in shape.row_columns:
         if name == "costSources":
-            schema.update((flat, pl.Int64) for flat in FLAT_SOURCES)
+            schema.update((flat, pl.Int64) for flat in shape.flat_sources)
         else:
             schema[name] = pl.Float64 if name.startswith("cost") or name == "cacheHitRatio" else pl.Int64
     flat_rows = [flat_row(row) for row in rows]
@@ -245,25 +313,36 @@ def _tokens(value: Any) -> str:
     return f"{int(value):,}"
 
 
-def render_table(rows: list[dict[str, Any]], by: str) -> str:
+def render_table(rows: list[dict[str, Any]], by: str, shape: Shape = PLAIN) -> str:
     """A fixed-width table for people. The cost says where it came from: `*` marks rows with messages priced
     by usage itself (catalog or price table), `!` rows with messages no source could price (counted as $0);
-    the lines under the table count the messages per source."""
-    headers = [by, "msgs", "input", "output", "cache read", "cache write", "total tokens", "cost $", "cache hit"]
+    the lines under the table count the messages per source. With usage entries (the shape's), a column counts
+    them and one says how much of the cost they are; with provider-billed costs, one says how much of it the
+    provider billed."""
+    entries, billed = shape.usage_entries, shape.provider_billed
+    headers = [by, "msgs", *["usage entries"] * entries, "input", "output", "cache read", "cache write",
+               "total tokens", "cost $", *["usage entries $"] * entries, *["provider-billed $"] * billed,
+               "cache hit"]
     body: list[list[str]] = []
     for row in rows:
         sources = row["costSources"]
         mark = ("*" if sources["catalog"] or sources["priceTable"] else "") + ("!" if sources["unpriced"] else "")
         ratio = row["cacheHitRatio"]
         body.append([
-            "-" if row[by] is None else str(row[by]), _tokens(row["messages"]), _tokens(row["input"]),
+            "-" if row[by] is None else str(row[by]), _tokens(row["messages"]),
+            *([_tokens(row["usageEntries"])] if entries else []), _tokens(row["input"]),
             _tokens(row["output"]), _tokens(row["cacheRead"]), _tokens(row["cacheWrite"]),
-            _tokens(row["totalTokens"]), f"{row['cost']:.4f}{mark}", "-" if ratio is None else f"{ratio:.1%}",
+            _tokens(row["totalTokens"]), f"{row['cost']:.4f}{mark}",
+            *([f"{row['costUsageEntries']:.4f}"] if entries else []),
+            *([f"{row['costFromProvider']:.4f}"] if billed else []),
+            "-" if ratio is None else f"{ratio:.1%}",
         ])
-    totals = usage_totals(rows)
-    body.append(["total", _tokens(totals["messages"]), _tokens(totals["input"]), _tokens(totals["output"]),
+    totals = usage_totals(rows, shape)
+    body.append(["total", _tokens(totals["messages"]), *([_tokens(totals["usageEntries"])] if entries else []),
+                 _tokens(totals["input"]), _tokens(totals["output"]),
                  _tokens(totals["cacheRead"]), _tokens(totals["cacheWrite"]), _tokens(totals["totalTokens"]),
-                 f"{totals['cost']:.4f}", ""])
+                 f"{totals['cost']:.4f}", *([f"{totals['costUsageEntries']:.4f}"] if entries else []),
+                 *([f"{totals['costFromProvider']:.4f}"] if billed else []), ""])
     widths = [max(len(line[i]) for line in [headers, *body]) for i in range(len(headers))]
 
     def fmt(cells: list[str]) -> str:
@@ -274,12 +353,17 @@ def render_table(rows: list[dict[str, Any]], by: str) -> str:
     lines.extend(fmt(cells) for cells in body[:-1])
     lines.append("  ".join("-" * width for width in widths))
     lines.append(fmt(body[-1]))
-    lines.extend(cost_source_notes(totals["costSources"]))
+    lines.extend(cost_source_notes(totals["costSources"], "message(s) or usage entr(ies)" if entries else "message(s)"))
+    if entries and totals["usageEntries"]:
+        lines.append(f"  {totals['usageEntries']} usage entr{'y' if totals['usageEntries'] == 1 else 'ies'} "
+                     "(spending outside messages; kind cache_warm: Pi's cache warming) counted in the tokens and "
+                     "cost, not in msgs; --by kind shows each kind.")
     return "\n".join(lines) + "\n"
 
 
-def cost_source_notes(sources: dict[str, int]) -> list[str]:
-    """The table's footnotes: how many messages' costs came from each source (nothing when all were stored)."""
+def cost_source_notes(sources: dict[str, int], records: str = "message(s)") -> list[str]:
+    """The table's footnotes: how many messages' (`records`': with usage entries, those too) costs came from each
+    source (nothing when all were stored)."""
     notes: list[str] = []
     if sources["catalog"] or sources["priceTable"]:
         parts = []
@@ -293,16 +377,20 @@ def cost_source_notes(sources: dict[str, int]) -> list[str]:
                          f"snapshot {source['snapshotDate']})")
         notes.append(f"* costs priced by usage (stored cost 0 or none, or --cost recomputed): {', '.join(parts)}.")
     if sources["unpriced"]:
-        notes.append(f"! {sources['unpriced']} message(s) have no price (no usable stored cost, and a model "
+        notes.append(f"! {sources['unpriced']} {records} have no price (no usable stored cost, and a model "
                      "neither the catalog nor the price table prices): counted as $0.")
     if sources["stored"] and (sources["catalog"] or sources["priceTable"] or sources["unpriced"]):
-        notes.append(f"  {sources['stored']} message(s) cost what the session stored.")
+        notes.append(f"  {sources['stored']} {records} cost what the session stored.")
+    if sources.get(PROVIDER):
+        notes.append(f"  {sources[PROVIDER]} cost(s) are what the provider billed (cost.totalFromProvider): taken "
+                     "as stored, never re-priced, in every --cost mode.")
     return notes
 
 
-def write_rows(rows: list[dict[str, Any]], by: str, fmt: str, out: str | None) -> bytes | None:
+def write_rows(rows: list[dict[str, Any]], by: str, fmt: str, out: str | None,
+               shape: Shape = PLAIN) -> bytes | None:
     """csv/parquet writer (polars): the csv bytes for stdout when no file is given (parquet needs one)."""
-    frame = rows_frame(rows, by)
+    frame = rows_frame(rows, by, shape)
     if fmt == "parquet":
         if out is None:
             raise UsageError("--format parquet writes a binary file: name it with -o OUT.parquet")

@@ -82,7 +82,7 @@ def test_tree_shows_16s_entries_without_calling_them_unknown(cli: Any) -> None:
 
 
 @pytest.mark.parametrize("args", [
-    ["usage", CASE], ["export", CASE, "-o", "-"], ["search", "x", CASE], ["index", CASE, "-o", "out"],
+    ["export", CASE, "-o", "-"], ["search", "x", CASE], ["index", CASE, "-o", "out"],
     ["repair", CASE, "--dry-run"], ["slim", CASE, "--dry-run"], ["transform", CASE, "--to-session", "out.jsonl"],
 ], ids=lambda args: args[0])
 def test_commands_not_ported_yet_say_so_under_16(cli: Any, args: list[str]) -> None:

@@ -56,7 +56,7 @@ def test_format_lists_the_commands_own_choices_and_refuses_others(cli: Any, args
     (["preflight", CLEAN, "--fail-on", "info"], "--fail-on: expected error or warning, got 'info'"),
     (["preflight", CLEAN, "--replay", "--format", "junit"], "--format: expected one of table, json, got 'junit'"),
     (["usage", CLEAN, "--by", "year"],
-     "--by 'year': expected one of session, day, week, month, model, provider, api"),
+     "--by 'year': expected one of session, day, week, month, model, provider, api, kind"),
     (["usage", CLEAN, "--scope", "some"], "--scope 'some': expected all or active"),
     (["usage", CLEAN, "--cost", "free"], "--cost 'free': expected auto, stored or recomputed"),
     (["export", CLEAN, "-o", "-", "--branches", "some"], "--branches: unknown value 'some' (choose from active, all)"),
