@@ -121,9 +121,12 @@ def check_package(pi: Installed) -> None:
     package, templates, version = where.stdout.split()
     pi.check("the package is the installed wheel", package.startswith(str(pi.venv)) and
              templates.startswith(str(pi.venv)), where.stdout)
-    pi.check("--version", pi.run("--version").stdout == f"pi-tools {version}\n")
-    pi.check("python -m pi_tools --version", pi.run("-m", "pi_tools", "--version", program="python").stdout
-             == f"pi-tools {version}\n")
+    # --version names the package, then the Pi versions it reproduces and the default.
+    shown_version = pi.run("--version").stdout
+    pi.check("--version", shown_version.startswith(f"pi-tools {version}\nreproduces Pi ")
+             and "\ndefault: Pi " in shown_version, shown_version)
+    pi.check("python -m pi_tools --version",
+             pi.run("-m", "pi_tools", "--version", program="python").stdout == shown_version)
     pi.check("--help", "Commands:" in pi.run("--help").stdout)
     shown = pi.run("--show-completion", "bash", env={"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"})
     pi.check("--show-completion bash", "complete -o default -F _pi_tools_completion pi-tools" in shown.stdout)
