@@ -26,10 +26,15 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "pi_tools" / "providers" 
 
 
 def flatten_provider(groups: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Merge the per-API groups the way pi-ai's catalog flattening does (a repeated id keeps its first slot)."""
+    """Merge the per-API groups the way pi-ai's catalog flattening does (a repeated id keeps its first slot).
+
+    Since pi-ai 1.x a model has a ``type`` (chat, image, classifier), the data files key it ``type:id``, and the
+    chat catalog keeps only ``chat`` models, keyed by id (model-catalog.ts: flattenChatModelCatalog); 0.x models
+    have no type and are all chat models, keyed by id."""
     merged: dict[str, Any] = {}
     for models in groups.values():
-        merged.update(models)
+        merged.update({model.get("id", key): model for key, model in models.items()
+                       if model.get("type", "chat") == "chat"})
     return merged
 
 

@@ -55,10 +55,12 @@ def stdin_reader() -> Callable[[], bytes] | None:
     return lambda: sys.stdin.buffer.read()
 
 
-def checked_api_and_model(api: str, model: str | None) -> Any:
-    """Validate --model (when given) against --api: the catalog model, or None; usage errors exit 2.
+def checked_api_and_model(api: str, model: str | None, pi: Any = None) -> Any:
+    """Validate --model (when given) against --api in the catalog of the Pi version `pi` (None: pi.resolve()'s):
+    the catalog model, or None; usage errors exit 2.
 
     --api itself was checked while the command line was parsed (cli.options.api_option)."""
+    from pi_tools.pi import resolve
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.table import model_speaking
@@ -66,7 +68,7 @@ def checked_api_and_model(api: str, model: str | None) -> Any:
     if model is None:
         return None
     try:
-        chosen = find_model(model)
+        chosen = find_model(model, (pi or resolve()).requests.catalog)
     except UnknownModelError as exc:
         fail(f"--model: {exc.args[0] if exc.args else exc}")
     speaking = model_speaking(api, chosen)

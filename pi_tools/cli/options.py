@@ -113,16 +113,16 @@ def chosen_pi(name: str | None, *, builds_requests: bool = False, ported: bool =
     """The pi_tools.pi.PiVersion for --pi (None when neither --pi nor PI_TOOLS_PI names one: the stage then
     follows its input documents' version, else the default).
 
-    A command that builds requests refuses a version pi-tools builds none for; a command not yet ported to every
-    version (`ported=False`) refuses the versions that only ported commands read (exit 2, before anything is
-    read)."""
+    A command that builds requests refuses a version whose requests it does not build yet; a command not yet
+    ported to every version (`ported=False`) refuses the versions that only ported commands read (exit 2, before
+    anything is read)."""
     if name is None and not builds_requests and ported:
         return None
     from pi_tools.cli.common import fail
     from pi_tools.pi import requests_refusal, resolve, unported_refusal
 
     version = resolve(name)
-    refusal = (requests_refusal(version) if builds_requests else None) or \
+    refusal = (requests_refusal(version, command) if builds_requests else None) or \
         (None if ported else unported_refusal(version, command))
     if refusal is not None:
         fail(refusal)

@@ -51,13 +51,13 @@ def payload_command(
     jobs: Jobs = None,
     pi: Pi = None,
 ) -> None:
-    """Build, offline and without an API key, the request body Pi 0.85 would send: one `payload` document per session.
+    """Build, offline and without an API key, the request body Pi would send (--pi): one `payload` document per session.
 
     Where Pi itself fails to build a payload, the failure is reported as an `error` document with Pi's message.
 
     Example: pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 --wire s.jsonl | jq .wire.headers
     """
-    chosen_pi(pi, builds_requests=True)
+    version = chosen_pi(pi, builds_requests=True, command="payload")
     chosen = chosen_engine(engine, scheduler, jobs, progress="payload")
     several = bool(files) and (len(files or []) > 1 or chosen.kind == "dask")
     worker = None
@@ -73,16 +73,16 @@ def payload_command(
     from pi_tools.pipeline.tasks import PayloadOptions, build_payload, payload_file
     from pi_tools.session.bulk import index_elsewhere
 
-    checked_api_and_model(api, model)
+    checked_api_and_model(api, model, version)
     request = PayloadRequest(
         api=api, model=model, system_prompt=system_prompt, tools=_load_tools(tools) if tools else None,
         reasoning=reasoning, session_id=session_id, wire=wire,
     )
-    options = PayloadOptions(request, leaf, split_threshold())
+    options = PayloadOptions(request, leaf, split_threshold(), version.name if version is not None else None)
     if several:
         run_file_tasks(payload_file, files or [], options, chosen)
     if worker is not None:
         index_elsewhere(worker)  # for every API: the index does not depend on it (the parts do, see can_split)
     build_elsewhere = worker.build_parts if worker is not None else None
     run_documents(files or [], lambda item: build_payload(item, options, build_elsewhere, keep_until_exit),
-                  diagnostics=False)
+                  diagnostics=False, pi=version)

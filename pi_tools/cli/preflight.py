@@ -54,7 +54,7 @@ def preflight_command(
 
     Example: pi-tools preflight --model anthropic/claude-sonnet-4-5 --format sarif ~/.pi/agent/sessions > pre.sarif
     """
-    chosen_pi(pi, builds_requests=True)
+    chosen_pi(pi, builds_requests=True, command="preflight")
     chosen = chosen_engine(engine, scheduler, jobs, progress="preflight")
     helper = None
     if paths and not list_rules and len(paths) == 1 and chosen.kind == "local":

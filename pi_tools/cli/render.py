@@ -64,7 +64,7 @@ def render_command(
     from pi_tools.render import RenderRequest, TargetError, pair_targets, render_session
     from pi_tools.session import ContextError, SessionReadError, load_session
 
-    chosen_pi(pi, builds_requests=True)
+    chosen_pi(pi, builds_requests=True, command="render")
     chosen = fmt or ("md" if out.lower().endswith((".md", ".markdown")) else "html")
     if not api and not model:
         fail("--api: name at least one provider API (or a --model)")

@@ -132,7 +132,7 @@ def run_command(
 
     Example: pi-tools run --faux-script script.json --session s.jsonl --cwd work "list the files"
     """
-    chosen_pi(pi, builds_requests=True)
+    chosen_pi(pi, builds_requests=True, command="run")
     from pi_tools.loop.persist import SessionWriteError
     from pi_tools.loop.runner import RunRequest, RunSetupError, run
 

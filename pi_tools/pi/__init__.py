@@ -6,7 +6,8 @@ context projection in session/projection.py beside session/context.py, its conve
 messages/convert.py). Stages take the version they are given and never ask which one it is.
 
 Adding a version (Pi 1.7): its module here (a copy of the newest, changed where 1.7 changed), its name in
-`NAMES`, its catalog file and its goldens.
+`NAMES`, its catalog file (scripts/regen_catalog.py), an adapter module in each API folder whose requests changed,
+and its goldens.
 
 This module imports nothing heavy: `NAMES` and `resolve` serve `--help` and option parsing; a version's
 module (and the rules it selects) is imported when the version is asked for.
@@ -21,6 +22,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pi_tools.providers.edition import Edition
     from pi_tools.session.context import ContextRules
     from pi_tools.session.spending import SpendingRules
 
@@ -47,8 +49,9 @@ class PiVersion:
     """As users write it (`--pi 1.6`) and as documents carry it (`"pi": "1.6"`)."""
     packages: str
     """The Pi releases it reproduces (for `--version` and the documentation)."""
-    catalog: str
-    """The model catalog's file name under pi_tools/providers/data."""
+    requests: Edition
+    """The request side (providers/edition.py): the model catalog's file and the adapter module each API folder
+    builds this version's requests with."""
     context: ContextRules
     """How a session's context is built (session/context.py's rules, or the version's own beside them)."""
     passed_through: frozenset[str]
@@ -56,8 +59,10 @@ class PiVersion:
     spending: SpendingRules
     """Which entries record spending and which costs are the provider's bill (session/spending.py): what `usage`
     counts."""
-    builds_requests: bool
-    """Whether pi-tools builds this version's provider requests (payload, preflight, render, run)."""
+    request_commands: frozenset[str] | None
+    """The commands that build this version's provider requests (None: every one: payload, preflight, render,
+    run, visibility --api, export previews). The others refuse the version rather than build another's requests;
+    an API whose folder has no adapter for the version is refused by `payload` (providers.registry)."""
     read_by_every_command: bool
     """Whether every command that reads sessions reproduces this version; if not, the commands not ported to it yet
     (they pass `ported=False` to cli.options.chosen_pi) refuse it rather than answer as another version would."""
@@ -84,12 +89,17 @@ def resolve(name: str | None = None) -> PiVersion:
     return get(name)
 
 
-def requests_refusal(version: PiVersion) -> str | None:
-    """Why a command that builds requests cannot run for `version` (None when it can)."""
-    if version.builds_requests:
+def builds_requests(version: PiVersion, command: str) -> bool:
+    """Whether `command` builds `version`'s requests."""
+    return version.request_commands is None or command in version.request_commands
+
+
+def requests_refusal(version: PiVersion, command: str) -> str | None:
+    """Why `command`, which builds requests, cannot run for `version` (None when it can)."""
+    if builds_requests(version, command):
         return None
-    newest = next(name for name in reversed(NAMES) if get(name).builds_requests)
-    return f"pi-tools does not build Pi {version.name} requests yet; pass --pi {newest}"
+    newest = next(name for name in reversed(NAMES) if builds_requests(get(name), command))
+    return f"pi-tools {command} does not build Pi {version.name} requests yet; pass --pi {newest}"
 
 
 def unported_refusal(version: PiVersion, command: str) -> str | None:
@@ -106,7 +116,10 @@ def described() -> str:
     lines = []
     for name in NAMES:
         version = get(name)
-        note = "" if version.builds_requests else "; sessions, contexts and LLM messages only, no requests yet"
+        commands = version.request_commands
+        note = "" if commands is None else (
+            "; requests built by " + ", ".join(sorted(commands)) + " only" if commands
+            else "; sessions, contexts and LLM messages only, no requests yet")
         lines.append(f"reproduces Pi {name} ({version.packages}{note})")
     chosen = os.environ.get(ENVIRONMENT)
     if chosen and chosen not in NAMES:

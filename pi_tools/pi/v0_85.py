@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from pi_tools.messages.convert import PASSED_THROUGH
 from pi_tools.pi import PiVersion
+from pi_tools.providers.edition import BASE
 from pi_tools.session.context import PI_085_RULES
 from pi_tools.session.spending import PI_085_SPENDING
 
 VERSION = PiVersion(
     name="0.85",
     packages="pi-coding-agent 0.85.0, pi-ai 0.85.1",
-    catalog="models.json",
+    requests=BASE,
     context=PI_085_RULES,
     passed_through=PASSED_THROUGH,
     spending=PI_085_SPENDING,
     read_by_every_command=True,
-    builds_requests=True,
+    request_commands=None,
 )

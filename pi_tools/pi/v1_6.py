@@ -13,24 +13,29 @@ What changed from 0.85, and where its implementation lives:
   `SPENDING_16`);
 - commands: context, convert, transform, tree, audit and usage read sessions as 1.6 does; the other commands that read
   sessions are not ported yet (`read_by_every_command=False`: they refuse 1.6);
-- requests (transformMessages, payloads, the 1.6 catalog): not built yet (`builds_requests=False`). Until the
-  1.6 catalog lands with them, `catalog` names the 0.85 catalog's file (pi_tools/providers/data/models.json).
+- requests: the 1.6 catalog (providers/data/models-1.6.json), and per API folder an `adapter16` module building
+  1.6's request from the transcript (system messages kept in place or collapsed, per model), with 1.6's
+  transformMessages (providers/transform_messages.py: `TRANSFORM_16`), output budget (providers/options16.py) and
+  transcript rules (providers/transcript.py). `payload` builds them; an API without its `adapter16` yet is refused
+  for 1.6 (providers.registry.NotBuiltForEdition), and the other request commands refuse 1.6 until they are ported
+  (`request_commands`).
 """
 
 from __future__ import annotations
 
 from pi_tools.messages.convert import PASSED_THROUGH_WITH_SYSTEM
 from pi_tools.pi import PiVersion
+from pi_tools.providers.edition import Edition
 from pi_tools.session.projection import PI_16_RULES
 from pi_tools.session.spending import SPENDING_16
 
 VERSION = PiVersion(
     name="1.6",
     packages="pi-coding-agent 1.6.0, pi-ai 1.6.0",
-    catalog="models.json",
+    requests=Edition(catalog="models-1.6.json", adapter_module="adapter16"),
     context=PI_16_RULES,
     passed_through=PASSED_THROUGH_WITH_SYSTEM,
     spending=SPENDING_16,
     read_by_every_command=False,
-    builds_requests=False,
+    request_commands=frozenset({"payload"}),
 )

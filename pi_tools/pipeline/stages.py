@@ -231,21 +231,23 @@ class PayloadRequest:
     wire: bool = False
 
 
-def resolve_model(request: PayloadRequest, document: Document) -> Any:
+def resolve_model(request: PayloadRequest, document: Document, catalog: str | None = None) -> Any:
     """The catalog model to build for: --model, else the session's current model (which must speak the API, or
-    be borrowed by it: providers.table.model_speaking)."""
-    from pi_tools.providers.catalog import find_model, get_model, session_model_names
+    be borrowed by it: providers.table.model_speaking); from `catalog` (the Pi version's; default the base
+    edition's)."""
+    from pi_tools.providers.catalog import DEFAULT_CATALOG, find_model, get_model, session_model_names
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.table import model_speaking
 
+    catalog = catalog or DEFAULT_CATALOG
     try:
         if request.model:
-            model = find_model(request.model)
+            model = find_model(request.model, catalog)
         else:
             names = session_model_names(document.get("model"))
             if names is None:
                 raise DocumentError("the session has no model; pass --model PROVIDER/ID")
-            model = get_model(*names)
+            model = get_model(*names, catalog)
     except UnknownModelError as exc:
         raise DocumentError(str(exc.args[0] if exc.args else exc)) from None
     speaking = model_speaking(request.api, model)
@@ -262,10 +264,11 @@ def _payload_inputs(llm_doc: Document, request: PayloadRequest) -> tuple[Any, di
     from pi_tools.pi import requests_refusal
     from pi_tools.providers.options import clamp_thinking_level
 
-    refusal = requests_refusal(document_version(llm_doc))
+    version = document_version(llm_doc)
+    refusal = requests_refusal(version, "payload")
     if refusal is not None:
         raise DocumentError(refusal)
-    model = resolve_model(request, llm_doc)
+    model = resolve_model(request, llm_doc, version.requests.catalog)
     header = llm_doc.get("header") or {}
     session_id = request.session_id if request.session_id is not None else header.get("id")
     requested = request.reasoning if request.reasoning is not None else llm_doc.get("thinkingLevel")
@@ -290,15 +293,16 @@ def _payload_result(llm_doc: Document, request: PayloadRequest, model: Any, buil
 
     source = llm_doc.get("source", "<stdin>")
     reference = f"{model['provider']}/{model['id']}"
+    version = document_version(llm_doc)
     try:
         payload = build()
     except PayloadError as exc:
         return {"kind": "error", "source": source, "api": request.api, "model": reference, "error": str(exc)}
-    document: Document = {"kind": "payload", "source": source, "pi": document_version(llm_doc).name,
+    document: Document = {"kind": "payload", "source": source, "pi": version.name,
                           "api": request.api, "model": reference, "payload": payload}
     if request.wire:
         try:
-            document["wire"] = registry.build_wire(request.api, model, payload, options)
+            document["wire"] = registry.build_wire(request.api, model, payload, options, version.requests)
         except PayloadError as exc:
             document["wire"] = {"error": str(exc)}
     return document
@@ -310,8 +314,9 @@ def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
 
     model, options, context = _payload_inputs(llm_doc, request)
     context["messages"] = materialized(llm_doc.get("messages"))
+    edition = document_version(llm_doc).requests
     return _payload_result(llm_doc, request, model,
-                           lambda: registry.build_payload(request.api, model, context, options), options)
+                           lambda: registry.build_payload(request.api, model, context, options, edition), options)
 
 
 class Claims(Protocol):
@@ -397,11 +402,14 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
     builds the part, and `joined` is given the built parts in order (split.Part..., split.Tail) when they join.
     """
     from pi_tools.providers import split
+    from pi_tools.providers.edition import BASE
 
     messages = llm_doc.get("messages")
     planned = messages.planned if isinstance(messages, LazyMessages) else None
     if planned is None or request.wire or not split.can_split(request.api) or planned.text_size() < min_text_bytes:
         return None
+    if document_version(llm_doc).requests is not BASE:
+        return None  # the parts of a Pi 1.x request are not built apart yet: built whole
     planned_parts = planned.parts(part_bytes or split.PART_BYTES)
     count = len(planned_parts)
     if count < 2:

@@ -77,13 +77,19 @@ class PayloadOptions:
     leaf: str | None = None
     split_threshold: int | None = None
     """engine.helper.split_threshold() of the command (PI_TOOLS_SPLIT_BYTES): large payloads built in parts."""
+    pi_name: str | None = None
+    """--pi (None: the input documents' version, else pi.resolve()); a name, so that the options pickle small."""
+
+    @property
+    def pi(self) -> PiVersion | None:
+        return resolve(self.pi_name) if self.pi_name is not None else None
 
 
 def build_payload(item: StageInput, options: PayloadOptions, build_elsewhere: Any = None,
                   keep: Callable[..., None] | None = None) -> Document:
     """The payload document for one input; large sessions in parts (with `build_elsewhere`, the helper process
     builds some of them). `keep` holds large objects past the build (see cli.common.keep_until_exit)."""
-    llm = as_llm(item, options.leaf)
+    llm = as_llm(item, options.leaf, options.pi)
     # Drop the session index once the context is planned, and the file's bytes once the messages are built:
     # the encoder then works beside neither (about 200 MiB less at peak on a 100 MB session).
     item.tree = None
@@ -104,4 +110,4 @@ def build_payload(item: StageInput, options: PayloadOptions, build_elsewhere: An
 def payload_file(item: tuple[str, PayloadOptions]) -> FileOutput:
     """`pi-tools payload` for one file: (name, the request and options)."""
     name, options = item
-    return _documents(name, lambda loaded: build_payload(loaded, options), False)
+    return _documents(name, lambda loaded: build_payload(loaded, options), False, options.pi)

@@ -22,15 +22,19 @@ and optionally compat, thinkingLevelMap, headers."""
 _PER_MILLION = 1000000
 
 
+DEFAULT_CATALOG = "models.json"
+"""The catalog of the base edition (providers.edition.BASE); a Pi version names its own (PiVersion.requests)."""
+
+
 @cache
-def _catalog() -> dict[str, Any]:
-    raw = resources.files("pi_tools.providers").joinpath("data", "models.json").read_bytes()
+def _catalog(name: str = DEFAULT_CATALOG) -> dict[str, Any]:
+    raw = resources.files("pi_tools.providers").joinpath("data", name).read_bytes()
     data: dict[str, Any] = orjson.loads(raw)
     return data
 
 
-def _providers() -> dict[str, dict[str, Model]]:
-    providers: dict[str, dict[str, Model]] = _catalog()["providers"]
+def _providers(catalog: str = DEFAULT_CATALOG) -> dict[str, dict[str, Model]]:
+    providers: dict[str, dict[str, Model]] = _catalog(catalog)["providers"]
     return providers
 
 
@@ -40,21 +44,22 @@ def _fresh(model: Model) -> Model:
     return copied
 
 
-def catalog_source() -> dict[str, Any]:
+def catalog_source(catalog: str = DEFAULT_CATALOG) -> dict[str, Any]:
     """Which pi-ai package (name, version, data timestamp) the bundled catalog was generated from."""
-    return dict(_catalog()["source"])
+    return dict(_catalog(catalog)["source"])
 
 
-def providers() -> list[str]:
+def providers(catalog: str = DEFAULT_CATALOG) -> list[str]:
     """Provider ids present in the catalog, sorted."""
-    return list(_providers())
+    return list(_providers(catalog))
 
 
-def get_model(provider: str, model_id: str) -> Model:
-    """The catalog entry for ``provider``/``model_id`` (a fresh copy)."""
-    models = _providers().get(provider)
+def get_model(provider: str, model_id: str, catalog: str = DEFAULT_CATALOG) -> Model:
+    """The catalog entry for ``provider``/``model_id`` (a fresh copy); `catalog` names a Pi version's catalog
+    (providers.edition.Edition.catalog)."""
+    models = _providers(catalog).get(provider)
     if models is None:
-        raise UnknownModelError(f"unknown provider {provider!r} (known: {', '.join(_providers())})")
+        raise UnknownModelError(f"unknown provider {provider!r} (known: {', '.join(_providers(catalog))})")
     model = models.get(model_id)
     if model is None:
         raise UnknownModelError(f"unknown model {model_id!r} for provider {provider!r}")
@@ -73,19 +78,19 @@ def session_model_names(current: Any) -> tuple[str, str] | None:
     return provider, model_id
 
 
-def find_model(reference: str) -> Model:
+def find_model(reference: str, catalog: str = DEFAULT_CATALOG) -> Model:
     """Resolve ``"provider/id"``; the id keeps any further slashes (``openrouter/anthropic/claude-sonnet-4.5``)."""
     provider, sep, model_id = reference.partition("/")
     if not sep or not provider or not model_id:
         raise UnknownModelError(f"model reference {reference!r} is not of the form 'provider/model-id'")
-    return get_model(provider, model_id)
+    return get_model(provider, model_id, catalog)
 
 
-def all_models(provider: str | None = None) -> list[Model]:
+def all_models(provider: str | None = None, catalog: str = DEFAULT_CATALOG) -> list[Model]:
     """Every catalog entry (or one provider's), in catalog order, as fresh copies."""
     if provider is None:
-        return [_fresh(model) for models in _providers().values() for model in models.values()]
-    models = _providers().get(provider)
+        return [_fresh(model) for models in _providers(catalog).values() for model in models.values()]
+    models = _providers(catalog).get(provider)
     if models is None:
         raise UnknownModelError(f"unknown provider {provider!r}")
     return [_fresh(model) for model in models.values()]

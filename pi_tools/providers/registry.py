@@ -1,6 +1,6 @@
 """The APIs' functions, reached through the API table and each folder's adapter (`contract.ApiAdapter`).
 
-A thin reader: `adapter(api)` imports the folder the table names for `api` (on first use, so tools that touch
+A thin reader: `adapter(api, edition)` imports the folder the table names for `api` (on first use, so tools that touch
 one provider, and the CLI start-up, stay fast) and the functions below add what is the same for every API: the
 JavaScript failures of malformed stored data reported with V8's words, the wire body's stringify depth, and the
 defaults of the part hooks.
@@ -16,11 +16,12 @@ from pi_tools.js.errors import STACK_EXCEEDED
 from pi_tools.js.json_stringify import too_deep_to_stringify
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.contract import ApiAdapter
+from pi_tools.providers.edition import BASE, Edition
 from pi_tools.providers.errors import JS_FAILURES, PayloadError
 from pi_tools.providers.junk_blocks import AS_STORED, js_failure, objects_for_junk_items
 from pi_tools.providers.table import api_names, api_rows, find_row
 
-_ADAPTERS: dict[str, ApiAdapter] = {}
+_ADAPTERS: dict[tuple[str, str], ApiAdapter] = {}
 
 
 def supported_apis() -> list[str]:
@@ -32,28 +33,51 @@ def _unsupported(api: str, known: list[str]) -> ValueError:
     return ValueError(f"unsupported API {api!r}; supported APIs: {', '.join(known)}")
 
 
-def adapter(api: str) -> ApiAdapter:
-    """The adapter of API `api` (its folder's ``adapter.ADAPTER``), imported on first use; ValueError for an
-    API the table does not have."""
-    found = _ADAPTERS.get(api)
+class NotBuiltForEdition(PayloadError):
+    """The API's folder has no adapter for the chosen Pi version (pi-tools does not build its requests yet)."""
+
+
+def adapter(api: str, edition: Edition = BASE) -> ApiAdapter:
+    """The adapter of API `api` for `edition` (its folder's ``<edition.adapter_module>.ADAPTER``), imported on
+    first use; ValueError for an API the table does not have, NotBuiltForEdition for a folder without the
+    edition's adapter module."""
+    key = (api, edition.adapter_module)
+    found = _ADAPTERS.get(key)
     if found is None:
         row = find_row(api)
         if row is None:
             raise _unsupported(api, supported_apis())
-        found = importlib.import_module(f"{row.folder}.adapter").ADAPTER
+        name = f"{row.folder}.{edition.adapter_module}"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            raise NotBuiltForEdition(f"pi-tools does not build {api} requests for this Pi version yet") from None
+        found = module.ADAPTER
         if not isinstance(found, ApiAdapter):
-            raise TypeError(f"{row.folder}.adapter.ADAPTER is not an ApiAdapter")
-        _ADAPTERS[api] = found
+            raise TypeError(f"{name}.ADAPTER is not an ApiAdapter")
+        _ADAPTERS[key] = found
     return found
 
 
-def build_payload(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+def builds(api: str, edition: Edition = BASE) -> bool:
+    """Whether `api` is built for `edition` (its folder has the edition's adapter)."""
+    try:
+        adapter(api, edition)
+    except NotBuiltForEdition:
+        return False
+    return True
+
+
+def build_payload(api: str, model: Model, context: dict[str, Any], options: dict[str, Any],
+                  edition: Edition = BASE) -> dict[str, Any]:
     """The params object Pi hands to ``onPayload`` for this API.
 
     Raises :class:`PayloadError` with the text Pi reports, also where the failure is a JavaScript ``TypeError`` or
     ``SyntaxError`` met while reading malformed stored data.
     """
-    api_adapter = adapter(api)
+    api_adapter = adapter(api, edition)
     messages = context.get("messages")
     cleaned = objects_for_junk_items(messages)
     if cleaned is not messages:
@@ -81,44 +105,46 @@ def build_payload(api: str, model: Model, context: dict[str, Any], options: dict
 
 
 def build_history(api: str, model: Model, context: dict[str, Any], options: dict[str, Any],
-                  trace: Any = None) -> Any:
+                  trace: Any = None, edition: Edition = BASE) -> Any:
     """The payload messages of a conversation's first part (see pi_tools.providers.split), or None where this
     API or model cannot build them apart from the rest of the conversation. With `trace` (a split.ContentTrace),
     an API that can record where each message went records it there."""
     if trace is not None:
-        return adapter(api).build_history_traced(model, context, options, trace)
-    return adapter(api).build_history(model, context, options)
+        return adapter(api, edition).build_history_traced(model, context, options, trace)
+    return adapter(api, edition).build_history(model, context, options)
 
 
-def starts_by_continuing(api: str, converted: list[Any]) -> bool:
+def starts_by_continuing(api: str, converted: list[Any], edition: Edition = BASE) -> bool:
     """Whether a part's converted messages may belong with the previous part's last one (see providers.split)."""
-    return bool(adapter(api).starts_by_continuing(converted))
+    return bool(adapter(api, edition).starts_by_continuing(converted))
 
 
-def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any],
+               edition: Edition = BASE) -> tuple[dict[str, Any], Any, int]:
     """The payload of a conversation's last part (see providers.split), what its conversion carried across the
     cut, and how many items its message list opens with that belong to no part (a system message)."""
-    built = adapter(api).build_tail(model, context, options)
+    built = adapter(api, edition).build_tail(model, context, options)
     if built is None:
-        return build_payload(api, model, context, options), None, 0
+        return build_payload(api, model, context, options, edition), None, 0
     return built
 
 
-def encode_part(api: str, converted: list[Any], carry: Any) -> tuple[Any, Any]:
+def encode_part(api: str, converted: list[Any], carry: Any, edition: Edition = BASE) -> tuple[Any, Any]:
     """A part's converted messages as EncodedItems, and its carry (the API may note where in the text it must
     change once the parts before it are known)."""
-    return adapter(api).encode_part(converted, carry)
+    return adapter(api, edition).encode_part(converted, carry)
 
 
-def join_parts(api: str, parts: list[Any], tail: Any) -> list[Any] | None:
+def join_parts(api: str, parts: list[Any], tail: Any, edition: Edition = BASE) -> list[Any] | None:
     """The joined message list of split Parts and their Tail (the API checks their carries), or None where the
     whole conversation would convert differently."""
-    return adapter(api).join_parts(parts, tail)
+    return adapter(api, edition).join_parts(parts, tail)
 
 
-def build_wire(api: str, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+def build_wire(api: str, model: Model, payload: dict[str, Any], options: dict[str, Any],
+               edition: Edition = BASE) -> dict[str, Any]:
     """The HTTP request (method, url, headers, body) the vendor SDK would send for ``payload``."""
-    api_adapter = adapter(api)
+    api_adapter = adapter(api, edition)
     try:
         wire: dict[str, Any] = api_adapter.build_wire(model, payload, options)
     except JS_FAILURES as error:
@@ -128,25 +154,25 @@ def build_wire(api: str, model: Model, payload: dict[str, Any], options: dict[st
     return wire
 
 
-def stream_decoder(api: str) -> ModuleType:
+def stream_decoder(api: str, edition: Edition = BASE) -> ModuleType:
     """The module that turns this API's streamed response into pi-ai events and a settled message."""
     row = find_row(api)
-    decoder = adapter(api).stream_decoder() if row is not None and row.streams else None
+    decoder = adapter(api, edition).stream_decoder() if row is not None and row.streams else None
     if decoder is None:
         raise _unsupported(api, [row.name for row in api_rows() if row.streams])
     return decoder
 
 
-def normalize_tool_call_id_for(api: str) -> Any:
+def normalize_tool_call_id_for(api: str, edition: Edition = BASE) -> Any:
     """The API's cross-model tool-call id normaliser, or ``None`` when it keeps ids as they are."""
-    return adapter(api).tool_call_id_normalizer()
+    return adapter(api, edition).tool_call_id_normalizer()
 
 
-def request_tool_call_id_normalizer(api: str) -> Any:
+def request_tool_call_id_normalizer(api: str, edition: Edition = BASE) -> Any:
     """The normaliser as one request of this API runs it (fresh where it is stateful), or None."""
-    return adapter(api).request_tool_call_id_normalizer()
+    return adapter(api, edition).request_tool_call_id_normalizer()
 
 
-def warm_up(api: str) -> None:
+def warm_up(api: str, edition: Edition = BASE) -> None:
     """Import what building a payload of this API will need (the engine's helper, while it waits for work)."""
-    adapter(api).preload()
+    adapter(api, edition).preload()

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pi_tools.js.access import block_field, for_of
 from pi_tools.js.strings import js_is_blank
-from pi_tools.js.values import UNDEFINED, js_map_key, js_truthy
+from pi_tools.js.values import UNDEFINED, js_map_key, js_to_string, js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.errors import PayloadError
 
@@ -23,6 +24,21 @@ ToolCallIdNormalizer = Callable[[str, Model, Message], str]
 USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
 TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
 MISSING_RESULT_TEXT = "No result provided"
+
+
+@dataclass(frozen=True)
+class TransformRules:
+    """What one Pi version's transformMessages does differently (the request edition's choice)."""
+
+    drops_foreign_thinking: bool
+    """Pi 1.6 drops thinking from another model; 0.85 sends its text as a text block."""
+    holds_system_messages: bool
+    """Pi 1.6 passes system messages through, holding one that falls between a tool call and its results until
+    after the results (synthetic ones included); 0.85 never sees one (convertToLlm dropped them)."""
+
+
+TRANSFORM_085 = TransformRules(drops_foreign_thinking=False, holds_system_messages=False)
+TRANSFORM_16 = TransformRules(drops_foreign_thinking=True, holds_system_messages=True)
 
 
 def _current_time_ms() -> int:
@@ -80,6 +96,7 @@ def _rewrite_assistant(
     normalize_tool_call_id: ToolCallIdNormalizer | None,
     id_map: dict[str, str],
     calls: list[Any],
+    drops_foreign_thinking: bool = False,
 ) -> Message:
     """The assistant message as the target model may see it; its tool calls (as rewritten) go to `calls`."""
     same_model = _is_same_model(message, identity)
@@ -87,6 +104,8 @@ def _rewrite_assistant(
     for block in message["content"]:
         kind = block.get("type")
         if kind == "thinking":
+            if drops_foreign_thinking and not same_model:
+                continue
             redacted = block.get("redacted")
             if redacted is not None and js_truthy(redacted):
                 if same_model:
@@ -151,6 +170,7 @@ def transform_messages(
     now_ms: Callable[[], int] | None = None,
     id_map: dict[str, str] | None = None,
     synthetic: list[int] | None = None,
+    rules: TransformRules = TRANSFORM_085,
 ) -> list[Message]:
     """Rewrite ``messages`` for ``model`` as pi-ai's ``transformMessages`` does; the input is never mutated.
 
@@ -160,6 +180,7 @@ def transform_messages(
     conversation in two parts needs to know which later tool results the first part would have renamed.
     ``synthetic``, when given, receives the positions in the result of the synthetic results (a caller that
     traces each output back to its input, preflight's payload mapping, needs to tell them apart).
+    ``rules``: the Pi version's differences (TRANSFORM_085, TRANSFORM_16).
     """
     clock = now_ms or _current_time_ms
     text_only = "image" not in (model.get("input") or ())
@@ -170,6 +191,9 @@ def transform_messages(
     result: list[Message] = []
     pending_calls: list[Mapping[str, Any]] = []
     answered_ids: set[Any] = set()
+    held: list[Message] = []
+    holds_system = rules.holds_system_messages
+    drops_foreign_thinking = rules.drops_foreign_thinking
 
     def flush() -> None:
         nonlocal pending_calls, answered_ids
@@ -182,6 +206,9 @@ def transform_messages(
                 result.append(_synthetic_result(call, clock))
         pending_calls = []
         answered_ids = set()
+        if held:
+            result.extend(held)
+            held.clear()
 
     identity = _model_identity(model)
     append = result.append
@@ -195,7 +222,8 @@ def transform_messages(
         role = message.get("role")
         if role == "assistant":
             calls: list[Any] = []
-            message = _rewrite_assistant(message, model, identity, normalize_tool_call_id, id_map, calls)
+            message = _rewrite_assistant(message, model, identity, normalize_tool_call_id, id_map, calls,
+                                         drops_foreign_thinking)
             if pending_calls:
                 flush()
             if message.get("stopReason") in ("error", "aborted"):
@@ -218,7 +246,32 @@ def transform_messages(
             if pending_calls:
                 flush()
             append(message)
+        elif role == "system" and holds_system and pending_calls:
+            held.append(message)
         else:
             append(message)
     flush()
     return result
+
+
+ERROR_TOOL_IMAGE_PLACEHOLDER = "(image attached after the tool results)"
+
+
+def split_error_tool_result_images(message: Mapping[str, Any]) -> tuple[list[Any], str, list[Any]] | None:
+    """Pi 1.6 (splitErrorToolResultImages): for APIs that refuse images in an error tool result (Anthropic,
+    Claude on Bedrock), the result's content with each run of images replaced by a note, the caption naming the
+    call, and the images to send after every tool result of the turn; None when the result needs no split."""
+    if not js_truthy(message.get("isError")):
+        return None
+    content = message.get("content")
+    images = [block for block in for_of(content, "content") if block_field(block, "type") == "image"]
+    if not images:
+        return None
+    caption = (f"Images from the error result of tool call {_js_text(message.get('toolCallId', UNDEFINED))} "
+               f"({_js_text(message.get('toolName', UNDEFINED))}):")
+    return _replace_images(content, ERROR_TOOL_IMAGE_PLACEHOLDER), caption, images
+
+
+def _js_text(value: Any) -> str:
+    """A value as a JavaScript template literal writes it."""
+    return js_to_string(value)

@@ -12,7 +12,8 @@ from pi_tools.cli import options
 
 CASE = "fixtures/conformance/cases/c001_tools.jsonl"
 SYSTEM = "tests/data/pi16/cases/e06_comp_sys.jsonl"
-REFUSAL = "pi-tools: pi-tools does not build Pi 1.6 requests yet; pass --pi 0.85\n"
+def refusal(command: str) -> str:
+    return f"pi-tools: pi-tools {command} does not build Pi 1.6 requests yet; pass --pi 0.85\n"
 
 
 def test_the_option_offers_the_versions_of_the_pi_room() -> None:
@@ -34,7 +35,6 @@ def test_resolve_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("args", [
-    ["payload", "--api", "anthropic-messages", CASE],
     ["preflight", CASE],
     ["render", CASE, "--api", "anthropic-messages", "-o", "-"],
     ["visibility", CASE, "--api", "anthropic-messages"],
@@ -42,9 +42,26 @@ def test_resolve_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 ], ids=lambda args: args[0])
 def test_request_building_commands_refuse_pi_16(cli: Any, args: list[str]) -> None:
     refused = cli(*args[:1], "--pi", "1.6", *args[1:])
-    assert (refused.code, refused.stdout, refused.stderr) == (2, "", REFUSAL)
+    assert (refused.code, refused.stdout, refused.stderr) == (2, "", refusal(args[0]))
     by_environment = cli(*args, env={"PI_TOOLS_PI": "1.6"})
-    assert (by_environment.code, by_environment.stderr) == (2, REFUSAL)
+    assert (by_environment.code, by_environment.stderr) == (2, refusal(args[0]))
+
+
+def test_payload_builds_pi_16_requests_per_api(cli: Any) -> None:
+    """`payload` builds Pi 1.6 requests for the APIs whose folder has a 1.6 adapter, and names the others."""
+    from pi_tools.providers.catalog import all_models
+    from pi_tools.providers.registry import builds
+    from pi_tools.providers.table import api_names
+
+    edition = pi.get("1.6").requests
+    speakers = {}
+    for model in all_models(catalog=edition.catalog):
+        speakers.setdefault(model["api"], f"{model['provider']}/{model['id']}")
+    unbuilt = [api for api in api_names() if not builds(api, edition) and api in speakers]
+    for api in unbuilt:
+        run = cli("payload", "--pi", "1.6", "--api", api, "--model", speakers[api], CASE)
+        assert run.code == 2
+        assert run.documents()[0]["error"] == f"pi-tools does not build {api} requests for this Pi version yet"
 
 
 def test_visibility_reads_085_only_for_now(cli: Any) -> None:
