@@ -170,12 +170,33 @@ class Projection16(ContextRules):
             yield from project_entry(whole, edit)
 
     def bulk_fits(self, bulk: BulkSession) -> bool:
-        """The bulk index plans by 0.85's rules, which are 1.6's for a file with no compaction, no system message
-        and no usage or context_edit entry (those never reach it: its decoder knows only 0.85's entry types)."""
+        """The bulk index plans by 0.85's rules, which are 1.6's for a file without system messages, usage and
+        context_edit entries (those never reach it: its decoder knows only 0.85's entry types), whose compactions
+        each have no `systemMessage`, do not keep from their own id, and keep no older compaction (checked for
+        every compaction of the file, whichever leaf is asked for later)."""
         if "system" in bulk.line_roles:
             return False
-        return not any(entry.get("type") in ("compaction", "context_edit", "usage")
-                       for entry in bulk.parsed_entries.values())
+        compactions = []
+        for line, entry in bulk.parsed_entries.items():
+            kind = entry.get("type")
+            if kind in ("context_edit", "usage"):
+                return False
+            if kind == "compaction":
+                if js_truthy(entry.get("systemMessage", UNDEFINED)) or entry.get("firstKeptEntryId") == entry.get("id"):
+                    return False
+                compactions.append(line)
+        return not any(_keeps_an_older_compaction(bulk, line, compactions) for line in compactions[1:])
+
+
+def _keeps_an_older_compaction(bulk: BulkSession, line: int, compactions: list[int]) -> bool:
+    """Whether an older compaction lies on the path between compaction `line`'s first kept entry and itself
+    (1.6 gives it nothing there, 0.85 its summary again). Compactions are in line order; parents come first."""
+    entry = bulk.parsed_entries[line]
+    kept = bulk._line_of(entry.get("firstKeptEntryId"))  # not by_id: a dict of every id for a few lookups
+    if kept is None:
+        return False  # keeps nothing: no older compaction comes back either way
+    return any(kept <= older < line and bulk.is_ancestor(line, older) and (older == kept or bulk.is_ancestor(older, kept))
+               for older in compactions if older < line)
 
 
 PI_16_RULES = Projection16()
