@@ -67,10 +67,12 @@ BUILTIN_APIS: tuple[ApiRow, ...] = (
            "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", "Amazon Bedrock ConverseStream"),
     ApiRow("azure-openai-responses", "pi_tools.providers.azure_openai_responses", "input",
            None, "Azure OpenAI Responses", streams=False),
+    ApiRow("openai-codex-responses", "pi_tools.providers.openai_codex_responses", "input",
+           "openai-codex/gpt-5.5", "OpenAI Codex (ChatGPT subscription) Responses", streams=False),
 )
 """The built-in APIs, in the order every listing shows them (the `--api` choices in error messages, `pi-tools
-run`'s list, the rule order of `preflight --list-rules` through each folder's rule modules). Azure comes last,
-as it always has in those listings: it was added as a variant of OpenAI Responses."""
+run`'s list, the rule order of `preflight --list-rules` through each folder's rule modules). Azure and Codex
+come last, in the order they were added as variants of OpenAI Responses."""
 
 
 _rows: tuple[ApiRow, ...] | None = None

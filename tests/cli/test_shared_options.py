@@ -19,7 +19,10 @@ from pi_tools.cli.choices import ApiChoice, Choice
 ROOT = Path(__file__).resolve().parents[2]
 CLEAN = "tests/data/audit/clean.jsonl"
 BUILTIN = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai",
-           "google-vertex", "mistral-conversations", "bedrock-converse-stream", "azure-openai-responses"]
+           "google-vertex", "mistral-conversations", "bedrock-converse-stream", "azure-openai-responses",
+           "openai-codex-responses"]
+STREAMING = [name for name in BUILTIN if name not in ("azure-openai-responses", "openai-codex-responses")]
+"""The APIs with a stream decoder (`decode --api`)."""
 
 # command (with what it needs before --format), the choices its --help lists, the message for --format xml.
 FORMATS: list[tuple[list[str], str, str]] = [
@@ -66,8 +69,9 @@ def test_format_lists_the_commands_own_choices_and_refuses_others(cli: Any, args
     (["payload", "--api", "nope", CLEAN], f"--api: unknown API 'nope' (choose from {', '.join(BUILTIN)})"),
     (["render", CLEAN, "-o", "-", "--api", "nope"], f"--api: unknown API 'nope' (choose from {', '.join(BUILTIN)})"),
     (["decode", "--api", "azure-openai-responses", CLEAN],
-     "--api: unknown API 'azure-openai-responses' (choose from "
-     f"{', '.join(name for name in BUILTIN if name != 'azure-openai-responses')})"),
+     f"--api: unknown API 'azure-openai-responses' (choose from {', '.join(STREAMING)})"),
+    (["decode", "--api", "openai-codex-responses", CLEAN],
+     f"--api: unknown API 'openai-codex-responses' (choose from {', '.join(STREAMING)})"),
 ])
 def test_other_choices_are_refused_in_the_commands_words(cli: Any, args: list[str], message: str) -> None:
     refused = cli(*args)
@@ -76,7 +80,7 @@ def test_other_choices_are_refused_in_the_commands_words(cli: Any, args: list[st
 
 @pytest.mark.parametrize(("command", "names"), [
     ("payload", BUILTIN), ("render", BUILTIN), ("visibility", BUILTIN),
-    ("decode", [name for name in BUILTIN if name != "azure-openai-responses"]),  # no stream decoder
+    ("decode", STREAMING),  # Azure and Codex have no stream decoder
 ])
 def test_api_lists_the_builtin_apis_in_table_order(cli: Any, command: str, names: list[str]) -> None:
     from pi_tools.providers.table import BUILTIN_APIS

@@ -172,11 +172,14 @@ def convert_tools(
     *,
     supports_strict_mode: bool = True,
     supports_grammar_tools: bool = False,
-    strict: bool | None = None,
+    strict: Any = UNDEFINED,
     defer_loading: bool = False,
 ) -> list[dict[str, Any]]:
-    """Responses tool definitions: custom grammar tools where supported, else functions (``strict`` if allowed)."""
-    default_strict = False if strict is None else strict
+    """Responses tool definitions: custom grammar tools where supported, else functions (``strict`` if allowed).
+
+    `strict` is the value a plain function tool's ``strict`` key gets (pi-ai's ``toolOptions.strict``): false
+    when not given, but Codex passes ``null``, which is sent as is."""
+    default_strict = False if strict is UNDEFINED else strict
     result: list[dict[str, Any]] = []
     for tool in tools:
         grammar = resolve_grammar(tool, supports_grammar_tools)
@@ -260,7 +263,7 @@ class _ResponsesInputBuilder:
         grammar_properties: Mapping[str, str],
         deferred_tools: Mapping[str, Any],
         deferred_mode: str | None,
-        tool_options: Mapping[str, bool],
+        tool_options: Mapping[str, Any],
     ) -> None:
         self.model = model
         self.grammar_properties = grammar_properties
@@ -421,6 +424,7 @@ class _ResponsesInputBuilder:
             tools,
             supports_strict_mode=self.tool_options["supportsStrictMode"],
             supports_grammar_tools=self.tool_options["supportsOpenAIGrammarTools"],
+            strict=self.tool_options.get("strict", UNDEFINED),
             defer_loading=defer_loading,
         )
 
@@ -434,7 +438,7 @@ def convert_messages(
     grammar_properties: Mapping[str, str] | None = None,
     deferred_tools: Mapping[str, Any] | None = None,
     deferred_mode: str | None = None,
-    tool_options: Mapping[str, bool] | None = None,
+    tool_options: Mapping[str, Any] | None = None,
 ) -> list[Any]:
     """The ``input`` array: system/developer prompt, then one or more items per transformed message."""
     builder, _ = _convert(model, context, allowed_providers, include_system_prompt, grammar_properties,
@@ -450,7 +454,7 @@ def _convert(
     grammar_properties: Mapping[str, str] | None,
     deferred_tools: Mapping[str, Any] | None,
     deferred_mode: str | None,
-    tool_options: Mapping[str, bool] | None,
+    tool_options: Mapping[str, Any] | None,
     id_map: dict[str, str] | None,
     index_label: Callable[[int], str] | None,
 ) -> tuple[_ResponsesInputBuilder, int]:
@@ -665,6 +669,25 @@ def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -
     params, builder, counted = _build_params(model, context, options, None, _part_label)
     opening = 1 if context.get("systemPrompt") else 0
     return params, PartCarry(counted, builder.labelled), opening
+
+
+def convert_part(
+    model: Model,
+    context: Mapping[str, Any],
+    *,
+    allowed_providers: frozenset[str],
+    grammar_properties: Mapping[str, str] | None,
+    deferred_tools: Mapping[str, Any] | None,
+    deferred_mode: str | None,
+    tool_options: Mapping[str, Any] | None,
+    id_map: dict[str, str] | None,
+) -> tuple[list[Any], PartCarry]:
+    """The input items (no system prompt) of one part of a conversation and its carry, for another API's
+    folder that shares this conversion (openai-codex-responses): convert_messages with the ids of assistant
+    texts without one numbered behind the part label; `id_map` collects the tool-call ids it renamed."""
+    builder, counted = _convert(model, context, allowed_providers, False, grammar_properties, deferred_tools,
+                                deferred_mode, tool_options, id_map, _part_label)
+    return builder.items, PartCarry(counted, builder.labelled)
 
 
 def encode_part(converted: list[Any], carry: PartCarry) -> tuple[Any, PartCarry]:

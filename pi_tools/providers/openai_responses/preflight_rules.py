@@ -1,5 +1,10 @@
-"""Rules of OpenAI's Responses API (and Azure's adapter of it). Pi replays earlier turns statelessly, so every
-reasoning item, function call and output it sends must pair up inside the one input list."""
+"""Rules of OpenAI's Responses API (and of Azure's and Codex's adapters of it). Pi replays earlier turns
+statelessly, so every reasoning item, function call and output it sends must pair up inside the one input list.
+
+Codex (ChatGPT's backend, openai-codex-responses) takes the same input items with ``store: false`` and checks
+them the same way: its 400s for a stray output carry OpenAI's words (james-6-23/codex2api#414 relays one from
+the Codex backend: "No tool call found for function call output with call_id ..."), so every rule here names it
+too. Its request has no system item (the system prompt is ``instructions``), which none of these rules reads."""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from pi_tools.providers.rulebook.rules import Hit, rule
 from pi_tools.providers.rulebook.scans import Rows, Summary, item_scan, scanned
 from pi_tools.providers.rulebook.view import RequestView
 
-API = ("openai-responses", "azure-openai-responses")
+API = ("openai-responses", "azure-openai-responses", "openai-codex-responses")
 CALLS = ("function_call", "custom_tool_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
 MAX_CALL_ID = 64
