@@ -32,7 +32,7 @@ from pi_tools.session.spending import SPENDING_16
 VERSION = PiVersion(
     name="1.6",
     packages="pi-coding-agent 1.6.0, pi-ai 1.6.0",
-    requests=Edition(catalog="models-1.6.json", adapter_module="adapter16"),
+    requests=Edition(catalog="models-1.6.json", adapter_module="adapter16", records_prompt=True),
     context=PI_16_RULES,
     passed_through=PASSED_THROUGH_WITH_SYSTEM,
     spending=SPENDING_16,

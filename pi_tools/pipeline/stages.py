@@ -281,6 +281,22 @@ def _payload_inputs(llm_doc: Document, request: PayloadRequest) -> tuple[Any, di
     return model, options, context
 
 
+def _as_recorded(context: dict[str, Any]) -> dict[str, Any]:
+    """The context of a request from a transcript that records its prompt and tools (Pi 1.x): sent as recorded,
+    with a system message after it where --system-prompt or --tools differ from what it records (docs: "Which
+    Pi"); a transcript without system messages takes them as Pi 0.85 did."""
+    import time
+
+    from pi_tools.providers.transcript import has_system_messages, resumed_prompt_update
+
+    messages = context["messages"]
+    if not has_system_messages(messages):
+        return context
+    update = resumed_prompt_update(messages, context.get("systemPrompt"), context.get("tools"),
+                                   time.time_ns() // 1_000_000)
+    return {"messages": [*messages, update] if update is not None else messages}
+
+
 def _payload_result(llm_doc: Document, request: PayloadRequest, model: Any, build: Callable[[], Any],
                     options: dict[str, Any]) -> Document:
     """A payload document from `build()`, or the error document for the failure Pi reports."""
@@ -311,6 +327,8 @@ def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
     model, options, context = _payload_inputs(llm_doc, request)
     context["messages"] = materialized(llm_doc.get("messages"))
     edition = document_version(llm_doc).requests
+    if edition.records_prompt:
+        context = _as_recorded(context)
     return _payload_result(llm_doc, request, model,
                            lambda: registry.build_payload(request.api, model, context, options, edition), options)
 

@@ -22,6 +22,10 @@ class Edition:
     adapter_module: str
     """The module of each API folder that holds this edition's ``ADAPTER``. An API whose folder has none is not
     built for this edition (refused with a message, never built as another version would)."""
+    records_prompt: bool = False
+    """Pi 1.x records the system prompt and tools in the transcript (system messages): a session that has them is
+    sent as recorded, and a prompt or tool set given for the request becomes a system message when it differs
+    (providers.transcript.resumed_prompt_update); Pi 0.85 takes both beside the messages."""
 
 
 BASE = Edition(catalog=DEFAULT_CATALOG, adapter_module="adapter")

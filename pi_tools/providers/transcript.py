@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from pi_tools.js.values import UNDEFINED
+
 Message = dict[str, Any]
 ToolSupport = Literal["none", "additions", "changes"]
 """How an API can express tool changes after the first request (pi-ai TranscriptToolSupport): only a top-level
@@ -121,12 +123,12 @@ def current_system_message(messages: Sequence[Any]) -> Message | None:
     removes), the current tools; None when there is no system message and no tool."""
     content: list[str] = []
     sections: dict[str, Any] = {}
-    timestamp: Any = None
+    timestamp: Any = UNDEFINED
     for message in messages:
         if not _is_system(message):
             continue
-        if timestamp is None:  # ??=
-            timestamp = message.get("timestamp")
+        if timestamp is None or timestamp is UNDEFINED:  # ??=
+            timestamp = message.get("timestamp", UNDEFINED)
         text = content_text(message.get("content"))
         if len(text) > 0:
             content.append(text)
@@ -136,14 +138,14 @@ def current_system_message(messages: Sequence[Any]) -> Message | None:
             else:
                 sections[name] = value
     tools = current_tools(messages)
-    if timestamp is None and not tools:
+    if timestamp is UNDEFINED and not tools:
         return None
     replayed: Message = {"role": "system", "content": "\n\n".join(content)}
     if sections:
         replayed["sections"] = dict(sections)
     if tools:
         replayed["toolsAdded"] = tools
-    replayed["timestamp"] = timestamp if timestamp is not None else 0
+    replayed["timestamp"] = 0 if timestamp is None or timestamp is UNDEFINED else timestamp
     return replayed
 
 
@@ -194,3 +196,69 @@ def resolve_transcript_tools(messages: Sequence[Message], support: ToolSupport) 
                  _last_non_additive_change(system_messages) + 1)
     return current_tools(system_messages[:folded]), folded
 
+
+
+def tool_declaration(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool as the transcript declares it (toToolDeclaration): name, description, a JSON copy of its
+    parameters and, where set, its constrained sampling."""
+    import orjson
+
+    declared = {"name": tool.get("name"), "description": tool.get("description"),
+                "parameters": orjson.loads(orjson.dumps(tool.get("parameters")))}
+    if "constrainedSampling" in tool:
+        declared["constrainedSampling"] = tool["constrainedSampling"]
+    return declared
+
+
+def tool_state_changes(previous: Sequence[Mapping[str, Any]],
+                       current: Sequence[Mapping[str, Any]]) -> tuple[list[Any], list[Any]]:
+    """(toolsAdded, toolsRemoved) from one complete tool set to another; a changed definition is removed and added
+    again (getToolStateChanges)."""
+    from pi_tools.js.json_stringify import js_stringify
+
+    def same(left: Mapping[str, Any], right: Mapping[str, Any]) -> bool:
+        return js_stringify(tool_declaration(left)) == js_stringify(tool_declaration(right))
+
+    before = {tool.get("name"): tool for tool in previous}
+    after = {tool.get("name"): tool for tool in current}
+    added = [tool_declaration(tool) for tool in current
+             if tool.get("name") not in before or not same(before[tool.get("name")], tool)]
+    removed = [{"name": tool.get("name")} for tool in previous
+               if tool.get("name") not in after or not same(tool, after[tool.get("name")])]
+    return added, removed
+
+
+def has_system_messages(messages: Sequence[Any]) -> bool:
+    """Whether the transcript records its own prompt and tools (a session Pi 1.x wrote)."""
+    return any(_is_system(message) for message in messages)
+
+
+def resumed_prompt_update(messages: Sequence[Any], system_prompt: str | None, tools: Sequence[Any] | None,
+                          now_ms: int) -> Message | None:
+    """The system message Pi 1.6 adds before its next request when it resumes a recorded transcript with another
+    prompt or tool set (None when both match what the transcript records).
+
+    A prompt given as text is Pi's custom prompt, the `preamble` section (system-prompt.ts): it is patched when the
+    transcript's current preamble differs (diffSystemPromptSections; pi-tools knows no other section the
+    resuming agent would build). Tools are the executable set: the difference from the transcript's current tools
+    becomes `toolsAdded`/`toolsRemoved` (the agent loop's declareToolChanges)."""
+    sections = None
+    if system_prompt is not None:
+        current = (current_system_message(messages) or {}).get("sections") or {}
+        if current.get("preamble") != system_prompt:
+            sections = {"preamble": system_prompt}
+    added: list[Any] = []
+    removed: list[Any] = []
+    if tools is not None:
+        added, removed = tool_state_changes(current_tools(messages), list(tools))
+    if sections is None and not added and not removed:
+        return None
+    update: Message = {"role": "system", "content": ""}
+    if sections is not None:
+        update["sections"] = sections
+    update["timestamp"] = now_ms
+    if added:
+        update["toolsAdded"] = added
+    if removed:
+        update["toolsRemoved"] = removed
+    return update
