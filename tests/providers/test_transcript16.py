@@ -76,3 +76,32 @@ def test_a_resumed_transcript_patches_the_preamble_and_declares_tool_changes() -
                        {"name": "grep", "description": "g", "parameters": {"type": "object"}}],
         "toolsRemoved": [{"name": "read"}, {"name": "bash"}],
     })
+
+
+def test_estimate_and_output_budget_answer_as_pi_ai() -> None:
+    """options16 on every conformance16 transcript: the estimate and the clamped maxTokens for a 200k and a 40k
+    window, as pi-ai 1.6 computed them (estimates.json, recorded by record_estimates.mjs)."""
+    from pi_tools.pi import resolve
+    from pi_tools.providers import options16
+    from pi_tools.providers.catalog import get_model
+
+    from support.oracle_path import CONFORMANCE16
+
+    if not CONFORMANCE16.is_dir():
+        pytest.skip(f"no Pi 1.6 conformance set at {CONFORMANCE16}")
+    recorded = json.loads((DATA / "estimates.json").read_text(encoding="utf-8"))
+    model = get_model("anthropic", "claude-sonnet-4-5", resolve("1.6").requests.catalog)
+    for name, answer in recorded.items():
+        with open(CONFORMANCE16 / "expected" / name, encoding="utf-8") as fh:
+            doc = json.load(fh)
+        inputs = doc["inputs"]
+        context: dict[str, Any] = {"messages": doc["llm"]}
+        if inputs["systemPrompt"] is not None:
+            context["systemPrompt"] = inputs["systemPrompt"]
+            if inputs["tools"]:
+                context["tools"] = inputs["tools"]
+        messages = transcript.normalize_context(context)
+        got = [options16.estimate_context_tokens(messages),
+               options16.clamp_max_tokens_to_context(model, messages, 64000),
+               options16.clamp_max_tokens_to_context({**model, "contextWindow": 40000}, messages, 64000)]
+        assert got == answer, name
