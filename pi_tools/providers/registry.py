@@ -62,10 +62,10 @@ def adapter(api: str, edition: Edition = BASE) -> ApiAdapter:
 
 
 def builds(api: str, edition: Edition = BASE) -> bool:
-    """Whether `api` is built for `edition` (its folder has the edition's adapter)."""
+    """Whether `api` is built for `edition` (the table has it and its folder has the edition's adapter)."""
     try:
         adapter(api, edition)
-    except NotBuiltForEdition:
+    except (NotBuiltForEdition, ValueError):
         return False
     return True
 
