@@ -56,6 +56,13 @@ class PiVersion:
     spending: SpendingRules
     """Which entries record spending and which costs are the provider's bill (session/spending.py): what `usage`
     counts."""
+    undrawn_roles: frozenset[str]
+    """The message roles of pi-ai that Pi's TUI draws nothing for (messages/roles.py): what `visibility` says of
+    them."""
+    names_itself: bool
+    """Whether the documents of the commands that predate versions (visibility, search, export's chat) carry this
+    version's name as `pi`. Not 0.85's: what those commands write under it stays byte for byte what they wrote
+    before versions existed, and a document without `pi` is 0.85's."""
     builds_requests: bool
     """Whether pi-tools builds this version's provider requests (payload, preflight, render, run)."""
     read_by_every_command: bool

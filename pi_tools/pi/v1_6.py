@@ -20,6 +20,7 @@ What changed from 0.85, and where its implementation lives:
 from __future__ import annotations
 
 from pi_tools.messages.convert import PASSED_THROUGH_WITH_SYSTEM
+from pi_tools.messages.roles import UNDRAWN_WITH_SYSTEM
 from pi_tools.pi import PiVersion
 from pi_tools.session.projection import PI_16_RULES
 from pi_tools.session.spending import SPENDING_16
@@ -31,6 +32,8 @@ VERSION = PiVersion(
     context=PI_16_RULES,
     passed_through=PASSED_THROUGH_WITH_SYSTEM,
     spending=SPENDING_16,
+    undrawn_roles=UNDRAWN_WITH_SYSTEM,
+    names_itself=True,
     read_by_every_command=False,
     builds_requests=False,
 )

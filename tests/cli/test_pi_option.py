@@ -47,11 +47,12 @@ def test_request_building_commands_refuse_pi_16(cli: Any, args: list[str]) -> No
     assert (by_environment.code, by_environment.stderr) == (2, REFUSAL)
 
 
-def test_visibility_reads_085_only_for_now(cli: Any) -> None:
-    refused = cli("visibility", "--pi", "1.6", CASE)
-    assert (refused.code, refused.stderr) == (2, "pi-tools: pi-tools visibility does not reproduce Pi 1.6 yet; "
-                                                 "pass --pi 0.85\n")
-    assert cli("visibility", "--pi", "0.85", CASE).code == 0
+def test_visibility_reads_as_the_version_it_is_given(cli: Any) -> None:
+    as_16 = cli("visibility", "--pi", "1.6", "--format", "json", SYSTEM)
+    assert as_16.code == 0 and {row["pi"] for row in as_16.documents()} == {"1.6"}
+    assert [row["reasons"] for row in as_16.documents() if row["role"] == "system"][-1] == {"tui": "system-message"}
+    as_085 = cli("visibility", "--pi", "0.85", "--format", "json", SYSTEM)
+    assert as_085.code == 0 and all("pi" not in row for row in as_085.documents())
 
 
 def test_a_version_pi_tools_does_not_reproduce_is_refused(cli: Any) -> None:
