@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.js.values import UNDEFINED, js_set_key
 from pi_tools.messages.roles import UNDRAWN, RoleRegistry, default_registry
