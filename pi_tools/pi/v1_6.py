@@ -11,8 +11,12 @@ What changed from 0.85, and where its implementation lives:
 - spending: `usage` entries (any kind; 1.6 writes `cache_warm`) are counted by `usage` beside assistant
   messages, and a provider-billed cost (`cost.totalFromProvider`) is never re-priced (session/spending.py:
   `SPENDING_16`);
-- commands: context, convert, transform, tree, audit and usage read sessions as 1.6 does; the other commands that read
-  sessions are not ported yet (`read_by_every_command=False`: they refuse 1.6);
+- views: `visibility` (without --api), `export` (md, html, chat) and `search` (without --index) say what 1.6's
+  projection does to each entry (session/projection.py: `Projection16.projected`), that a system message is sent
+  but never drawn (messages/roles.py: `UNDRAWN_WITH_SYSTEM`), and their documents carry `pi` (`names_itself`);
+- commands: context, convert, transform, tree, ls, audit, usage, visibility, export and search read sessions as 1.6
+  does; the other commands that read sessions (index, search --index, repair, slim, transform --to-session) are not
+  ported yet (`read_by_every_command=False`: they refuse 1.6);
 - requests (transformMessages, payloads, the 1.6 catalog): not built yet (`builds_requests=False`). Until the
   1.6 catalog lands with them, `catalog` names the 0.85 catalog's file (pi_tools/providers/data/models.json).
 """
