@@ -66,10 +66,11 @@ def export_command(
 
     Example: pi-tools export s.jsonl --branches all --no-thinking --scrub -o s.html
     """
-    chosen_pi(pi, ported=False, command="export")
+    version = chosen_pi(pi)
     from pi_tools.export import ExportError, ExportOptions, export_session
     from pi_tools.export.redaction import RedactError, make_rewrite
     from pi_tools.output.templates import MissingTemplateError
+    from pi_tools.pi import resolve
     from pi_tools.session import ContextError, SessionReadError, load_session
 
     chosen = _format_for(out, fmt)
@@ -81,11 +82,12 @@ def export_command(
     except RedactError as exc:
         fail(str(exc))
     options = ExportOptions(leaf=leaf, branches=branches, tools=not no_tools, thinking=not no_thinking, only=only,
-                            redact=tuple(redact or ()), scrub=scrub)
+                            redact=tuple(redact or ()), scrub=scrub, pi=version)
+    rules = resolve(pi).context
     status = EXIT_OK
     for name, path in zip(files, output_paths(files, out, _EXTENSIONS[chosen]), strict=True):
         try:
-            pieces = export_session(load_session(name), chosen, options)
+            pieces = export_session(load_session(name, rules=rules), chosen, options)
         except MissingTemplateError as exc:
             fail(str(exc))
         except (SessionReadError, ContextError, ExportError) as exc:

@@ -33,7 +33,7 @@ def search_command(
     paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder; with --index: only these files of the index).")] = None,
     regex: Annotated[bool, typer.Option("--regex", "-E", help="PATTERN is a regular expression (Python's re syntax).")] = False,
     ignore_case: Annotated[bool, typer.Option("--ignore-case", "-i", help="Match regardless of case.")] = False,
-    role: Annotated[str | None, typer.Option("--role", metavar="ROLE,...", help="Only messages of these roles: user, assistant, toolResult, bashExecution, custom, compactionSummary, branchSummary.")] = None,
+    role: Annotated[str | None, typer.Option("--role", metavar="ROLE,...", help="Only messages of these roles: user, assistant, toolResult, bashExecution, custom, compactionSummary, branchSummary (and system, which Pi 1.6 stores).")] = None,
     tool: Annotated[str | None, typer.Option("--tool", metavar="NAME", help="Only calls of this tool (their arguments) and its results.")] = None,
     branch: Annotated[SearchBranch, choice_option("--branch", SearchBranch, "all: every entry of every file; active: only the active path (from the leaf Pi resumes back to the root).", REFUSAL_EXPECTED_ONE_OF)] = "all",
     index: Annotated[str | None, typer.Option("--index", metavar="OUT", help="Search the Parquet tables `pi-tools index -o OUT` wrote instead of the files.")] = None,
@@ -52,7 +52,8 @@ def search_command(
 
     Example: pi-tools search 'rm -rf' ~/.pi/agent/sessions --tool bash --format json
     """
-    chosen_pi(pi, ported=False, command="search")
+    version = chosen_pi(pi, ported=index is None, command="search --index")
+    # (the index does not hold what Pi 1.6's system messages carry beyond their text yet: --index stays 0.85's)
     chosen = chosen_engine(engine, scheduler, jobs, progress="search")
     from pi_tools.corpus.match import Matcher, PatternError
     from pi_tools.corpus.search import SearchSpec, search_paths
@@ -64,7 +65,8 @@ def search_command(
     if roles is not None and not roles:
         fail("--role: name at least one role")
     try:
-        spec = SearchSpec(Matcher(pattern, regex, ignore_case), roles, tool, branch)
+        spec = SearchSpec(Matcher(pattern, regex, ignore_case), roles, tool, branch,
+                          version.name if version is not None else None)
     except PatternError as exc:
         fail(str(exc))
     if index is not None:

@@ -48,13 +48,13 @@ def visibility_command(
 
     Example: pi-tools visibility session.jsonl --api anthropic-messages --format json
     """
-    chosen_pi(pi, builds_requests=api is not None, ported=False, command="visibility")
+    version = chosen_pi(pi, builds_requests=api is not None)
     chosen = chosen_engine(engine, scheduler, jobs, progress="visibility")
     from pi_tools.engine import EngineError, map_ordered
     from pi_tools.sources.files import size_of
     from pi_tools.visibility.tasks import VisibilityOptions, visibility_file
 
-    options = VisibilityOptions(leaf, api, fmt, width)
+    options = VisibilityOptions(leaf, api, fmt, width, version.name if version is not None else None)
     headed = fmt == "table" and len(files) > 1
     status = 0
     try:

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.corpus.match import Matcher, hit_text
 from pi_tools.corpus.searchable import entry_message, message_role, searchable_texts
 from pi_tools.engine import Engine
 from pi_tools.engine.run import map_inputs
+from pi_tools.pi import resolve
 from pi_tools.sources.files import expand, read_bytes
+
+if TYPE_CHECKING:
+    from pi_tools.pi import PiVersion
 
 BRANCHES = ("all", "active")
 
@@ -34,6 +38,7 @@ class SearchSpec:
     roles: frozenset[str] | None = None  # None: every role
     tool: str | None = None
     branch: str = "all"  # or "active"
+    pi: str | None = None  # the Pi version's name (None: PI_TOOLS_PI, else the default), resolved where it runs
 
     def __post_init__(self) -> None:
         if self.branch not in BRANCHES:
@@ -49,15 +54,17 @@ class FileHits:
     error: str | None = None
 
 
-def hit_document(source: str, line: int, entry_id: Any, role: str | None, active: bool, text: str) -> dict[str, Any]:
-    """One `hit` document, keys in the documented order."""
-    return {"kind": "hit", "source": source, "line": line,
+def hit_document(source: str, line: int, entry_id: Any, role: str | None, active: bool, text: str,
+                 pi: str | None = None) -> dict[str, Any]:
+    """One `hit` document, keys in the documented order (`pi`: the version's name when its documents carry it)."""
+    return {"kind": "hit", "source": source, **({"pi": pi} if pi is not None else {}), "line": line,
             "entryId": entry_id if isinstance(entry_id, (str, int, float)) and not isinstance(entry_id, bool) else None,
             "role": role, "branch": "active" if active else "abandoned", "text": text}
 
 
-def match_entry(spec: SearchSpec, entry: Any) -> tuple[str | None, str] | None:
-    """(role, hit text) for an entry that matches the search, else None (role and tool filters applied)."""
+def match_entry(spec: SearchSpec, entry: Any, roles: frozenset[str] = frozenset()) -> tuple[str | None, str] | None:
+    """(role, hit text) for an entry that matches the search, else None (role and tool filters applied; `roles`:
+    those the Pi version knows beside the registry's)."""
     message = entry_message(entry)
     if message is None:
         return None
@@ -65,7 +72,7 @@ def match_entry(spec: SearchSpec, entry: Any) -> tuple[str | None, str] | None:
     if spec.roles is not None and role not in spec.roles:
         return None
     find = spec.matcher.find
-    for text in searchable_texts(message, spec.tool):
+    for text in searchable_texts(message, spec.tool, roles):
         span = find(text)
         if span is not None:
             return role, hit_text(text, *span)
@@ -127,7 +134,7 @@ def search_file(job: tuple[str, SearchSpec]) -> FileHits:
     if candidates is not None and not candidates:
         return FileHits(source, [])
     try:
-        return FileHits(source, _search_bytes(source, data, spec, candidates))
+        return FileHits(source, _search_bytes(source, data, spec, candidates, resolve(spec.pi)))
     except _Unreadable as exc:
         return FileHits(source, [], f"{source}: {exc}")
 
@@ -136,15 +143,17 @@ class _Unreadable(Exception):
     """The file cannot be searched as Pi would read it (Pi would fail to load it too)."""
 
 
-def _search_bytes(source: str, data: bytes, spec: SearchSpec,
-                  candidates: list[tuple[int, int]] | None) -> list[dict[str, Any]]:
+def _search_bytes(source: str, data: bytes, spec: SearchSpec, candidates: list[tuple[int, int]] | None,
+                  version: PiVersion) -> list[dict[str, Any]]:
     from pi_tools.corpus.heads import clean_heads
     from pi_tools.js.json_line import loads_line_lenient
 
     heads = clean_heads(data)
     if heads is None:
-        return _search_tree(source, data, spec, candidates)
+        return _search_tree(source, data, spec, candidates, version)
     ids, active = heads
+    roles = version.context.vocabulary.roles
+    pi = version.name if version.names_itself else None
     view = memoryview(data)
     hits = []
     only_active = spec.branch == "active"
@@ -152,9 +161,9 @@ def _search_bytes(source: str, data: bytes, spec: SearchSpec,
         if index == 0 or (only_active and index not in active):
             continue
         entry = loads_line_lenient(view[start:end])
-        matched = match_entry(spec, entry)
+        matched = match_entry(spec, entry, roles)
         if matched is not None:
-            hits.append(hit_document(source, index + 1, ids[index], matched[0], index in active, matched[1]))
+            hits.append(hit_document(source, index + 1, ids[index], matched[0], index in active, matched[1], pi))
     return hits
 
 
@@ -193,8 +202,8 @@ class _LineIndex(dict[int, int]):
         return self._line
 
 
-def _search_tree(source: str, data: bytes, spec: SearchSpec,
-                 candidates: list[tuple[int, int]] | None) -> list[dict[str, Any]]:
+def _search_tree(source: str, data: bytes, spec: SearchSpec, candidates: list[tuple[int, int]] | None,
+                 version: PiVersion) -> list[dict[str, Any]]:
     """A damaged or legacy file: read line by line as Pi reads it (migrated, duplicate ids as Pi resolves them)."""
     from pi_tools.js.values import UNDEFINED
     from pi_tools.session.load import tree_from_raw
@@ -202,7 +211,7 @@ def _search_tree(source: str, data: bytes, spec: SearchSpec,
     from pi_tools.session.tree import PathCycleError
 
     try:
-        tree = tree_from_raw(validate_header(parse_session_bytes(data, source), len(data)))
+        tree = tree_from_raw(validate_header(parse_session_bytes(data, source), len(data)), version.context.vocabulary)
     except SessionReadError as exc:
         raise _Unreadable(str(exc).removeprefix(f"{source}: ")) from None
     try:
@@ -216,17 +225,19 @@ def _search_tree(source: str, data: bytes, spec: SearchSpec,
         wanted = {lines[start] + 1 for start, _ in candidates}
     hits = []
     only_active = spec.branch == "active"
+    roles = version.context.vocabulary.roles
+    pi = version.name if version.names_itself else None
     for entry, line in zip(tree.entries, tree.line_numbers, strict=True):
         if wanted is not None and line not in wanted:
             continue
         on_path = id(entry) in active
         if only_active and not on_path:
             continue
-        matched = match_entry(spec, entry)
+        matched = match_entry(spec, entry, roles)
         if matched is not None:
             entry_id = entry.get("id", UNDEFINED) if type(entry) is dict else UNDEFINED
             hits.append(hit_document(source, line, None if entry_id is UNDEFINED else entry_id,
-                                     matched[0], on_path, matched[1]))
+                                     matched[0], on_path, matched[1], pi))
     return hits
 
 

@@ -10,6 +10,9 @@ same hits, so an entry's searchable texts are exactly the columns the index writ
    arguments (depth-first, joined with "\\n"): keys, numbers and booleans are not text anyone wrote, and a
    value's JSON escapes would hide it from a literal search.
 
+Under Pi 1.6 a system message is searched by its text, its prompt sections and the tools it adds and removes
+(`search --index` does not have those yet: the index holds a system message's text only).
+
 An entry is searched when Pi makes a message of it: message entries, and compaction, branch summary and custom
 message entries (through Pi's own projection, so their roles are compactionSummary, branchSummary, custom).
 """
@@ -72,12 +75,32 @@ def _calls(message: dict[str, Any]) -> Iterator[tuple[str | None, Any]]:
             yield (name if type(name) is str else None), block.get("arguments")
 
 
-def searchable_texts(message: dict[str, Any], tool: str | None = None) -> list[str]:
+def system_texts(message: dict[str, Any]) -> list[str | None]:
+    """Pi 1.6's system message: its text, then each prompt section's text, then the name and description of each
+    tool it adds, then the names of those it removes."""
+    texts: list[str | None] = [message_text(message)]
+    sections = message.get("sections")
+    if type(sections) is dict:
+        texts.extend(text for text in sections.values() if type(text) is str)
+    for key in ("toolsAdded", "toolsRemoved"):
+        tools = message.get(key)
+        for tool in tools if type(tools) is list else []:
+            if type(tool) is dict:
+                texts.extend(tool.get(field) for field in ("name", "description") if type(tool.get(field)) is str)
+            elif type(tool) is str:
+                texts.append(tool)
+    return texts
+
+
+def searchable_texts(message: dict[str, Any], tool: str | None = None, roles: frozenset[str] = frozenset()) -> list[str]:
     """The texts of a message a search looks at, in the order a hit's text is taken from (see the module
-    docstring). With `tool`, only the calls of that tool and a result of that tool."""
+    docstring). With `tool`, only the calls of that tool and a result of that tool. `roles`: the pi-ai roles the
+    Pi version knows beside the registry's (1.6: system, whose prompt sections and tools are searched too)."""
     role = message.get("role")
     texts: list[str | None] = []
-    if tool is None:
+    if tool is None and type(role) is str and role in roles:
+        texts.extend(system_texts(message))
+    elif tool is None:
         texts.append(message_text(message))
         if role == "assistant":
             texts.append(thinking_text(message))

@@ -9,6 +9,8 @@ A fourth view of a session beside the model's, the terminal UI's and storage's. 
   the thinking), a `tool-<PascalName>` part for each tool call; the matching tool result (by `toolCallId`) fills
   that part's `output` (`output-available`) or `errorText` (`output-error`), so results have no message of
   their own. A message without text shows its thinking as its text, as the mapper does;
+- Pi 1.6's system messages (when the version knows them) are `system` messages: their text, and a `data-system`
+  part with the prompt sections they set and the tools they add and remove;
 - Pi's own roles (bash executions, custom messages, branch and compaction summaries), tool results whose call is
   unknown, and an assistant's error are `data-<name>` parts, the SDK's slot for application data, so a front end
   can give them components of their own; custom messages Pi does not display (`display: false`) are left out.
@@ -185,15 +187,24 @@ def runtime_parts(message: dict[str, Any]) -> list[ChatPart] | None:
     return [{"type": "data-unknownRole", "data": {"message": message}}]
 
 
+def system_parts(message: dict[str, Any]) -> list[ChatPart]:
+    """Pi 1.6's system message: its text (a string or text blocks), then the prompt sections it sets and the tools
+    it adds (as declared) and removes, as one `data-system` part."""
+    data = _role_data(message, ("sections", "toolsAdded", "toolsRemoved"))
+    parts = [part for part in content_parts(message.get("content")) if part.get("type") != "text" or part["text"]]
+    return [*parts, {"type": "data-system", "data": data}] if data else parts
+
+
 class ChatProjection:
     """Messages in, ChatMessages out, one at a time: tool results settle parts of messages already made.
 
     Kept incremental so that the export of a large session and the live loop share it.
     """
 
-    def __init__(self, *, thinking: bool = True, tools: bool = True) -> None:
+    def __init__(self, *, thinking: bool = True, tools: bool = True, roles: frozenset[str] = frozenset()) -> None:
         self.thinking = thinking
         self.tools = tools
+        self.roles = roles  # pi-ai roles the Pi version knows beside the registry's (1.6: system)
         self._waiting: dict[str, ChatPart] = {}  # toolCallId -> the latest tool part without a result
 
     def add(self, message: Any, message_id: str) -> ChatMessage | None:
@@ -221,6 +232,8 @@ class ChatProjection:
                 return None
             data = _role_data(message, ("toolCallId", "toolName", "content", "details", "isError"))
             chat = {"id": message_id, "role": "assistant", "parts": [{"type": "data-toolResult", "data": data}]}
+        elif type(role) is str and role in self.roles:
+            chat = {"id": message_id, "role": "system", "parts": system_parts(message)}
         else:
             runtime = runtime_parts(message)
             if runtime is None:

@@ -12,7 +12,7 @@ from typing import Any
 from pi_tools.export.chat import ChatMessage, ChatProjection
 from pi_tools.export.redaction import Rewrite, make_rewrite, rewrite_value
 from pi_tools.export.transcript import TranscriptOptions, build_transcript, hidden_by_compaction
-from pi_tools.session.context import ContextError, entry_to_messages
+from pi_tools.session.context import PI_085_RULES, ContextError
 from pi_tools.session.tree import PathCycleError, SessionTree
 
 FORMATS = ("md", "html", "chat")
@@ -61,15 +61,19 @@ def chat_conversation(tree: SessionTree, options: ExportOptions | None = None) -
         path = tree.path(tree.leaf_id if options.leaf is None else options.leaf)
     except PathCycleError as exc:
         raise ContextError(str(exc)) from None
-    hidden = hidden_by_compaction(path)
-    projection = ChatProjection(thinking=options.thinking, tools=options.tools)
+    rules = options.pi.context if options.pi is not None else PI_085_RULES
+    hidden = hidden_by_compaction(path, rules)
+    edits = _edits(tree, path, rules)
+    projection = ChatProjection(thinking=options.thinking, tools=options.tools, roles=rules.vocabulary.roles)
+    entry_messages = rules.entry_messages
     out: list[ChatMessage] = []
     used: set[str] = set()
     for entry, line in zip(path, (tree.line_of(e) for e in path), strict=True):
         entry_id = entry.get("id") if isinstance(entry, dict) else None
         base = entry_id if isinstance(entry_id, str) and entry_id and entry_id not in used else f"line-{line}"
         used.add(base)
-        for index, message in enumerate(entry_to_messages(entry)):
+        edit = edits.get(id(entry))
+        for index, message in enumerate(entry_messages(entry)):
             if not _wanted(message, options.only):
                 continue
             chat = projection.add(message, base if index == 0 else f"{base}-{index}")
@@ -77,8 +81,37 @@ def chat_conversation(tree: SessionTree, options: ExportOptions | None = None) -
                 continue
             if id(entry) in hidden:
                 chat["metadata"] = {"inContext": False}
+            elif edit is not None:
+                chat["metadata"] = edit
             out.append(chat)
     return out
+
+
+def _edits(tree: SessionTree, path: list[Any], rules: Any) -> dict[int, dict[str, Any]]:
+    """Pi 1.6: the entries of the context that its projection changed, each with the ChatMessage metadata that
+    says so: removed by a context edit or an older compaction inside the kept range (`inContext: false`), or
+    replaced (`contextEdit`: the edit's id and the content the model is sent instead)."""
+    if not rules.context_edits:
+        return {}
+    try:
+        selected = rules.context_entries(path)
+        projected = rules.projected(selected, tree.materialize)
+    except (ContextError, StopIteration, ValueError):
+        return {}
+    said: dict[int, dict[str, Any]] = {}
+    for entry, (edit, messages, drawn) in zip(selected, projected, strict=True):
+        if edit is None:
+            if drawn and not messages:
+                said[id(entry)] = {"inContext": False}
+            continue
+        by = edit.get("id")
+        change: dict[str, Any] = {"by": by if isinstance(by, str) else None}
+        if messages:
+            change["content"] = messages[0].get("content") if isinstance(messages[0], dict) else None
+            said[id(entry)] = {"contextEdit": change}
+        else:
+            said[id(entry)] = {"inContext": False, "contextEdit": change}
+    return said
 
 
 def _wanted(message: Any, only: str | None) -> bool:

@@ -19,14 +19,17 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from pi_tools.js.values import js_to_string, js_truthy
 from pi_tools.messages.roles import default_registry
-from pi_tools.session.context import ContextError, context_entries
-from pi_tools.session.tree import PathCycleError, SessionTree
+from pi_tools.session.context import PI_085_RULES, ContextError, ContextRules
+from pi_tools.session.tree import PI_085_VOCABULARY, PathCycleError, SessionTree, Vocabulary
+
+if TYPE_CHECKING:
+    from pi_tools.pi import PiVersion
 
 Item = dict[str, Any]
 LONG_LINES = 20
@@ -46,6 +49,8 @@ class TranscriptOptions:
     tools: bool = True
     thinking: bool = True
     only: str | None = None
+    pi: PiVersion | None = None
+    """The Pi version whose context the transcript marks (None: Pi 0.85's)."""
 
 
 # --- small formatters -----------------------------------------------------------------------------------------
@@ -250,7 +255,25 @@ def _usage(message: dict[str, Any]) -> dict[str, Any] | None:
     return {"tokens": " ".join(parts) or "0 tokens", "cost": f"${total:.4f}"}
 
 
-def _message_item(entry: dict[str, Any], message: Any) -> Item:
+def system_view(message: dict[str, Any]) -> Item:
+    """Pi 1.6's system message as a reader sees it: its text, each prompt section it sets (by name), and the
+    tools it adds (names) and removes."""
+    sections = message.get("sections")
+    return {
+        "kind": "system", "body": text_body("\n".join(_text_blocks(message.get("content")))),
+        "sections": [{"name": js_to_string(name), "body": text_body(js_to_string(text))}
+                     for name, text in sections.items()] if isinstance(sections, dict) else [],
+        "toolsAdded": _tool_names(message.get("toolsAdded")), "toolsRemoved": _tool_names(message.get("toolsRemoved")),
+    }
+
+
+def _tool_names(tools: Any) -> list[str]:
+    if not isinstance(tools, list):
+        return []
+    return [js_to_string(tool.get("name")) if isinstance(tool, dict) else js_to_string(tool) for tool in tools]
+
+
+def _message_item(entry: dict[str, Any], message: Any, roles: frozenset[str] = frozenset()) -> Item:
     base: Item = {"id": js_to_string(entry.get("id", "")), "time": format_time(entry, message), "notes": []}
     if not isinstance(message, dict):
         return {**base, "kind": "unknown", "what": "message", "preview": None,
@@ -309,6 +332,8 @@ def _message_item(entry: dict[str, Any], message: Any) -> Item:
     if role == "compactionSummary":
         return {**base, "kind": "compaction", "body": text_body(js_to_string(message.get("summary"))),
                 "tokensBefore": format_tokens(message.get("tokensBefore")), "firstKept": None}
+    if type(role) is str and role in roles:  # a role of pi-ai the version knows beside the registry's: system
+        return {**base, **system_view(message)}
     spec = default_registry().get(role)
     preview = spec.preview(message) if spec is not None else None
     return {**base, "kind": "unknown", "what": f"message role {js_to_string(role)}", "preview": preview,
@@ -328,21 +353,25 @@ def _role_notes(message: dict[str, Any]) -> list[str]:
     return notes
 
 
-def entry_item(entry: Any, labels: dict[Any, Any]) -> Item:
-    """One entry as the reader sees it."""
+def entry_item(entry: Any, labels: dict[Any, Any], vocabulary: Vocabulary = PI_085_VOCABULARY) -> Item:
+    """One entry as the reader sees it (`vocabulary`: the entry types and roles the Pi version knows; others are
+    shown as they are stored)."""
     if not isinstance(entry, dict):
         return {"kind": "unknown", "id": "", "time": "", "notes": [], "what": "line that is not an entry", "preview": None, "label": None,
                 "body": text_body(pretty_json(entry))}
     entry_type = entry.get("type")
     entry_id = entry.get("id", "")
     if entry_type == "message":
-        item = _message_item(entry, entry.get("message"))
+        item = _message_item(entry, entry.get("message"), vocabulary.roles)
     else:
         item = {"id": js_to_string(entry_id), "time": format_time(entry), "notes": []}
         if entry_type == "compaction":
             item.update(kind="compaction", body=text_body(js_to_string(entry.get("summary"))),
                         tokensBefore=format_tokens(entry.get("tokensBefore")),
                         firstKept=js_to_string(entry.get("firstKeptEntryId")))
+            system = entry.get("systemMessage")
+            if vocabulary.roles and isinstance(system, dict) and js_truthy(system):  # Pi 1.6's: sent before it
+                item["system"] = system_view(system)
         elif entry_type == "branch_summary":
             item.update(kind="branch_summary", body=text_body(js_to_string(entry.get("summary"))),
                         fromId=js_to_string(entry.get("fromId")) if "fromId" in entry else None)
@@ -365,12 +394,32 @@ def entry_item(entry: Any, labels: dict[Any, Any]) -> Item:
             item.update(kind="meta", what="session name", text=js_to_string(entry.get("name")))
         elif entry_type == "custom":
             item.update(kind="meta", what="extension data", text=js_to_string(entry.get("customType")))
+        elif entry_type == "usage" and entry_type in vocabulary.entry_types:
+            item.update(kind="meta", what="usage", text=_usage_entry_text(entry))
+        elif entry_type == "context_edit" and entry_type in vocabulary.entry_types:
+            replacement = entry.get("replacement")
+            target = js_to_string(entry.get("targetId"))
+            item.update(kind="meta", what="context edit",
+                        text=f"removes {target} from the model's context" if replacement is None else
+                        f"replaces what the model is sent of {target}: "
+                        + " ".join(" ".join(_text_blocks(_dict(replacement).get("content"))).split()))
         else:
             item.update(kind="unknown", what=f"entry type {js_to_string(entry_type)}", preview=None,
                         body=text_body(pretty_json(entry)))
     label = labels.get(entry_id) if isinstance(entry_id, str) else None
     item["label"] = js_to_string(label) if label else None
     return item
+
+
+def _usage_entry_text(entry: dict[str, Any]) -> str:
+    """A usage entry (Pi 1.6: cache warming, ...): its kind, model, tokens and cost."""
+    model = "/".join(js_to_string(entry.get(key)) for key in ("provider", "model") if isinstance(entry.get(key), str))
+    usage = _usage(entry)
+    text = " ".join(part for part in (js_to_string(entry.get("kind")), model) if part)
+    if usage is not None:
+        text += f" · {usage['tokens']} · {usage['cost']}"
+    note = entry.get("note")
+    return text + (f" · {note}" if isinstance(note, str) and note else "")
 
 
 # --- reading order ----------------------------------------------------------------------------------------------
@@ -515,7 +564,9 @@ def build_transcript(tree: SessionTree, options: TranscriptOptions | None = None
         path = tree.path(leaf)
     except PathCycleError as exc:
         raise ContextError(str(exc)) from None
-    hidden = hidden_by_compaction(path)
+    rules = options.pi.context if options.pi is not None else PI_085_RULES
+    hidden = hidden_by_compaction(path, rules)
+    notes = context_notes(tree, path, rules)
     order = _reading_order(tree, options, path)
     labels = tree.labels
     items: list[Item | None] = []
@@ -523,8 +574,11 @@ def build_transcript(tree: SessionTree, options: TranscriptOptions | None = None
         if isinstance(element, tuple):
             items.append({"kind": "open", **element[1]} if element[0] == "open" else {"kind": "close"})
             continue
-        item = entry_item(element, labels)
+        item = entry_item(element, labels, rules.vocabulary)
         item["hidden"] = id(element) in hidden
+        said = notes.get(id(element))
+        if said:
+            item["notes"] = [*item["notes"], said]
         items.append(item)
     _attach_results(order, items)
     kept = [item for item in items if item is not None]
@@ -546,13 +600,38 @@ def build_transcript(tree: SessionTree, options: TranscriptOptions | None = None
     }
 
 
-def hidden_by_compaction(path: list[Any]) -> set[int]:
+def context_notes(tree: SessionTree, path: list[Any], rules: ContextRules = PI_085_RULES) -> dict[int, str]:
+    """What the version's projection does to entries of the context beyond keeping them (Pi 1.6: context edits,
+    older compactions inside the kept range), as a note per entry (none under 0.85)."""
+    if not rules.context_edits:
+        return {}
+    try:
+        selected = rules.context_entries(path)
+        projected = rules.projected(selected, tree.materialize)
+    except (ContextError, StopIteration, ValueError):
+        return {}
+    notes: dict[int, str] = {}
+    for entry, (edit, messages, drawn) in zip(selected, projected, strict=True):
+        if edit is not None:
+            by = js_to_string(edit.get("id"))
+            if not messages:
+                notes[id(entry)] = f"not in the model's context: removed by context edit {by}"
+            else:
+                sent = " ".join(" ".join(" ".join(_text_blocks(m.get("content"))) for m in messages
+                                         if isinstance(m, dict)).split())
+                notes[id(entry)] = f"the model is sent instead (context edit {by}): {sent}"
+        elif drawn and not messages:
+            notes[id(entry)] = "gives the model nothing: an older compaction inside the latest one's kept range"
+    return notes
+
+
+def hidden_by_compaction(path: list[Any], rules: ContextRules = PI_085_RULES) -> set[int]:
     """Entries before the latest compaction on the path that the model no longer sees (history, not context)."""
     last = max((i for i, e in enumerate(path) if isinstance(e, dict) and e.get("type") == "compaction"), default=-1)
     if last < 0:
         return set()
     try:
-        selected = {id(entry) for entry in context_entries(path)}
+        selected = {id(entry) for entry in rules.context_entries(path)}
     except (StopIteration, ValueError):
         return set()
     return {id(entry) for entry in path[:last] if id(entry) not in selected}

@@ -16,6 +16,13 @@ from pi_tools.messages.types import AgentMessage, Message
 
 ENTRY_POINT_GROUP = "pi_tools.roles"
 
+UNDRAWN: frozenset[str] = frozenset()
+"""Message roles pi-ai itself defines that Pi's TUI draws nothing for, in Pi 0.85: none (the LLM roles are drawn;
+a tool result beside its call)."""
+UNDRAWN_WITH_SYSTEM: frozenset[str] = frozenset({"system"})
+"""The same in Pi 1.6: a SystemMessage is sent, never drawn (addMessageToChat's `case "system": break`;
+pi_tools/pi/v1_6.py selects it)."""
+
 ToLlm = Callable[[AgentMessage], "Message | None"]
 HiddenReason = Callable[[AgentMessage], "str | None"]
 

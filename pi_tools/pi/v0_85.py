@@ -4,6 +4,7 @@ written against. Every behaviour here is the code's default: this module only na
 from __future__ import annotations
 
 from pi_tools.messages.convert import PASSED_THROUGH
+from pi_tools.messages.roles import UNDRAWN
 from pi_tools.pi import PiVersion
 from pi_tools.providers.edition import BASE
 from pi_tools.session.context import PI_085_RULES
@@ -16,6 +17,8 @@ VERSION = PiVersion(
     context=PI_085_RULES,
     passed_through=PASSED_THROUGH,
     spending=PI_085_SPENDING,
+    undrawn_roles=UNDRAWN,
+    names_itself=False,
     read_by_every_command=True,
     request_commands=None,
 )

@@ -11,8 +11,12 @@ What changed from 0.85, and where its implementation lives:
 - spending: `usage` entries (any kind; 1.6 writes `cache_warm`) are counted by `usage` beside assistant
   messages, and a provider-billed cost (`cost.totalFromProvider`) is never re-priced (session/spending.py:
   `SPENDING_16`);
-- commands: context, convert, transform, tree, audit and usage read sessions as 1.6 does; the other commands that read
-  sessions are not ported yet (`read_by_every_command=False`: they refuse 1.6);
+- views: `visibility` (without --api), `export` (md, html, chat) and `search` (without --index) say what 1.6's
+  projection does to each entry (session/projection.py: `Projection16.projected`), that a system message is sent
+  but never drawn (messages/roles.py: `UNDRAWN_WITH_SYSTEM`), and their documents carry `pi` (`names_itself`);
+- commands: context, convert, transform, tree, ls, audit, usage, visibility, export and search read sessions as 1.6
+  does; the other commands that read sessions (index, search --index, repair, slim, transform --to-session) are not
+  ported yet (`read_by_every_command=False`: they refuse 1.6);
 - requests: the 1.6 catalog (providers/data/models-1.6.json), and per API folder an `adapter16` module building
   1.6's request from the transcript (system messages kept in place or collapsed, per model), with 1.6's
   transformMessages (providers/transform_messages.py: `TRANSFORM_16`), output budget (providers/options16.py) and
@@ -24,6 +28,7 @@ What changed from 0.85, and where its implementation lives:
 from __future__ import annotations
 
 from pi_tools.messages.convert import PASSED_THROUGH_WITH_SYSTEM
+from pi_tools.messages.roles import UNDRAWN_WITH_SYSTEM
 from pi_tools.pi import PiVersion
 from pi_tools.providers.edition import Edition
 from pi_tools.session.projection import PI_16_RULES
@@ -36,6 +41,8 @@ VERSION = PiVersion(
     context=PI_16_RULES,
     passed_through=PASSED_THROUGH_WITH_SYSTEM,
     spending=SPENDING_16,
+    undrawn_roles=UNDRAWN_WITH_SYSTEM,
+    names_itself=True,
     read_by_every_command=False,
     request_commands=frozenset({"payload"}),
 )

@@ -199,6 +199,18 @@ class ContextRules:
         for entry in entries:
             yield from entry_messages(materialize(entry))
 
+    def projected(self, entries: list[Any], materialize: Any) -> list[tuple[Any, list[Any], list[Any]]]:
+        """`messages` entry by entry, for views that say what happened to each entry: per entry of the list, the
+        context edit that changed its messages (None: none did; 0.85 has no edits), the messages it gives the
+        context, and the messages it gives before any edit (sessionEntryToContextMessages: what Pi's TUI draws
+        for it)."""
+        entry_messages = self.entry_messages
+        out: list[tuple[Any, list[Any], list[Any]]] = []
+        for entry in entries:
+            messages = entry_messages(materialize(entry))
+            out.append((None, messages, messages))
+        return out
+
     def check(self, entries: list[Any], materialize: Any) -> None:
         """Raise ContextError where Pi throws while projecting these entries (0.85 never does; its throws come
         from the settings). Called while planning, so that a stage that writes the messages lazily fails before

@@ -74,7 +74,9 @@ def entry_preview(entry: Any, registry: RoleRegistry | None = None) -> str:
     if kind == "thinking_level_change":
         return f"thinking level → {js_to_string(entry.get('thinkingLevel'))}"
     if kind == "compaction":
-        return f"[compaction] {js_to_string(entry.get('summary'))}"
+        text = f"[compaction] {js_to_string(entry.get('summary'))}"
+        system = entry.get("systemMessage")  # Pi 1.6: the system message that stands for those it summarised
+        return f"{text} [with {message_preview(system, registry)}]" if isinstance(system, dict) else text
     if kind == "branch_summary":
         return f"[branch summary] {js_to_string(entry.get('summary'))}"
     if kind == "custom_message":

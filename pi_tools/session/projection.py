@@ -97,6 +97,11 @@ def project_entry(entry: Any, edit: dict[str, Any] | None) -> list[Any]:
     messages = entry_messages_16(entry)
     if edit is None:
         return messages
+    return _edited(messages, edit)
+
+
+def _edited(messages: list[Any], edit: dict[str, Any]) -> list[Any]:
+    """An entry's messages with a context edit applied (the messages an edit leaves alone stay the same objects)."""
     replacement = edit.get("replacement", UNDEFINED)
     if replacement is None:
         return []
@@ -168,6 +173,30 @@ class Projection16(ContextRules):
                 key = _map_key(_entry_id(whole))
                 edit = edits.get(key) if key is not None else None
             yield from project_entry(whole, edit)
+
+    def projected(self, entries: list[Any], materialize: Any) -> list[tuple[Any, list[Any], list[Any]]]:
+        """`messages` entry by entry: each entry's edit when it changed the entry's messages (else None), the
+        messages it gives (none for an older compaction inside the kept range or a null replacement), and those
+        it gives unedited (what Pi's TUI draws: an older compaction's summary too)."""
+        edits = self._edits(entries)
+        out: list[tuple[Any, list[Any], list[Any]]] = []
+        for index, entry in enumerate(entries):
+            whole = materialize(entry)
+            unedited = entry_messages_16(whole)
+            if index > 0 and isinstance(entry, dict) and entry.get("type") == "compaction":
+                out.append((None, [], unedited))
+                continue
+            edit = None
+            if edits:
+                key = _map_key(_entry_id(whole))
+                edit = edits.get(key) if key is not None else None
+            if edit is None:
+                out.append((None, unedited, unedited))
+                continue
+            messages = _edited(unedited, edit)
+            changed = len(messages) != len(unedited) or any(a is not b for a, b in zip(messages, unedited, strict=True))
+            out.append((edit if changed else None, messages, unedited))
+        return out
 
     def bulk_fits(self, bulk: BulkSession) -> bool:
         """The bulk index plans by 0.85's rules, which are 1.6's for a file without system messages, usage and

@@ -15,22 +15,27 @@ class VisibilityOptions:
     api: str | None = None
     fmt: str = "table"
     width: int = 120
+    pi: str | None = None
+    """The Pi version's name (None: PI_TOOLS_PI, else the default), resolved where the task runs."""
 
 
 def visibility_file(item: tuple[str, VisibilityOptions]) -> FileOutput:
     """`pi-tools visibility` for one file: the table or the JSON lines, or the one error line."""
     from pi_tools.js.values import UNDEFINED
-    from pi_tools.session import SessionReadError, load_session
+    from pi_tools.pi import resolve
+    from pi_tools.session import ContextError, SessionReadError, load_session
     from pi_tools.session.tree import PathCycleError
     from pi_tools.visibility.rows import render_table, visibility_rows
 
     name, options = item
+    version = resolve(options.pi)
     try:
-        tree = load_session(name)
+        tree = load_session(name, rules=version.context)
         if options.leaf is not None and options.leaf not in tree.by_id:
             return FileOutput(b"", (f"{name}: no entry with id {options.leaf!r} (see `pi-tools tree {name}`)",), 2)
-        rows = list(visibility_rows(tree, UNDEFINED if options.leaf is None else options.leaf, options.api))
-    except PathCycleError as exc:
+        rows = list(visibility_rows(tree, UNDEFINED if options.leaf is None else options.leaf, options.api,
+                                    version))
+    except (PathCycleError, ContextError) as exc:
         return FileOutput(b"", (f"{name}: {exc}",), 2)
     except (SessionReadError, ValueError) as exc:
         return FileOutput(b"", (str(exc),), 2)
@@ -38,7 +43,7 @@ def visibility_file(item: tuple[str, VisibilityOptions]) -> FileOutput:
         buffer = io.BytesIO()
         writer = DocumentWriter(buffer)
         for row in rows:
-            writer.write(row.document(tree.source, options.api))
+            writer.write(row.document(tree.source, options.api, version.name if version.names_itself else None))
         writer.flush()
         return FileOutput(buffer.getvalue())
     return FileOutput(render_table(rows, options.width).encode("utf-8", "backslashreplace"))

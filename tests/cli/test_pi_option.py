@@ -64,11 +64,12 @@ def test_payload_builds_pi_16_requests_per_api(cli: Any) -> None:
         assert run.documents()[0]["error"] == f"pi-tools does not build {api} requests for this Pi version yet"
 
 
-def test_visibility_reads_085_only_for_now(cli: Any) -> None:
-    refused = cli("visibility", "--pi", "1.6", CASE)
-    assert (refused.code, refused.stderr) == (2, "pi-tools: pi-tools visibility does not reproduce Pi 1.6 yet; "
-                                                 "pass --pi 0.85\n")
-    assert cli("visibility", "--pi", "0.85", CASE).code == 0
+def test_visibility_reads_as_the_version_it_is_given(cli: Any) -> None:
+    as_16 = cli("visibility", "--pi", "1.6", "--format", "json", SYSTEM)
+    assert as_16.code == 0 and {row["pi"] for row in as_16.documents()} == {"1.6"}
+    assert [row["reasons"] for row in as_16.documents() if row["role"] == "system"][-1] == {"tui": "system-message"}
+    as_085 = cli("visibility", "--pi", "0.85", "--format", "json", SYSTEM)
+    assert as_085.code == 0 and all("pi" not in row for row in as_085.documents())
 
 
 def test_a_version_pi_tools_does_not_reproduce_is_refused(cli: Any) -> None:
@@ -99,13 +100,13 @@ def test_tree_shows_16s_entries_without_calling_them_unknown(cli: Any) -> None:
 
 
 @pytest.mark.parametrize("args", [
-    ["export", CASE, "-o", "-"], ["search", "x", CASE], ["index", CASE, "-o", "out"],
+    ["search", "x", "--index", "out"], ["index", CASE, "-o", "out"],
     ["repair", CASE, "--dry-run"], ["slim", CASE, "--dry-run"], ["transform", CASE, "--to-session", "out.jsonl"],
 ], ids=lambda args: args[0])
 def test_commands_not_ported_yet_say_so_under_16(cli: Any, args: list[str]) -> None:
     """They read sessions as Pi 0.85 does: under 1.6 (--pi or PI_TOOLS_PI) they refuse rather than answer as 0.85."""
     refused = cli(*args, "--pi", "1.6")
-    command = "transform --to-session" if args[0] == "transform" else args[0]
+    command = {"transform": "transform --to-session", "search": "search --index"}.get(args[0], args[0])
     assert (refused.code, refused.stdout) == (2, "")
     assert refused.stderr == f"pi-tools: pi-tools {command} does not reproduce Pi 1.6 yet; pass --pi 0.85\n"
     assert cli(*args, env={"PI_TOOLS_PI": "1.6"}).code == 2
