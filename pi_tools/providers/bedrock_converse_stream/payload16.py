@@ -58,7 +58,7 @@ def supports_adaptive_thinking(model: Model) -> bool:
 
 
 def supports_prompt_caching(model: Model, options: dict[str, Any]) -> bool:
-    """0.85's families, and Claude Haiku 5."""
+    """The earlier families, and Claude Haiku 5."""
     if supports_prompt_caching_085(model, options):
         return True
     candidates = _match_candidates(model)

@@ -25,12 +25,12 @@ from pi_tools.providers.google_generative_ai.payload import (
     _sanitize,
     _thinking_budget,
     convert_messages,
-)
-from pi_tools.providers.google_generative_ai.payload import (
-    convert_tools as convert_tools_085,
     function_calling_mode,
     resolve_google_thinking_level,
     supports_strict_tool_sampling,
+)
+from pi_tools.providers.google_generative_ai.payload import (
+    convert_tools as convert_tools_085,
 )
 from pi_tools.providers.options import clamp_thinking_level
 from pi_tools.providers.options16 import build_base_options

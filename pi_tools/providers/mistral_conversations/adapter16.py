@@ -26,9 +26,8 @@ class MistralConversations16(MistralConversations):
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         return None
 
-    def build_tail(self, model: Model, context: dict[str, Any],
-                   options: dict[str, Any]) -> tuple[dict[str, Any], Any, int] | None:
-        return None
+    def build_tail(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
+        return None  # the whole payload (registry.build_tail builds it when the adapter gives none)
 
 
 ADAPTER = MistralConversations16()
