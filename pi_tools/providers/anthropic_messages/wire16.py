@@ -25,8 +25,8 @@ from pi_tools.providers.anthropic_messages.wire import (
     _copilot_headers_from_context,
     _copilot_headers_from_payload,
     _layer,
-    build_url,
 )
+from pi_tools.providers.anthropic_messages.wire import build_url as _joined_url
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.identity16 import identity_headers
 
@@ -34,6 +34,28 @@ SDK_VERSION = "0.129.0"
 DEFAULT_TIMEOUT_MS = 300_000
 """The coding agent's request timeout (its HTTP idle timeout setting's default), which Pi passes on."""
 _HEADER_ONLY_KEYS = ("betas", "user_profile_id", "workspace_id")
+_OPENCODE_PROVIDERS = ("opencode", "opencode-go")
+_OPENCODE_SESSION_HEADER = "x-opencode-session"
+# What the WHATWG URL parser percent-encodes in a path (catalog base URLs may hold ``{PLACEHOLDER}`` segments).
+_PATH_ESCAPES = {" ": "%20", '"': "%22", "<": "%3C", ">": "%3E", "`": "%60", "{": "%7B", "}": "%7D"}
+
+
+def build_url(model: Model) -> str:
+    """The request URL as fetch receives it (the SDK parses it: unsafe path characters percent-encoded)."""
+    url = _joined_url(model)
+    path, mark, query = url.partition("?")
+    return "".join(_PATH_ESCAPES.get(char, char) for char in path) + mark + query
+
+
+def request_headers(model: Model, options: Mapping[str, Any]) -> Any:
+    """The request's own headers: OpenCode's providers add the session's routing header unless one is set."""
+    headers = options.get("headers")
+    session = options.get("sessionId")
+    if model.get("provider") not in _OPENCODE_PROVIDERS or not session:
+        return headers
+    if any(name.lower() == _OPENCODE_SESSION_HEADER for name in (headers or {})):
+        return headers
+    return {**(headers or {}), _OPENCODE_SESSION_HEADER: session}
 
 
 def _assign(*sources: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -53,11 +75,11 @@ def client_headers(model: Model, options: Mapping[str, Any], context: Mapping[st
                    if context is not None else _copilot_headers_from_payload(dict(payload)))
         return _assign(identity_headers(model, options),
                        {"accept": "application/json", "anthropic-dangerous-direct-browser-access": "true"},
-                       model.get("headers"), dynamic, options.get("headers"))
+                       model.get("headers"), dynamic, request_headers(model, options))
     if uses_oauth(model, dict(options)):
         return _assign({"accept": "application/json", "anthropic-dangerous-direct-browser-access": "true",
                         "user-agent": f"claude-cli/{CLAUDE_CODE_VERSION}", "x-app": "cli"},
-                       model.get("headers"), options.get("headers"))
+                       model.get("headers"), request_headers(model, options))
     affinity: dict[str, Any] = {}
     session = cache_session_id(options)
     header = session_affinity_header(model)
@@ -65,7 +87,7 @@ def client_headers(model: Model, options: Mapping[str, Any], context: Mapping[st
         affinity[header] = session
     return _assign(identity_headers(model, options),
                    {"accept": "application/json", "anthropic-dangerous-direct-browser-access": "true"},
-                   affinity, model.get("headers"), options.get("headers"))
+                   affinity, model.get("headers"), request_headers(model, options))
 
 
 def build_headers(model: Model, payload: Mapping[str, Any], options: Mapping[str, Any],
