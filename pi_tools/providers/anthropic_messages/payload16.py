@@ -28,13 +28,13 @@ from pi_tools.js.strings import js_trim
 from pi_tools.js.values import UNDEFINED, js_truthy
 from pi_tools.providers.anthropic_messages.payload import (
     _EFFORTS,
+    FINE_GRAINED_TOOL_STREAMING_BETA,
     INTERLEAVED_THINKING_BETA,
     MID_CONVERSATION_OUTPUT_CONFIG_BETA,
     NAN,
     OAUTH_BETAS,
     SERVER_SIDE_FALLBACK_BETA,
     THINKING_BINDING_CONTROLS_BETA,
-    FINE_GRAINED_TOOL_STREAMING_BETA,
     Block,
     _compat,
     _compat_flag,

@@ -9,11 +9,12 @@ timeout by default), and a request of a session that uses message threads opens 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from pi_tools.js.values import UNDEFINED
-from pi_tools.providers.anthropic_messages.payload import CLAUDE_CODE_VERSION, uses_oauth
+from pi_tools.providers.anthropic_messages.payload import uses_oauth
 from pi_tools.providers.anthropic_messages.payload16 import (
     cache_session_id,
     resolved_transcript,
@@ -31,9 +32,14 @@ from pi_tools.providers.catalog import Model
 from pi_tools.providers.identity16 import identity_headers
 
 SDK_VERSION = "0.129.0"
+CLAUDE_CODE_VERSION = "2.1.322"
+"""The Claude Code release an OAuth request names in its User-Agent."""
 DEFAULT_TIMEOUT_MS = 300_000
 """The coding agent's request timeout (its HTTP idle timeout setting's default), which Pi passes on."""
 _HEADER_ONLY_KEYS = ("betas", "user_profile_id", "workspace_id")
+_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key",
+                             "x-amz-security-token", "cookie"})
+_AUTH_SCHEME = re.compile(r"^([A-Za-z0-9!#$%&'*+.^_`|~-]+) \S")
 _OPENCODE_PROVIDERS = ("opencode", "opencode-go")
 _OPENCODE_SESSION_HEADER = "x-opencode-session"
 # What the WHATWG URL parser percent-encodes in a path (catalog base URLs may hold ``{PLACEHOLDER}`` segments).
@@ -121,7 +127,15 @@ def build_headers(model: Model, payload: Mapping[str, Any], options: Mapping[str
     betas = payload.get("betas")
     if betas is not None:
         _layer(headers, {"anthropic-beta": ",".join(str(beta) for beta in betas)})
-    return dict(sorted(headers.items()))
+    return {name: _redacted(name, value) for name, value in sorted(headers.items())}
+
+
+def _redacted(name: str, value: str) -> str:
+    """Credentials as the conformance records write them (an authorization keeps its scheme word)."""
+    if name not in _SECRET_HEADERS:
+        return value
+    scheme = _AUTH_SCHEME.match(value) if name in ("authorization", "proxy-authorization") else None
+    return f"{scheme.group(1)} {REDACTED}" if scheme else REDACTED
 
 
 def build_body(model: Model, payload: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
