@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pi_tools.messages.convert import PASSED_THROUGH
 from pi_tools.pi import PiVersion
-from pi_tools.session.context import PI_085_RULES
+from pi_tools.session.context import MESSAGELESS_TYPES, PI_085_RULES
 from pi_tools.session.spending import PI_085_SPENDING
 
 VERSION = PiVersion(
@@ -16,5 +16,7 @@ VERSION = PiVersion(
     passed_through=PASSED_THROUGH,
     spending=PI_085_SPENDING,
     read_by_every_command=True,
+    messageless_types=MESSAGELESS_TYPES,
+    prompt_roles=frozenset(),
     builds_requests=True,
 )

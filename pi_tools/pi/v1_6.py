@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pi_tools.messages.convert import PASSED_THROUGH_WITH_SYSTEM
 from pi_tools.pi import PiVersion
-from pi_tools.session.projection import PI_16_RULES
+from pi_tools.session.projection import MESSAGELESS_TYPES_16, PI_16_RULES, PROMPT_ROLES_16
 from pi_tools.session.spending import SPENDING_16
 
 VERSION = PiVersion(
@@ -32,5 +32,7 @@ VERSION = PiVersion(
     passed_through=PASSED_THROUGH_WITH_SYSTEM,
     spending=SPENDING_16,
     read_by_every_command=False,
+    messageless_types=MESSAGELESS_TYPES_16,
+    prompt_roles=PROMPT_ROLES_16,
     builds_requests=False,
 )
