@@ -262,7 +262,13 @@ def _select(tree: Any, steps: list[Step], leaf: str | None, source: str, rules: 
     messages: list[Any] = []
     owner: dict[int, Any] = {}
     gives: dict[int, bool] = {}
-    for entry, produced in rules.projected(path):
+    from pi_tools.session.context import ContextError
+
+    try:
+        projected = list(rules.projected(path))
+    except ContextError as exc:
+        raise TransformSessionError(f"{source}: Pi cannot build the context of this path: {exc}") from None
+    for entry, produced in projected:
         gives[id(entry)] = bool(produced)
         for message in produced:
             messages.append(message)
