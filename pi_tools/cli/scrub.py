@@ -9,7 +9,14 @@ import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
-from pi_tools.cli.options import REFUSAL_UNKNOWN_FORMAT, Pi, ReportFormat, chosen_pi, format_option, output_option
+from pi_tools.cli.options import (
+    REFUSAL_UNKNOWN_FORMAT,
+    Pi,
+    ReportFormat,
+    chosen_pi,
+    format_option,
+    output_option,
+)
 
 
 def _session_files(paths: list[str]) -> list[str]:

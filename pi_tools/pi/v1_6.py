@@ -11,8 +11,10 @@ What changed from 0.85, and where its implementation lives:
 - spending: `usage` entries (any kind; 1.6 writes `cache_warm`) are counted by `usage` beside assistant
   messages, and a provider-billed cost (`cost.totalFromProvider`) is never re-priced (session/spending.py:
   `SPENDING_16`);
-- commands: context, convert, transform, tree, audit and usage read sessions as 1.6 does; the other commands that read
-  sessions are not ported yet (`read_by_every_command=False`: they refuse 1.6);
+- commands: context, convert, transform (and `--to-session`), tree, audit, usage, repair, slim and scrub read
+  sessions as 1.6 does (the rewrites through the context rules and `messageless_types` / `prompt_roles`, which
+  session/context.py and session/projection.py declare: `MESSAGELESS_TYPES_16`, `PROMPT_ROLES_16`); the other
+  commands that read sessions are not ported yet (`read_by_every_command=False`: they refuse 1.6);
 - requests (transformMessages, payloads, the 1.6 catalog): not built yet (`builds_requests=False`). Until the
   1.6 catalog lands with them, `catalog` names the 0.85 catalog's file (pi_tools/providers/data/models.json).
 """
