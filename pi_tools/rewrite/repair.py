@@ -396,10 +396,12 @@ def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False
     count, the edits whose target a fix set aside follow it to the .rejected file."""
     version = chosen_version(version)
     fixes = fixes or ConversationFixes()
-    if fixes.for_model is not None and not version.builds_requests:
+    if fixes.for_model is not None:
         from pi_tools.pi import requests_refusal
 
-        raise RepairError(f"{source}: --for-model: {requests_refusal(version)}")
+        refusal = requests_refusal(version, "repair --for-model")
+        if refusal is not None:
+            raise RepairError(f"{source}: --for-model: {refusal}")
     result = repair_lines(data)
     try:
         load_lines(result.lines, source, version)
