@@ -24,6 +24,7 @@ from pi_tools.pipe.documents import (
     looks_like_session,
     materialized,
 )
+from pi_tools.providers.credentials import OFFLINE_API_KEY  # handed to encoders that insist on a key
 from pi_tools.session import ContextError, SessionReadError, SessionTree
 from pi_tools.session.bulk import BulkSession
 from pi_tools.session.context import iter_context_messages, plan_session_context
@@ -211,11 +212,6 @@ def _fail_input(item: StageInput, message: str, emit: Callable[[Document], None]
     """An error document on stdout and one line naming the input on stderr."""
     emit(error_document(item.source, message))
     report(message if message.startswith(item.source) or item.source in message else f"{item.source}: {message}")
-
-
-# Placeholder credential handed to encoders that insist on a key (as Pi's would); never sent, never printed:
-# wire requests show credentials as <redacted>.
-OFFLINE_API_KEY = "pi-tools-offline-placeholder"
 
 
 @dataclass
