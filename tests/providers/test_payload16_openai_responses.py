@@ -21,6 +21,8 @@ from support.responses16_cases import PI16, cases, check_case, model_of, names_f
 
 PI085 = resolve("0.85")
 API = "openai-responses"
+
+
 @pytest.mark.parametrize("name", names_for(API))
 def test_pi_ai_16(name: str) -> None:
     check_case(cases()[name])
@@ -68,7 +70,7 @@ def test_the_085_edition_is_unchanged() -> None:
 
 
 def test_whole_conversations_only() -> None:
-    """1.6's input depends on the transcript's system messages: no part is built apart."""
+    """Pi 1.6's input depends on the transcript's system messages: no part is built apart."""
     model = find_model("openai/gpt-5.6-sol", PI16.requests.catalog)
     context = cases()["evolving gpt-5.6-sol undefined"]["context"]
     assert registry.build_history(API, model, context, {"apiKey": "sk-x"}, edition=PI16.requests) is None

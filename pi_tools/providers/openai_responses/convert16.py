@@ -147,7 +147,7 @@ def _configuration_update(effort: Any) -> dict[str, Any]:
 
 
 class InputBuilder16(_ResponsesInputBuilder):
-    """0.85's item builder with 1.6's tool-call and tool-result items, and configuration updates before replies."""
+    """The 0.85 item builder with 1.6's tool-call and tool-result items, and configuration updates before replies."""
 
     def __init__(self, model: Model, grammar_properties: Mapping[str, str], tool_options: Mapping[str, Any],
                  configuration_update_effort: Any = None) -> None:
