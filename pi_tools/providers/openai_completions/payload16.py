@@ -19,14 +19,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_tools.js.access import block_field, block_type, content_array, js_join_piece
+from pi_tools.js.access import block_field, block_type, content_array, copy_defined, js_join_piece
 from pi_tools.js.strings import js_is_blank
 from pi_tools.js.values import js_truthy
 from pi_tools.providers.data_url import image_data_url
 from pi_tools.providers.sanitize import sanitize_surrogates
 
 from ..catalog import Model
-from ..constrained_sampling import grammar_input_properties
+from ..constrained_sampling import (
+    grammar_input_properties,
+    json_schema_tool_parameters,
+    resolve_grammar,
+    resolve_json_schema_strict,
+)
 from ..options import clamp_thinking_level, resolve_cache_retention
 from ..options16 import build_base_options, resolve_sampling_params
 from ..transcript import (
@@ -39,6 +44,7 @@ from ..transcript import (
 )
 from ..transform_messages import TRANSFORM_16, transform_messages
 from .compat16 import resolve_compat16
+from .payload import convert_tools as convert_tools_085
 from .payload import (
     _TOOL_IMAGES_INTRO,
     _TOOL_RESULT_BRIDGE,
@@ -50,7 +56,6 @@ from .payload import (
     _has_tool_history,
     _pipe_id_digests,
     _thinking_budget,
-    convert_tools,
     normalize_tool_call_id,
     require_api_key,
 )
@@ -62,6 +67,26 @@ def tool_support(compat: dict[str, Any]) -> str:
     if compat["supportsMidConvoSystemMessages"] is True and compat["supportsMidConvoToolAdditions"] is True:
         return "additions"
     return "none"
+
+
+def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[dict[str, Any]]:
+    """Tool definitions as 0.85 writes them (``payload.convert_tools``), with 1.6's strict rule: a schema node
+    without a type keeps a `prefer` tool non-strict."""
+    converted: list[dict[str, Any]] = []
+    supports_strict = compat["supportsStrictMode"] is not False
+    for tool in tools:
+        if resolve_grammar(tool, bool(compat["supportsOpenAIGrammarTools"])) is not None:
+            converted.extend(convert_tools_085([tool], compat))
+            continue
+        strict = resolve_json_schema_strict(tool, supports_strict, typed=True)
+        function = copy_defined({}, tool, "name", "description")
+        parameters = json_schema_tool_parameters(tool, strict, typed=True)
+        if parameters is not None or "parameters" in tool:
+            function["parameters"] = parameters
+        if supports_strict:
+            function["strict"] = bool(strict)
+        converted.append({"type": "function", "function": function})
+    return converted
 
 
 def _user_message(message: dict[str, Any]) -> dict[str, Any] | None:
@@ -254,13 +279,28 @@ def request_options(model: Model, transcript: list[dict[str, Any]], options: dic
     }
 
 
+def azure_target(model: Model, options: dict[str, Any]) -> tuple[Model, str | None]:
+    """Azure's provider resolves the endpoint before anything else (a missing one fails the request) and sends
+    the deployment as the request's model: (the model with its endpoint, the deployment name when it differs
+    from the model id). Other providers' models are themselves."""
+    if model.get("provider") != "azure":
+        return model, None
+    from pi_tools.providers.openai_responses.payload import azure_deployment_name, azure_endpoint
+
+    resolved = {**model, "baseUrl": azure_endpoint(model, options)[0]}
+    deployment = azure_deployment_name(model, options)
+    return resolved, (deployment if deployment != model.get("id") else None)
+
+
 def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The params object Pi 1.6 passes to ``onPayload`` for this model, context (``{systemPrompt?, tools?,
     messages}``) and SimpleStreamOptions."""
+    model, deployment = azure_target(model, options)
     transcript = normalize_context(context)
     request = request_options(model, transcript, options)
     compat = resolve_compat16(model)
     resolved = resolve_transcript(transcript, compat["supportsMidConvoSystemMessages"])
     grammar_properties = grammar_input_properties(declared_tools(resolved),
                                                   bool(compat["supportsOpenAIGrammarTools"]))
-    return build_params(model, resolved, request, compat, resolve_cache_retention(options), grammar_properties)
+    params = build_params(model, resolved, request, compat, resolve_cache_retention(options), grammar_properties)
+    return params if deployment is None else {**params, "model": deployment}

@@ -14,6 +14,7 @@ from typing import Any
 from ..catalog import Model
 from ..identity16 import identity_headers
 from .compat16 import resolve_compat16
+from .payload16 import azure_target
 from .wire import _SECRET_HEADERS, _copilot_headers_from_payload, _merge, _redact, request_url
 
 SDK_VERSION = "7.59.0"
@@ -54,12 +55,24 @@ def client_headers(model: Model, payload: dict[str, Any], options: dict[str, Any
                 headers["session_id"] = session_id
             headers["x-client-request-id"] = session_id
             headers["x-session-affinity"] = session_id
-    headers.update(options.get("headers") or {})
+    headers.update(opencode_session_headers(model, options))
+    return headers
+
+
+def opencode_session_headers(model: Model, options: dict[str, Any]) -> dict[str, Any]:
+    """The request's headers, with OpenCode's per-conversation routing header added by the opencode and
+    opencode-go providers (when there is a session and the request does not set it already)."""
+    headers = dict(options.get("headers") or {})
+    session_id = options.get("sessionId")
+    if (model.get("provider") in ("opencode", "opencode-go") and session_id
+            and not any(name.lower() == "x-opencode-session" for name in headers)):
+        headers["x-opencode-session"] = session_id
     return headers
 
 
 def build_wire(model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """``{method, url, headers, body}`` of the request (headers lower-cased and sorted, as the goldens list them)."""
+    target, _ = azure_target(model, options)
     sdk_headers: dict[str, Any] = {"Accept": "application/json", "User-Agent": f"OpenAI/JS {SDK_VERSION}",
                                    "X-Stainless-Retry-Count": "0"}
     timeout = _timeout_seconds(options)
@@ -74,5 +87,5 @@ def build_wire(model: Model, payload: dict[str, Any], options: dict[str, Any]) -
     _merge(headers, {"Content-Type": "application/json"})
     rendered = {key: (_redact(key, str(headers[key][1])) if key in _SECRET_HEADERS else str(headers[key][1]))
                 for key in sorted(headers)}
-    return {"method": "POST", "url": request_url(str(model.get("baseUrl", ""))), "headers": rendered,
+    return {"method": "POST", "url": request_url(str(target.get("baseUrl", ""))), "headers": rendered,
             "body": payload}
