@@ -39,6 +39,17 @@ def _timeout_seconds(options: dict[str, Any]) -> str | None:
     return str(int(timeout / 1000))
 
 
+def copilot_headers(payload: dict[str, Any]) -> dict[str, str]:
+    """Copilot's initiator and vision headers, read off the payload (``wire._copilot_headers_from_payload``);
+    a transcript that ends with a system message (kept in place, so the payload's last message is an instruction)
+    is agent-initiated."""
+    headers = _copilot_headers_from_payload(payload)
+    messages = payload.get("messages") or []
+    if messages and isinstance(messages[-1], dict) and messages[-1].get("role") in ("system", "developer"):
+        headers["X-Initiator"] = "agent"
+    return headers
+
+
 def client_headers(model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The OpenAI client's default headers as pi-ai 1.6's createClient builds them."""
     compat = resolve_compat16(model)
@@ -46,7 +57,7 @@ def client_headers(model: Model, payload: dict[str, Any], options: dict[str, Any
     session_id = options.get("sessionId") if retention != "none" else None
     headers: dict[str, Any] = {**identity_headers(model, options), **(model.get("headers") or {})}
     if model.get("provider") == "github-copilot":
-        headers.update(_copilot_headers_from_payload(payload))
+        headers.update(copilot_headers(payload))
     if session_id and compat["sendSessionAffinityHeaders"]:
         if compat["sessionAffinityFormat"] == "openrouter":
             headers["x-session-id"] = session_id
