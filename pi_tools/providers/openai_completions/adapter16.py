@@ -28,8 +28,8 @@ class OpenAICompletions16(OpenAICompletions):
         return None
 
     def build_tail(self, model: Model, context: dict[str, Any],
-                   options: dict[str, Any]) -> tuple[dict[str, Any], Any, int] | None:
-        return None
+                   options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+        return self.build_payload(model, context, options), None, 0
 
     def join_parts(self, parts: list[Any], tail: Any) -> list[Any] | None:
         return [*(part.messages for part in parts), tail.messages]

@@ -44,7 +44,6 @@ from ..transcript import (
 )
 from ..transform_messages import TRANSFORM_16, transform_messages
 from .compat16 import resolve_compat16
-from .payload import convert_tools as convert_tools_085
 from .payload import (
     _TOOL_IMAGES_INTRO,
     _TOOL_RESULT_BRIDGE,
@@ -59,6 +58,7 @@ from .payload import (
     normalize_tool_call_id,
     require_api_key,
 )
+from .payload import convert_tools as convert_tools_085
 
 
 def tool_support(compat: dict[str, Any]) -> str:
