@@ -212,3 +212,18 @@ def test_untyped_schema_nodes_keep_a_preferred_strict_tool_loose() -> None:
     with pytest.raises(PayloadError, match='Tool "u" requires JSON-schema constrained sampling, but schemas '
                                            "without a type are unsupported."):
         _build(_model("groq/openai/gpt-oss-120b"), {**context, "tools": [required]}, {"apiKey": "sk-x"})
+
+
+@pytest.mark.parametrize(("options", "url"), [
+    ({"env": {"AZURE_OPENAI_RESOURCE_NAME": "res"}}, "https://res.openai.azure.com/openai/v1/chat/completions"),
+    ({"azureBaseUrl": " https://y.cognitiveservices.azure.com/ ", "azureDeploymentName": "dd"},
+     "https://y.cognitiveservices.azure.com/openai/v1/chat/completions"),
+    ({"azureResourceName": "rr", "env": {"AZURE_OPENAI_BASE_URL": "https://z.example.com/v1"}},
+     "https://z.example.com/v1/chat/completions"),
+])
+def test_azure_request_goes_to_the_resolved_endpoint(options: dict[str, Any], url: str) -> None:
+    """The URLs pi-ai 1.6's OpenAI client fetched for these options."""
+    model = _model("azure/deepseek-v4-pro")
+    options = {"apiKey": "sk-x", **options}
+    payload = _build(model, {"messages": TRANSCRIPT}, options)
+    assert registry.build_wire(API, model, payload, options, PI16.requests)["url"] == url

@@ -287,8 +287,15 @@ def azure_target(model: Model, options: dict[str, Any]) -> tuple[Model, str | No
         return model, None
     from pi_tools.providers.openai_responses.payload import azure_deployment_name, azure_endpoint
 
-    resolved = {**model, "baseUrl": azure_endpoint(model, options)[0]}
-    deployment = azure_deployment_name(model, options)
+    env = dict(options.get("env") or {})  # the request's own endpoint options win over the environment
+    explicit_url = options.get("azureBaseUrl")
+    if isinstance(explicit_url, str) and explicit_url.strip():
+        env["AZURE_OPENAI_BASE_URL"] = explicit_url
+    if options.get("azureResourceName"):
+        env["AZURE_OPENAI_RESOURCE_NAME"] = options["azureResourceName"]
+    scoped = {**options, "env": env}
+    resolved = {**model, "baseUrl": azure_endpoint(model, scoped)[0]}
+    deployment = options.get("azureDeploymentName") or azure_deployment_name(model, scoped)
     return resolved, (deployment if deployment != model.get("id") else None)
 
 

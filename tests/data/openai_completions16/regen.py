@@ -40,6 +40,15 @@ CUSTOM_COMPAT: list[dict[str, object]] = [
 ]
 CUSTOM_OPTIONS: list[dict[str, object]] = [{}, {"cacheRetention": "long"}, {"cacheRetention": "none"},
                                            {"reasoning": "high"}]
+# Azure's endpoint and deployment, from the request's options or its provider environment.
+AZURE_OPTIONS: list[dict[str, object]] = [
+    {}, {"env": {"AZURE_OPENAI_RESOURCE_NAME": "res"}},
+    {"env": {"AZURE_OPENAI_BASE_URL": "https://x.openai.azure.com/openai",
+             "AZURE_OPENAI_DEPLOYMENT_NAME_MAP": "deepseek-v4-pro=dep1"}},
+    {"azureBaseUrl": " https://y.cognitiveservices.azure.com/ ", "azureDeploymentName": "dd"},
+    {"azureResourceName": "rr", "env": {"AZURE_OPENAI_BASE_URL": "https://z.example.com/v1"}},
+    {"azureBaseUrl": "not a url"}, {"env": {"AZURE_OPENAI_BASE_URL": "https://api.openai.com/v1"}},
+]
 # Models the catalog does not have: OpenAI's own endpoint (developer role, prompt_cache_key), by URL and provider.
 OPENAI_LIKE = [{"baseUrl": "https://api.openai.com/v1", "provider": "myopenai"}, {"provider": "openai"}]
 
@@ -82,6 +91,8 @@ def custom_cases() -> None:
             for options in CUSTOM_OPTIONS:
                 cases.append({"session": name, "model": "groq/openai/gpt-oss-120b", "patch": patch,
                               "options": {"sessionId": "s" * 70, **options}})
+    cases += [{"session": "s3_notools", "model": "azure/deepseek-v4-pro", "options": options}
+              for options in AZURE_OPTIONS]
     jobs = []
     for case in cases:
         doc = json.loads((HERE / f"{case['session']}.expected.json").read_text(encoding="utf-8"))
