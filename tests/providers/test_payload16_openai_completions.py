@@ -227,3 +227,22 @@ def test_azure_request_goes_to_the_resolved_endpoint(options: dict[str, Any], ur
     options = {"apiKey": "sk-x", **options}
     payload = _build(model, {"messages": TRANSCRIPT}, options)
     assert registry.build_wire(API, model, payload, options, PI16.requests)["url"] == url
+
+
+@pytest.mark.parametrize(("ref", "env", "url"), [
+    ("cloudflare-workers-ai/@cf/deepseek-ai/deepseek-v4-flash-0731", None,
+     "https://api.cloudflare.com/client/v4/accounts/%7BCLOUDFLARE_ACCOUNT_ID%7D/ai/v1/chat/completions"),
+    ("cloudflare-workers-ai/@cf/deepseek-ai/deepseek-v4-flash-0731", {"CLOUDFLARE_ACCOUNT_ID": "acc"},
+     "https://api.cloudflare.com/client/v4/accounts/acc/ai/v1/chat/completions"),
+    ("cloudflare-ai-gateway/workers-ai/@cf/deepseek-ai/deepseek-v4-flash-0731", {"CLOUDFLARE_ACCOUNT_ID": "acc"},
+     "https://gateway.ai.cloudflare.com/v1/acc/%7BCLOUDFLARE_GATEWAY_ID%7D/compat/chat/completions"),
+    ("cloudflare-ai-gateway/workers-ai/@cf/deepseek-ai/deepseek-v4-flash-0731",
+     {"CLOUDFLARE_ACCOUNT_ID": "acc", "CLOUDFLARE_GATEWAY_ID": "gw"},
+     "https://gateway.ai.cloudflare.com/v1/acc/gw/compat/chat/completions"),
+])
+def test_cloudflare_fills_its_endpoint_from_the_request_env(ref: str, env: dict[str, str] | None, url: str) -> None:
+    """The URLs pi-ai 1.6's OpenAI client fetched (placeholders filled from options.env only)."""
+    model = _model(ref)
+    options: dict[str, Any] = {"apiKey": "sk-x", **({"env": env} if env else {})}
+    payload = _build(model, {"messages": TRANSCRIPT}, options)
+    assert registry.build_wire(API, model, payload, options, PI16.requests)["url"] == url

@@ -279,10 +279,29 @@ def request_options(model: Model, transcript: list[dict[str, Any]], options: dic
     }
 
 
-def azure_target(model: Model, options: dict[str, Any]) -> tuple[Model, str | None]:
-    """Azure's provider resolves the endpoint before anything else (a missing one fails the request) and sends
-    the deployment as the request's model: (the model with its endpoint, the deployment name when it differs
-    from the model id). Other providers' models are themselves."""
+_CLOUDFLARE_PLACEHOLDERS = ("CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID")
+
+
+def cloudflare_target(model: Model, options: dict[str, Any]) -> Model:
+    """Cloudflare's providers fill the account and gateway placeholders of the endpoint from the request's own
+    provider environment (``options.env``; not the process's)."""
+    env = options.get("env")
+    if not env:
+        return model
+    base_url = str(model.get("baseUrl", ""))
+    for name in _CLOUDFLARE_PLACEHOLDERS:
+        value = env.get(name)
+        if value is not None:
+            base_url = base_url.replace("{" + name + "}", str(value))
+    return model if base_url == model.get("baseUrl") else {**model, "baseUrl": base_url}
+
+
+def provider_target(model: Model, options: dict[str, Any]) -> tuple[Model, str | None]:
+    """(the model with the endpoint its provider resolves, the deployment name Azure sends as the request's model
+    when it differs from the model id). Azure resolves its endpoint before anything else (a missing one fails
+    the request); Cloudflare fills its placeholders (cloudflare_target); other providers' models are themselves."""
+    if str(model.get("provider")).startswith("cloudflare-"):
+        return cloudflare_target(model, options), None
     if model.get("provider") != "azure":
         return model, None
     from pi_tools.providers.openai_responses.payload import azure_deployment_name, azure_endpoint
@@ -302,7 +321,7 @@ def azure_target(model: Model, options: dict[str, Any]) -> tuple[Model, str | No
 def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The params object Pi 1.6 passes to ``onPayload`` for this model, context (``{systemPrompt?, tools?,
     messages}``) and SimpleStreamOptions."""
-    model, deployment = azure_target(model, options)
+    model, deployment = provider_target(model, options)
     transcript = normalize_context(context)
     request = request_options(model, transcript, options)
     compat = resolve_compat16(model)

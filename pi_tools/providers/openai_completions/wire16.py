@@ -14,7 +14,7 @@ from typing import Any
 from ..catalog import Model
 from ..identity16 import identity_headers
 from .compat16 import resolve_compat16
-from .payload16 import azure_target
+from .payload16 import provider_target
 from .wire import _SECRET_HEADERS, _copilot_headers_from_payload, _merge, _redact, request_url
 
 SDK_VERSION = "7.59.0"
@@ -83,7 +83,7 @@ def opencode_session_headers(model: Model, options: dict[str, Any]) -> dict[str,
 
 def build_wire(model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """``{method, url, headers, body}`` of the request (headers lower-cased and sorted, as the goldens list them)."""
-    target, _ = azure_target(model, options)
+    target, _ = provider_target(model, options)
     sdk_headers: dict[str, Any] = {"Accept": "application/json", "User-Agent": f"OpenAI/JS {SDK_VERSION}",
                                    "X-Stainless-Retry-Count": "0"}
     timeout = _timeout_seconds(options)
