@@ -121,9 +121,10 @@ def make_strict_json_schema(schema: Any, typed_only: bool = False) -> dict[str, 
     return cloned
 
 
-def json_schema_tool_parameters(tool: Mapping[str, Any], strict: bool | None) -> Any:
-    """The schema to send: strict-converted only when strict sampling was resolved for this tool."""
-    return make_strict_json_schema(tool.get("parameters")) if strict is True else tool.get("parameters")
+def json_schema_tool_parameters(tool: Mapping[str, Any], strict: bool | None, typed_only: bool = False) -> Any:
+    """The schema to send: strict-converted only when strict sampling was resolved for this tool (`typed_only`:
+    Pi 1.6's rule that every node has a type)."""
+    return make_strict_json_schema(tool.get("parameters"), typed_only) if strict is True else tool.get("parameters")
 
 
 def _tool_name(tool: Mapping[str, Any]) -> str:
