@@ -67,15 +67,17 @@ def request_url(model: Mapping[str, Any], options: Mapping[str, Any]) -> str:
     return _with_debug(url) if js_truthy(options.get("debug", UNDEFINED)) else url
 
 
-def request_headers(model: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The request's headers as the model registry hands them to the adapter: OpenCode's session header, the
-    model's headers, then the caller's."""
+def request_headers(model: Mapping[str, Any], options: Mapping[str, Any]) -> list[Mapping[str, Any] | None]:
+    """The sources of the request's headers as the model registry layers them for the adapter: OpenCode's session
+    header, the model's headers, then the caller's. pi-ai keeps a null value through that layering, so the sources
+    are handed on unmerged: a caller's null still removes one of the adapter's own headers."""
     session_id = options.get("sessionId")
-    return merge_headers(
+    model_headers, caller = model.get("headers"), options.get("headers")
+    return [
         opencode_session_headers(model, session_id if isinstance(session_id, str) else None),
-        model.get("headers") if isinstance(model.get("headers"), Mapping) else None,
-        options.get("headers") if isinstance(options.get("headers"), Mapping) else None,
-    )
+        model_headers if isinstance(model_headers, Mapping) else None,
+        caller if isinstance(caller, Mapping) else None,
+    ]
 
 
 def build_wire(model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +86,7 @@ def build_wire(model: Model, payload: dict[str, Any], options: dict[str, Any]) -
     merged = merge_headers(
         identity_headers(model, options),
         {"authorization": f"Bearer {api_key}", "accept": "text/event-stream", "content-type": "application/json"},
-        request_headers(model, options),
+        *request_headers(model, options),
     ) or {}
     headers = {name.lower(): js_to_string(value) for name, value in merged.items()}
     return {"method": "POST", "url": request_url(model, options), "headers": sorted_headers(headers), "body": payload}
