@@ -7,6 +7,7 @@ is the room's face of it.
 
 from __future__ import annotations
 
+from pi_tools.providers.registry import builds
 from pi_tools.providers.rulebook.rules import (
     SEVERITY_RANK,
     Check,
@@ -19,7 +20,6 @@ from pi_tools.providers.rulebook.rules import (
     rules_by_id,
     rules_for,
 )
-from pi_tools.providers.registry import builds
 from pi_tools.providers.table import api_names
 
 ALL_APIS = frozenset(api for api in api_names() if builds(api))

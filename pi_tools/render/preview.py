@@ -78,9 +78,9 @@ def pair_targets(apis: Sequence[str], models: Sequence[str]) -> list[Target]:
     that speaks its catalog API (or borrows catalog models: providers.table.model_speaking) and has no model yet,
     and the remaining APIs use their default. --model alone (no --api) shows each model with the API it speaks.
     """
+    from pi_tools.pi import resolve
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.errors import UnknownModelError
-    from pi_tools.pi import resolve
     from pi_tools.providers.registry import absent_api_refusal, supported_apis
     from pi_tools.providers.table import is_api, model_speaking
 

@@ -261,7 +261,13 @@ def test_registry_import_is_cheap_and_lazy() -> None:
 
 def test_registry_maps_every_api_and_rejects_unknown_ones() -> None:
     from pi_tools.providers.google_generative_ai.adapter import GoogleGenerativeAI
-    from pi_tools.providers.registry import NotBuiltForEdition, adapter, build_payload, build_wire, stream_decoder
+    from pi_tools.providers.registry import (
+        NotBuiltForEdition,
+        adapter,
+        build_payload,
+        build_wire,
+        stream_decoder,
+    )
     from pi_tools.providers.table import api_rows
 
     assert isinstance(adapter("google-vertex"), GoogleGenerativeAI)  # Vertex builds on the Gemini API's folder

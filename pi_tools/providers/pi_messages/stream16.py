@@ -213,8 +213,8 @@ class Converter:
             _place(content, index, {"type": "thinking", "thinking": ""})
         elif kind in ("text_delta", "thinking_delta"):
             field = "text" if kind == "text_delta" else "thinking"
-            block = content[index]
-            block[field] = js_add(block.get(field, ABSENT), event.get("delta", ABSENT))
+            growing = content[index]
+            growing[field] = js_add(growing.get(field, ABSENT), event.get("delta", ABSENT))
         elif kind == "text_end":
             assign_or_drop(content[index], "text", event.get("content", ABSENT))
             assign_or_drop(content[index], "textSignature", event.get("contentSignature", ABSENT))
