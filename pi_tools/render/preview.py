@@ -78,14 +78,19 @@ def pair_targets(apis: Sequence[str], models: Sequence[str]) -> list[Target]:
     that speaks its catalog API (or borrows catalog models: providers.table.model_speaking) and has no model yet,
     and the remaining APIs use their default. --model alone (no --api) shows each model with the API it speaks.
     """
+    from pi_tools.pi import resolve
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.errors import UnknownModelError
-    from pi_tools.providers.registry import supported_apis
+    from pi_tools.providers.registry import absent_api_refusal, supported_apis
     from pi_tools.providers.table import is_api, model_speaking
 
     for api in apis:
         if not is_api(api):
             raise TargetError(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
+        version = resolve()
+        refusal = absent_api_refusal(api, version.requests, f"Pi {version.name}")
+        if refusal is not None:
+            raise TargetError(f"--api {api}: {refusal}")
     resolved: list[tuple[str, dict[str, Any]]] = []
     for reference in models:
         try:
