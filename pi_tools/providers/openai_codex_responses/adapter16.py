@@ -1,0 +1,48 @@
+"""openai-codex-responses as Pi 1.6 builds it (providers.edition): the 1.6 payload and wire modules (``payload16``,
+``wire16``) behind the 0.85 adapter's tool-call id rules and preflight. The system prompt is now an input item, so
+the payload mapping is OpenAI Responses' (no ``instructions`` outside the items). Conversations are built whole:
+the input depends on the transcript's system messages and tool declarations, which no part knows alone."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pi_tools.providers.contract import Model
+from pi_tools.providers.mapping import Fragment
+from pi_tools.providers.openai_codex_responses.adapter import OpenAICodexResponses
+from pi_tools.providers.openai_responses import mapping
+
+
+class OpenAICodexResponses16(OpenAICodexResponses):
+    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.openai_codex_responses.payload16 import build_payload
+
+        return build_payload(model, context, options)
+
+    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.openai_codex_responses.wire16 import build_wire
+
+        return build_wire(model, payload, options)
+
+    def preload(self) -> None:
+        import pi_tools.providers.openai_codex_responses.payload16  # noqa: F401
+
+    def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
+        return None
+
+    def build_tail(self, model: Model, context: dict[str, Any],
+                   options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+        return self.build_payload(model, context, options), None, 0
+
+    def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
+        return mapping.item_kind(item, index, has_system)
+
+    def system_fragments(self, payload: Mapping[str, Any]) -> list[Fragment]:
+        return []
+
+    def max_tokens_field(self, payload: Mapping[str, Any]) -> tuple[str, Any] | None:
+        return ("max_output_tokens", payload["max_output_tokens"]) if "max_output_tokens" in payload else None
+
+
+ADAPTER = OpenAICodexResponses16()
