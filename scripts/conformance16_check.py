@@ -12,6 +12,7 @@ porting an API: tests/conformance/test_conformance16_payload.py is the check CI 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import sys
@@ -32,9 +33,17 @@ _SHARED = [Path(os.environ["PI_TOOLS_SHARED"])] if os.environ.get("PI_TOOLS_SHAR
 _SHARED += [ROOT.parent / "shared", Path("/work/shared")]  # as tests/support/oracle_path.py looks for it
 SHARED = next((path for path in _SHARED if (path / "conformance16").is_dir()), _SHARED[0]) / "conformance16"
 VERSION = resolve("1.6")
+CODEX_API = "openai-codex-responses"
+DUMMY_CODEX_TOKEN = ".".join([
+    "e30",
+    base64.b64encode(json.dumps({"https://api.openai.com/auth": {"chatgpt_account_id": "acct-oracle-dummy"}},
+                                separators=(",", ":")).encode()).decode(),
+    "c2ln",
+])
+"""The oracle signs Codex in with this token (a JWT naming a dummy account) where other APIs get its API key."""
 
 
-def _inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _inputs(doc: dict[str, Any], entry: dict[str, Any], api: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
     inputs = doc["inputs"]
     context: dict[str, Any] = {"messages": doc["llm"]}
     if inputs["systemPrompt"] is not None:
@@ -42,6 +51,8 @@ def _inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any],
     if inputs["tools"] is not None:
         context["tools"] = inputs["tools"]
     options = dict(inputs["streamOptions"])
+    if api == CODEX_API:
+        options["apiKey"] = DUMMY_CODEX_TOKEN
     if entry.get("reasoning") is not None:
         options["reasoning"] = entry["reasoning"]
     return context, options
@@ -62,7 +73,7 @@ def _comparable(headers: dict[str, str]) -> dict[str, str]:
 def check(doc: dict[str, Any], key: str, entry: dict[str, Any], wire: bool) -> str | None:
     """None when pi-tools builds what the golden holds, else a short description of the first difference."""
     api = key.split("@", 1)[0]
-    context, options = _inputs(doc, entry)
+    context, options = _inputs(doc, entry, api)
     model = find_model(entry["model"], VERSION.requests.catalog)
     try:
         payload = registry.build_payload(api, model, context, options, VERSION.requests)
