@@ -30,7 +30,11 @@ from pi_tools.providers.openai_codex_responses.payload import (
     cache_session_id,
     codex_api_key,
 )
-from pi_tools.providers.openai_responses.convert16 import convert_messages, convert_tools, responses_tool_support
+from pi_tools.providers.openai_responses.convert16 import (
+    convert_messages,
+    convert_tools,
+    responses_tool_support,
+)
 from pi_tools.providers.openai_responses.payload import MIN_OUTPUT_TOKENS
 from pi_tools.providers.options import clamp_thinking_level
 from pi_tools.providers.options16 import build_base_options
@@ -124,9 +128,8 @@ def build_request_body(
     tool_choice = options.get("toolChoice")
     body["tool_choice"] = "auto" if tool_choice is None else tool_choice
     body["parallel_tool_calls"] = True
-    max_tokens = options.get("maxTokens")
-    if js_truthy(max_tokens if max_tokens is not None else UNDEFINED) and js_truthy(
-            _compat(model, "supportsMaxOutputTokens", True)):
+    max_tokens: Any = options.get("maxTokens")
+    if max_tokens is not None and js_truthy(max_tokens) and js_truthy(_compat(model, "supportsMaxOutputTokens", True)):
         body["max_output_tokens"] = max(max_tokens, MIN_OUTPUT_TOKENS)
     if options.get("temperature") is not None:
         body["temperature"] = options["temperature"]
