@@ -49,5 +49,6 @@ VERSION = PiVersion(
     read_by_every_command=False,
     messageless_types=MESSAGELESS_TYPES_16,
     prompt_roles=PROMPT_ROLES_16,
-    request_commands=frozenset({"payload"}),
+    request_commands=frozenset({"payload", "run"}),
+    agent="AGENT_RULES_16",
 )
