@@ -202,6 +202,10 @@ def http_stream_function(api: str, *, session_id: str, thinking_level: str, base
     (model, messages, payload, system prompt, tools) -> reason, when given, may refuse a request before it is sent.
     `pi`: the Pi version whose request is built (the payload stage's `pi`; None: its default)."""
 
+    from pi_tools.pi import resolve
+
+    edition = resolve(pi).requests  # the version's decoders, as its requests
+
     def stream(model: dict[str, Any], llm_context: dict[str, Any], options: dict[str, Any], abort: AbortSignal,
                push: EventSink) -> dict[str, Any]:
         from pi_tools.pipe.documents import DocumentError
@@ -246,7 +250,7 @@ def http_stream_function(api: str, *, session_id: str, thinking_level: str, base
         try:
             with open_stream(wire["method"], url, sendable_headers(wire["headers"], api_key), body, abort,
                              decoder_options, timeout=timeout) as (status, headers, chunks):
-                settled: dict[str, Any] = stream_decoder(api).decode(
+                settled: dict[str, Any] = stream_decoder(api, edition).decode(
                     model, status=status, headers=headers, chunks=chunks, options=decoder_options,
                     now_ms=started_at, emitter=emitter)
         except ConnectFailed:
