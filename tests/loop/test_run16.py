@@ -259,7 +259,7 @@ def test_cli_run_under_16(workspace: Path, tmp_path: Path) -> None:
 def test_http_run_under_16_sends_what_payload_builds(workspace: Path, tmp_path: Path) -> None:
     """Over HTTP the request is the 1.6 payload stage's for the recorded transcript (`pi-tools payload --pi 1.6
     --wire` at the request's leaf: no --system-prompt or --tools, the session records both)."""
-    from support.replay_server import Reply, ReplayServer, sse_writes
+    from support.replay_server import ReplayServer, Reply, sse_writes
 
     streams = Path(__file__).resolve().parents[2] / "fixtures" / "streams" / "cases" / "anthropic-messages"
     replies = []
