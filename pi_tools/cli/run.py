@@ -132,7 +132,7 @@ def run_command(
 
     Example: pi-tools run --faux-script script.json --session s.jsonl --cwd work "list the files"
     """
-    chosen_pi(pi, builds_requests=True, command="run")
+    version = chosen_pi(pi, builds_requests=True, command="run")
     from pi_tools.loop.persist import SessionWriteError
     from pi_tools.loop.runner import RunRequest, RunSetupError, run
 
@@ -142,7 +142,8 @@ def run_command(
     request = RunRequest(prompt=prompt, cwd=cwd, session_file=session, session_dir=session_dir, provider=provider,
                          model=model, base_url=base_url, thinking=thinking, tools=names,
                          allow_outside=allow_outside, faux_script=faux_script, max_turns=max_turns,
-                         system_prompt=system_prompt, preflight=_preflight_factory() if preflight else None)
+                         system_prompt=system_prompt, preflight=_preflight_factory() if preflight else None,
+                         version=version)
     sink: Any = (_ChatEventLines() if event_format == "chat" else _EventLines()) if events else _Transcript()
     try:
         outcome = run(request, sink)

@@ -166,6 +166,13 @@ def _assistant_text(content: list[Any]) -> str:
 
 def _message_text(message: dict[str, Any]) -> str:
     role = message.get("role")
+    if role == "system":
+        from pi_tools.providers.transcript import system_message_text
+
+        parts = [system_message_text(message)]
+        parts.extend(f"tool-:{js_stringify(tool)}" for tool in message.get("toolsRemoved") or [])
+        parts.extend(f"tool+:{js_stringify(tool)}" for tool in message.get("toolsAdded") or [])
+        return "\n".join(part for part in parts if part)
     if role == "user":
         return _content_text(message.get("content"))
     if role == "assistant":
@@ -191,15 +198,48 @@ def _tokens(text: str) -> int:
     return math.ceil(js_length(text) / 4)
 
 
+def transcript_prompt(context: dict[str, Any]) -> list[str]:
+    """One text per message of a transcript (the faux provider's prompt joins them with blank lines)."""
+    return [f"{message.get('role')}:{_message_text(message)}" for message in context.get("messages") or []]
+
+
+def _joined_length(texts: list[str], count: int | None = None) -> int:
+    count = len(texts) if count is None else count
+    return (count - 1) * 2 + sum(js_length(text) for text in texts[:count]) if count > 0 else 0
+
+
+def _common_prefix(left: str, right: str) -> str:
+    limit = min(len(left), len(right))
+    shared = 0
+    while shared < limit and left[shared] == right[shared]:
+        shared += 1
+    return left[:shared]
+
+
+def common_prompt_prefix_length(previous: list[str], current: list[str]) -> int:
+    """Length of the common prefix of two joined prompts, equal messages compared whole."""
+    index = 0
+    while index < len(previous) and index < len(current) and previous[index] == current[index]:
+        index += 1
+
+    def rest(texts: list[str]) -> str:
+        return "" if index == len(texts) else ("\n\n" if index > 0 else "") + "\n\n".join(texts[index:])
+
+    return _joined_length(previous, index) + js_length(_common_prefix(rest(previous), rest(current)))
+
+
 class FauxProvider:
     """Plays one scripted response per model call; an empty queue answers with Pi's error message."""
 
-    def __init__(self, steps: list[dict[str, Any]], *, seed: int = 0) -> None:
+    def __init__(self, steps: list[dict[str, Any]], *, seed: int = 0, per_message_estimate: bool = False) -> None:
         self._steps = list(steps)
         self._random = random.Random(seed)
-        self._prompt_cache: dict[str, str] = {}
+        self._prompt_cache: dict[str, Any] = {}
+        self._per_message = per_message_estimate
 
     def _usage(self, message: dict[str, Any], context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        if self._per_message:
+            return self._transcript_usage(message, context, options)
         prompt = serialize_context(context)
         prompt_tokens = _tokens(prompt)
         output = _tokens(_assistant_text(message.get("content") or []))
@@ -226,6 +266,28 @@ class FauxProvider:
             cacheWrite=cache_write,
             totalTokens=input_tokens + output + cache_read + cache_write,
         )
+        return usage
+
+    def _transcript_usage(self, message: dict[str, Any], context: dict[str, Any],
+                          options: dict[str, Any]) -> dict[str, Any]:
+        """The estimate over a transcript: per message, every prompt token read from or written to the cache."""
+        prompt = transcript_prompt(context)
+        prompt_tokens = math.ceil(_joined_length(prompt) / 4)
+        output = _tokens(_assistant_text(message.get("content") or []))
+        input_tokens, cache_read, cache_write = prompt_tokens, 0, 0
+        session_id = options.get("sessionId")
+        if session_id and options.get("cacheRetention") != "none":
+            previous = self._prompt_cache.get(session_id)
+            if previous is not None:
+                cache_read = math.ceil(common_prompt_prefix_length(previous, prompt) / 4)
+                cache_write = max(0, prompt_tokens - cache_read)
+            else:
+                cache_write = prompt_tokens
+            input_tokens = 0
+            self._prompt_cache[session_id] = prompt
+        usage = _zero_usage()
+        usage.update(input=input_tokens, output=output, cacheRead=cache_read, cacheWrite=cache_write,
+                     totalTokens=input_tokens + output + cache_read + cache_write)
         return usage
 
     def _chunks(self, text: str) -> list[str]:

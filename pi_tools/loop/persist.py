@@ -1,7 +1,8 @@
-"""Pi's session writer: append-only JSON Lines that Pi 0.85 loads and resumes.
+"""Pi's session writer: append-only JSON Lines that Pi loads and resumes.
 
-Rules kept from Pi's SessionManager: a new file is created (exclusively) only when the first assistant message
-arrives, and then holds the header plus everything accumulated so far; after that, and for files that already
+Rules kept from Pi's SessionManager: a new file is created (exclusively) only when the conversation starts (the
+first assistant message, or with the 1.x agent rules the first user or assistant message: `creates_file_at_prompt`),
+and then holds the header plus everything accumulated so far; after that, and for files that already
 existed, every entry is appended as one line. Each line is flushed and fsynced before the loop moves on, so a
 process killed at any moment leaves only whole, settled entries behind.
 """
@@ -48,16 +49,18 @@ class SessionWriter:
 
     def __init__(self, path: Path, *, header: dict[str, Any], entries: list[dict[str, Any]],
                  leaf_id: str | None, known_ids: set[str], existing: bool, model: dict[str, Any] | None,
-                 thinking_level: str | None, has_messages: bool, has_thinking_entry: bool) -> None:
+                 thinking_level: str | None, has_messages: bool, has_thinking_entry: bool,
+                 creates_file_at_prompt: bool = False) -> None:
         self.path = path
+        self._starting_roles = frozenset({"user", "assistant"} if creates_file_at_prompt else {"assistant"})
         self.header = header
         self.leaf_id = leaf_id
         self._ids = known_ids
         self._pending: list[dict[str, Any]] = [] if existing else [header]
         self._flushed = existing
-        self._has_assistant = any(
+        self._has_conversation = any(
             isinstance(entry, dict) and entry.get("type") == "message"
-            and isinstance(entry.get("message"), dict) and entry["message"].get("role") == "assistant"
+            and isinstance(entry.get("message"), dict) and entry["message"].get("role") in self._starting_roles
             for entry in entries
         )
         #: The session's current model ``{provider, modelId}`` and thinking level, as buildSessionContext sees them.
@@ -74,7 +77,8 @@ class SessionWriter:
         return str(self.header.get("id"))
 
     @classmethod
-    def new(cls, path: Path | None, session_dir: Path | None, cwd: str) -> SessionWriter:
+    def new(cls, path: Path | None, session_dir: Path | None, cwd: str, *,
+            creates_file_at_prompt: bool = False) -> SessionWriter:
         """A new session; ``path`` wins, else a Pi-style name under ``session_dir``."""
         created = now_ms()
         header = {"type": "session", "version": SESSION_VERSION, "id": uuidv7(created),
@@ -84,11 +88,13 @@ class SessionWriter:
                 raise SessionWriteError("no session file: pass --session FILE or --session-dir DIR")
             path = session_dir / session_file_name(header)
         return cls(path, header=header, entries=[], leaf_id=None, known_ids=set(), existing=False, model=None,
-                   thinking_level=None, has_messages=False, has_thinking_entry=False)
+                   thinking_level=None, has_messages=False, has_thinking_entry=False,
+                   creates_file_at_prompt=creates_file_at_prompt)
 
     @classmethod
-    def continue_file(cls, path: Path) -> SessionWriter:
-        """Continue an existing session at its leaf (Pi's ``--session FILE``); the file is only appended to."""
+    def continue_file(cls, path: Path, rules: Any = None) -> SessionWriter:
+        """Continue an existing session at its leaf (Pi's ``--session FILE``); the file is only appended to.
+        `rules`: the Pi version's context rules (session/context.py; default 0.85's)."""
         from pi_tools.js.values import UNDEFINED
         from pi_tools.session import SessionReadError, build_session_context, load_session
         from pi_tools.session.context import ContextError
@@ -102,7 +108,7 @@ class SessionWriter:
                 f"{path}: session format version {tree.migrated_from}; Pi rewrites such files when it opens them, "
                 "and pi-tools never rewrites a session: open it with Pi once first")
         try:
-            context = build_session_context(tree)
+            context = build_session_context(tree, rules=rules) if rules is not None else build_session_context(tree)
             branch = tree.path()
         except (ContextError, Exception) as exc:  # noqa: BLE001 - any failure here means we cannot continue
             raise SessionWriteError(f"{path}: cannot continue: {exc}") from None
@@ -158,8 +164,8 @@ class SessionWriter:
         entry.update(fields)
         self._ids.add(entry["id"])
         self.leaf_id = entry["id"]
-        if entry_type == "message" and entry["message"].get("role") == "assistant":
-            self._has_assistant = True
+        if entry_type == "message" and entry["message"].get("role") in self._starting_roles:
+            self._has_conversation = True
         self._persist(entry)
         return entry
 
@@ -186,7 +192,7 @@ class SessionWriter:
             self._append_bytes(_line(entry))
             return
         self._pending.append(entry)
-        if not self._has_assistant:
+        if not self._has_conversation:
             return
         data = b"".join(_line(item) for item in self._pending)
         try:

@@ -74,10 +74,17 @@ class Tool:
     execute: Execute
     prepare_arguments: Callable[[Any], Any] | None = None
     execution_mode: str = "parallel"
+    constrained_sampling: dict[str, Any] | None = None
+    """How the tool asks providers to constrain its arguments, where its Pi version declares it (agent rules'
+    `constrained_tools`)."""
 
-    def definition(self) -> dict[str, Any]:
-        """The tool as providers receive it in the context."""
-        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+    def definition(self, *, constrained: bool = False) -> dict[str, Any]:
+        """The tool as providers receive it in the context (with its constrained sampling when `constrained`)."""
+        definition: dict[str, Any] = {"name": self.name, "description": self.description,
+                                      "parameters": self.parameters}
+        if constrained and self.constrained_sampling is not None:
+            definition["constrainedSampling"] = self.constrained_sampling
+        return definition
 
 
 def utf8_length(text: str) -> int:
@@ -190,6 +197,9 @@ def truncate_tail(content: str, max_lines: int = DEFAULT_MAX_LINES, max_bytes: i
 TOOL_NAMES = ("read", "bash", "edit", "write", "ls")
 #: The tools Pi's coding agent turns on when none are chosen.
 DEFAULT_TOOLS = ("read", "bash", "edit", "write")
+#: The sampling constraint Pi's read, bash, edit and write tools declare (not ls).
+JSON_SCHEMA_SAMPLING = {"type": "json_schema", "strict": "prefer"}
+CONSTRAINED_TOOLS = frozenset({"read", "bash", "edit", "write"})
 
 
 def build_tools(names: list[str], workspace: Workspace) -> list[Tool]:
@@ -205,5 +215,8 @@ def build_tools(names: list[str], workspace: Workspace) -> list[Tool]:
         factory = factories.get(name)
         if factory is None:
             raise ValueError(f"unknown tool {name!r} (choose from {', '.join(TOOL_NAMES)})")
-        tools.append(factory(workspace))
+        tool = factory(workspace)
+        if name in CONSTRAINED_TOOLS:
+            tool.constrained_sampling = dict(JSON_SCHEMA_SAMPLING)
+        tools.append(tool)
     return tools

@@ -196,9 +196,15 @@ def open_stream(method: str, url: str, headers: dict[str, str], body: bytes, abo
 
 
 def http_stream_function(api: str, *, session_id: str, thinking_level: str, base_url: str | None,
-                         source: str, timeout: float = 600.0, preflight: Any = None) -> StreamFunction:
+                         source: str, timeout: float = 600.0, preflight: Any = None,
+                         pi: str | None = None) -> StreamFunction:
     """A provider that POSTs Pi's request for each model call and decodes the streamed answer; `preflight`
-    (model, messages, payload, system prompt, tools) -> reason, when given, may refuse a request before it is sent."""
+    (model, messages, payload, system prompt, tools) -> reason, when given, may refuse a request before it is sent.
+    `pi`: the Pi version whose request is built (the payload stage's `pi`; None: its default)."""
+
+    from pi_tools.pi import resolve
+
+    edition = resolve(pi).requests  # the version's decoders, as its requests
 
     def stream(model: dict[str, Any], llm_context: dict[str, Any], options: dict[str, Any], abort: AbortSignal,
                push: EventSink) -> dict[str, Any]:
@@ -211,6 +217,8 @@ def http_stream_function(api: str, *, session_id: str, thinking_level: str, base
             raise StreamSetupError(f"No API key for provider: {model['provider']}")
         llm_doc = {"kind": "llm", "source": source, "header": {"id": session_id}, "thinkingLevel": thinking_level,
                    "model": None, "messages": llm_context["messages"]}
+        if pi is not None:
+            llm_doc["pi"] = pi
         request = PayloadRequest(api=api, model=f"{model['provider']}/{model['id']}",
                                  system_prompt=llm_context.get("systemPrompt"), tools=llm_context.get("tools"),
                                  reasoning=thinking_level, session_id=session_id, wire=True)
@@ -242,7 +250,7 @@ def http_stream_function(api: str, *, session_id: str, thinking_level: str, base
         try:
             with open_stream(wire["method"], url, sendable_headers(wire["headers"], api_key), body, abort,
                              decoder_options, timeout=timeout) as (status, headers, chunks):
-                settled: dict[str, Any] = stream_decoder(api).decode(
+                settled: dict[str, Any] = stream_decoder(api, edition).decode(
                     model, status=status, headers=headers, chunks=chunks, options=decoder_options,
                     now_ms=started_at, emitter=emitter)
         except ConnectFailed:

@@ -80,6 +80,9 @@ class PiVersion:
     prompt_roles: frozenset[str]
     """The message roles whose messages are the prompt itself (its sections, the tools' schemas): the rewrites
     (`slim`) keep them as they are (session/projection.py: `PROMPT_ROLES_16`)."""
+    agent: str
+    """The agent rules of `run` (the name of a pi_tools/loop/rules.py `AgentRules`, which the loop room resolves:
+    this module sits below it): how its loop, faux provider and session writer behave."""
 
 
 def get(name: str) -> PiVersion:

@@ -23,4 +23,5 @@ VERSION = PiVersion(
     messageless_types=MESSAGELESS_TYPES,
     prompt_roles=frozenset(),
     request_commands=None,
+    agent="AGENT_RULES",
 )

@@ -23,9 +23,12 @@ What changed from 0.85, and where its implementation lives:
 - requests: the 1.6 catalog (providers/data/models-1.6.json), and per API folder an `adapter16` module building
   1.6's request from the transcript (system messages kept in place or collapsed, per model), with 1.6's
   transformMessages (providers/transform_messages.py: `TRANSFORM_16`), output budget (providers/options16.py) and
-  transcript rules (providers/transcript.py). `payload` builds them; an API without its `adapter16` yet is refused
-  for 1.6 (providers.registry.NotBuiltForEdition), and the other request commands refuse 1.6 until they are ported
-  (`request_commands`).
+  transcript rules (providers/transcript.py). `payload` and `run` build them; an API without its `adapter16` yet is
+  refused for 1.6 (providers.registry.NotBuiltForEdition), and the other request commands refuse 1.6 until they
+  are ported (`request_commands`);
+- `run`: pi-agent-core 1.6's loop and the coding agent's 1.6 session writer (loop/rules.py: `AGENT_RULES_16`,
+  named by `agent`): prompt and tools recorded as system messages, results carrying `thinkingLevel` and
+  `durationMs`, the file created at the first prompt, the faux provider's per-message estimate.
 """
 
 from __future__ import annotations
@@ -49,5 +52,6 @@ VERSION = PiVersion(
     read_by_every_command=False,
     messageless_types=MESSAGELESS_TYPES_16,
     prompt_roles=PROMPT_ROLES_16,
-    request_commands=frozenset({"payload"}),
+    request_commands=frozenset({"payload", "run"}),
+    agent="AGENT_RULES_16",
 )

@@ -38,13 +38,25 @@ def test_resolve_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     ["preflight", CASE],
     ["render", CASE, "--api", "anthropic-messages", "-o", "-"],
     ["visibility", CASE, "--api", "anthropic-messages"],
-    ["run", "--max-turns", "1", "hello"],
 ], ids=lambda args: args[0])
 def test_request_building_commands_refuse_pi_16(cli: Any, args: list[str]) -> None:
     refused = cli(*args[:1], "--pi", "1.6", *args[1:])
     assert (refused.code, refused.stdout, refused.stderr) == (2, "", refusal(args[0]))
     by_environment = cli(*args, env={"PI_TOOLS_PI": "1.6"})
     assert (by_environment.code, by_environment.stderr) == (2, refusal(args[0]))
+
+
+def test_run_runs_pi_16(cli: Any, tmp_path: Any) -> None:
+    """`run` builds Pi 1.6 requests (and writes its sessions) under --pi 1.6 or PI_TOOLS_PI=1.6."""
+    for given, env in ((["--pi", "1.6"], None), ([], {"PI_TOOLS_PI": "1.6"})):
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        ran = cli("run", *given, "--session-dir", str(folder), "--tools", "none", "--max-turns", "1", "hello",
+                  env=env)
+        assert ran.code == 1 and ran.stderr == ""  # the empty faux queue answers with an error message
+        (session,) = folder.iterdir()
+        roles = [line.split('"role":"')[1].split('"')[0] for line in session.read_text().splitlines()
+                 if '"role":"' in line]
+        assert roles == ["user", "assistant"]
 
 
 def test_payload_builds_pi_16_requests_per_api(cli: Any) -> None:
