@@ -32,7 +32,7 @@ from pi_tools.providers.options import (
     last_usage_index,
     usage_context_tokens,
 )
-from pi_tools.providers.transcript import system_message_text
+from pi_tools.providers.transcript import normalize_context, system_message_text
 
 CHARS_PER_TOKEN = 3.5
 CONTEXT_SAFETY_RATIO = 0.15
@@ -106,6 +106,12 @@ def estimate_context_tokens(messages: Sequence[Mapping[str, Any]]) -> Any:
             trailing += estimate_message_tokens(message)
         return js_token_count(js_add(usage_context_tokens(messages[anchor].get("usage")), trailing))
     return sum(estimate_message_tokens(message) for message in messages)
+
+
+def estimate_request_tokens(context: Mapping[str, Any]) -> Any:
+    """The estimate of a request's context as handed to streamSimple ({systemPrompt?, tools?, messages}): over its
+    transcript (normalizeContext), as the output budget counts it."""
+    return estimate_context_tokens(normalize_context(context))
 
 
 def clamp_max_tokens_to_context(model: Model, transcript: Sequence[Mapping[str, Any]], max_tokens: Any) -> Any:
