@@ -31,7 +31,7 @@ from pi_tools.messages.convert import PASSED_THROUGH_WITH_SYSTEM
 from pi_tools.messages.roles import UNDRAWN_WITH_SYSTEM
 from pi_tools.pi import PiVersion
 from pi_tools.providers.edition import Edition
-from pi_tools.providers.options16 import estimate_request_tokens
+from pi_tools.providers.options16 import estimate_request_tokens, output_room
 from pi_tools.providers.transform_messages import TRANSFORM_16
 from pi_tools.session.projection import PI_16_RULES
 from pi_tools.session.spending import SPENDING_16
@@ -40,7 +40,8 @@ VERSION = PiVersion(
     name="1.6",
     packages="pi-coding-agent 1.6.0, pi-ai 1.6.0",
     requests=Edition(catalog="models-1.6.json", adapter_module="adapter16", records_prompt=True,
-                     transform=TRANSFORM_16, estimate=estimate_request_tokens),
+                     transform=TRANSFORM_16, estimate=estimate_request_tokens,
+                     output_room=output_room),
     context=PI_16_RULES,
     passed_through=PASSED_THROUGH_WITH_SYSTEM,
     spending=SPENDING_16,

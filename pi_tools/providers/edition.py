@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_tools.providers.catalog import DEFAULT_CATALOG
-from pi_tools.providers.options import estimate_context_tokens
+from pi_tools.providers.options import estimate_context_tokens, output_room
 from pi_tools.providers.transform_messages import TRANSFORM_085, TransformRules
 
 
@@ -37,6 +37,9 @@ class Edition:
     """Pi's size estimate (tokens) of a request's context as handed to build_payload ({systemPrompt?, tools?,
     messages}): what its output budget and auto-compaction go by, and what preflight's context-window rule
     compares with the model's window."""
+    output_room: Callable[[Any, Any], Any] = output_room
+    """The output tokens Pi's budget leaves in a context window (first argument) after an input estimate (second):
+    the most a request's max tokens may be (render's notes explain a clamp with it)."""
 
 
 BASE = Edition(catalog=DEFAULT_CATALOG, adapter_module="adapter")
