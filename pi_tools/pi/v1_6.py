@@ -20,9 +20,10 @@ What changed from 0.85, and where its implementation lives:
 - requests: the 1.6 catalog (providers/data/models-1.6.json), and per API folder an `adapter16` module building
   1.6's request from the transcript (system messages kept in place or collapsed, per model), with 1.6's
   transformMessages (providers/transform_messages.py: `TRANSFORM_16`), output budget (providers/options16.py) and
-  transcript rules (providers/transcript.py). `payload` builds them; an API without its `adapter16` yet is refused
-  for 1.6 (providers.registry.NotBuiltForEdition), and the other request commands refuse 1.6 until they are ported
-  (`request_commands`).
+  transcript rules (providers/transcript.py). `payload`, `preflight` (and --replay), `render` and `visibility --api`
+  build them, each with the edition's catalog, adapters, transformMessages rules (`transform`), size estimate
+  (`estimate`) and output budget (`output_room`); an API without its `adapter16` yet is refused for 1.6
+  (providers.registry.NotBuiltForEdition), and `run` refuses 1.6 until it is ported (`request_commands`).
 """
 
 from __future__ import annotations
@@ -48,5 +49,5 @@ VERSION = PiVersion(
     undrawn_roles=UNDRAWN_WITH_SYSTEM,
     names_itself=True,
     read_by_every_command=False,
-    request_commands=frozenset({"payload"}),
+    request_commands=frozenset({"payload", "preflight", "render", "visibility --api"}),
 )
