@@ -56,19 +56,26 @@ def stdin_reader() -> Callable[[], bytes] | None:
 
 
 def checked_api_and_model(api: str, model: str | None, pi: Any = None) -> Any:
-    """Validate --model (when given) against --api in the catalog of the Pi version `pi` (None: pi.resolve()'s):
-    the catalog model, or None; usage errors exit 2.
+    """Validate --api against the Pi version `pi` when one is chosen (an API that Pi does not have is refused:
+    providers.registry.absent_api_refusal), then --model (when given) against --api in the catalog of `pi` (None:
+    pi.resolve()'s): the catalog model, or None; usage errors exit 2.
 
     --api itself was checked while the command line was parsed (cli.options.api_option)."""
     from pi_tools.pi import resolve
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.errors import UnknownModelError
+    from pi_tools.providers.registry import absent_api_refusal
     from pi_tools.providers.table import model_speaking
 
+    if pi is not None:  # else the stage follows its documents' version, and refuses per document
+        refusal = absent_api_refusal(api, pi.requests, f"Pi {pi.name}")
+        if refusal is not None:
+            fail(f"--api {api}: {refusal}")
+    version = pi or resolve()
     if model is None:
         return None
     try:
-        chosen = find_model(model, (pi or resolve()).requests.catalog)
+        chosen = find_model(model, version.requests.catalog)
     except UnknownModelError as exc:
         fail(f"--model: {exc.args[0] if exc.args else exc}")
     speaking = model_speaking(api, chosen)

@@ -1,4 +1,4 @@
-"""`pi-tools decode`: what Pi 0.85 settles from a captured provider response, offline."""
+"""`pi-tools decode`: what Pi (--pi) settles from a captured provider response, offline."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, checked_api_and_model, fail, report
-from pi_tools.cli.options import api_option, model_option, reasoning_option
+from pi_tools.cli.options import Pi, api_option, model_option, reasoning_option
 
 
 def _parse_headers(values: list[str]) -> dict[str, str]:
@@ -22,20 +22,25 @@ def _parse_headers(values: list[str]) -> dict[str, str]:
 
 def decode_documents(body: bytes, *, source: str, api: str, model_ref: str, status: int,
                      headers: dict[str, str], reasoning: str | None, events: bool,
-                     now_ms: int, entry: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+                     now_ms: int, entry: dict[str, Any] | None = None, edition: Any = None) -> list[dict[str, Any]]:
     """The documents `pi-tools decode` prints for one body: event lines (when asked), then the message.
 
     `entry` ({"index", "url"}) says which response of a HAR file the body is; every document then carries it.
+    `edition`: the Pi version's request side (providers.edition.Edition; None: the base edition), whose catalog
+    and decoder are used.
     """
     from pi_tools.providers.catalog import find_model
     from pi_tools.providers.decode import classify, decode_response
+    from pi_tools.providers.edition import BASE
 
-    model = find_model(model_ref)
+    edition = edition or BASE
+    model = find_model(model_ref, edition.catalog)
     options: dict[str, Any] = {"apiKey": "<redacted>"}
     if reasoning and reasoning != "off":
         options["reasoning"] = reasoning
     found_events, message = decode_response(api, model, status=status, headers=headers,
-                                            chunks=[body] if body else [], options=options, now_ms=now_ms)
+                                            chunks=[body] if body else [], options=options, now_ms=now_ms,
+                                            edition=edition)
     where: dict[str, Any] = {} if entry is None else {"entry": entry}
     documents: list[dict[str, Any]] = []
     if events:
@@ -54,8 +59,9 @@ def decode_command(
     reasoning: Annotated[str | None, reasoning_option("Thinking level the request asked for.")] = None,
     header: Annotated[list[str] | None, typer.Option("--header", metavar="'NAME: VALUE'", help="A response header of a bare body (repeatable), e.g. Bedrock's x-amzn-errortype.")] = None,
     events: Annotated[bool, typer.Option("--events", help="Also print every stream event Pi would push, before the message.")] = False,
+    pi: Pi = None,
 ) -> None:
-    """Decode a captured provider response the way Pi 0.85 does: the AssistantMessage it would settle.
+    """Decode a captured provider response the way Pi (--pi) does: the AssistantMessage it would settle.
 
     FILE is told apart by its content: a raw HTTP response (`curl -i`, `curl -D -`; interim 100 Continue blocks
     skipped, chunked framing and gzip undone where the bytes still have them) gives its own status and headers;
@@ -76,9 +82,17 @@ def decode_command(
 
     row = find_row(api)
     model_ref = model or (row.representative_model if row is not None else None)
-    checked_api_and_model(api, model_ref)
+    from pi_tools.pi import resolve
+    from pi_tools.providers.registry import NotBuiltForEdition, stream_decoder
+
+    version = resolve(pi)
+    checked_api_and_model(api, model_ref, version)
     if model_ref is None:
         fail(f"--model is required for --api {api}")
+    try:
+        stream_decoder(api, version.requests)
+    except NotBuiltForEdition as exc:
+        fail(f"--api {api}: {exc}")
     try:
         with open(capture_file, "rb") as handle:
             data = handle.read()
@@ -106,7 +120,8 @@ def decode_command(
             continue
         for document in decode_documents(item.body, source=capture_file, api=api, model_ref=model_ref,
                                          status=item.status, headers=item.headers, reasoning=reasoning,
-                                         events=events, now_ms=clock, entry=item.entry):
+                                         events=events, now_ms=clock, entry=item.entry,
+                                         edition=version.requests):
             writer.write(document)
     writer.flush()
     raise SystemExit(exit_status)

@@ -71,7 +71,7 @@ def render_command(
     if not api and not model:
         fail("--api: name at least one provider API (or a --model)")
     try:
-        targets = pair_targets(api or [], model or [], version.requests.catalog)
+        targets = pair_targets(api or [], model or [], version)
     except TargetError as exc:
         fail(str(exc))
     loaded_tools = _load_tools(tools) if tools else None

@@ -45,7 +45,7 @@ def repair_command(
 
     Example: pi-tools repair broken.jsonl -o fixed.jsonl --relink --close-orphans && pi-tools audit fixed.jsonl
     """
-    chosen_pi(pi, ported=False, command="repair")
+    version = chosen_pi(pi, builds_requests=for_model is not None)
     from pi_tools.cli.rewriting import check_target_options, print_changes
     from pi_tools.rewrite.repair import ConversationFixes, RepairError, repair_file
     from pi_tools.rewrite.writer import free_backup_name
@@ -66,7 +66,7 @@ def repair_command(
                               for_model=for_model, reasoning=reasoning)
     try:
         result = repair_file(file, out, force=force, close_orphaned_calls=close_orphans, in_place=in_place,
-                             dry_run=dry_run, header=header, cwd=cwd, fixes=fixes)
+                             dry_run=dry_run, header=header, cwd=cwd, fixes=fixes, version=version)
     except RepairError as exc:
         fail(str(exc))
     target = file if in_place else out

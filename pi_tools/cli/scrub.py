@@ -9,7 +9,14 @@ import typer
 
 from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
-from pi_tools.cli.options import REFUSAL_UNKNOWN_FORMAT, ReportFormat, format_option, output_option
+from pi_tools.cli.options import (
+    REFUSAL_UNKNOWN_FORMAT,
+    Pi,
+    ReportFormat,
+    chosen_pi,
+    format_option,
+    output_option,
+)
 
 
 def _session_files(paths: list[str]) -> list[str]:
@@ -37,13 +44,19 @@ def scrub_command(
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
     jobs: Jobs = None,
+    pi: Pi = None,
 ) -> None:
     """Replace every secret in every string of every entry (all branches, summaries, custom entries, tool
     arguments, outputs and details) with [REDACTED:<kind>]. Signatures, encrypted reasoning, response ids and
     entry/call ids are never changed. Reports kind, line, entry id and JSON path, never the value.
 
+    Every version's files are scrubbed alike (--pi is checked, and changes nothing): every string of every line is
+    read, so Pi 1.x's system prompt sections, tool schemas (toolsAdded), context edits' replacements and usage
+    entries are scrubbed as any other content; only ids (targetId included) and opaque fields are left alone.
+
     Example: pi-tools scrub --check ~/.pi/agent/sessions || pi-tools scrub s.jsonl --in-place
     """
+    chosen_pi(pi)
     chosen = chosen_engine(engine, scheduler, jobs, progress="scrub")
     from pi_tools.cli.rewriting import check_target_options, print_changes
     from pi_tools.engine import EngineError, map_ordered

@@ -34,7 +34,7 @@ def slim_command(
 
     Example: pi-tools slim big.jsonl -o small.jsonl --max-image-kb 100 --max-tool-output-kb 64
     """
-    chosen_pi(pi, ported=False, command="slim")
+    version = chosen_pi(pi)
     from pi_tools.cli.rewriting import check_target_options, print_changes
     from pi_tools.rewrite.slim import SlimError, SlimOptions, slim_file
     from pi_tools.rewrite.writer import WriteError, free_backup_name
@@ -45,7 +45,7 @@ def slim_command(
     backup = free_backup_name(file) if in_place else None
     try:
         result, before = slim_file(file, out, SlimOptions(max_image_kb, max_tool_output_kb, drop_branches),
-                                   in_place=in_place, force=force, dry_run=dry_run)
+                                   in_place=in_place, force=force, dry_run=dry_run, version=version)
     except (SlimError, WriteError) as exc:
         fail(str(exc))
     after = len(result.data())

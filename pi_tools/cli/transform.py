@@ -45,9 +45,8 @@ def transform_command(
     Example: pi-tools transform --keep-last 3 --redact 'sk-[A-Za-z0-9]+' s.jsonl | pi-tools payload --api openai-responses
     """
     if to_session is not None:
-        chosen_pi(pi, ported=False, command="transform --to-session")
         _to_session(files or [], to_session, force, leaf, drop_role or [], keep_last, block_images, redact or [],
-                    plugin or [], use or [], dry_run, output_format or "text")
+                    plugin or [], use or [], dry_run, output_format or "text", chosen_pi(pi))
         return
     for given, name in ((force, "--force"), (dry_run, "--dry-run"), (output_format is not None, "--format")):
         if given:
@@ -98,7 +97,7 @@ def transform_command(
 
 def _to_session(files: list[str], out: str, force: bool, leaf: str | None, drop_role: list[str],
                 keep_last: int | None, block_images: bool, redact: list[str], plugin: list[str],
-                use: list[str], dry_run: bool, output_format: ReportFormat) -> None:
+                use: list[str], dry_run: bool, output_format: ReportFormat, version: Any = None) -> None:
     """`transform FILE ... --to-session OUT`: the library does the work (pi_tools.rewrite.transformed)."""
     from pi_tools.cli.rewriting import print_changes
     from pi_tools.rewrite.transformed import Step, TransformSessionError, transform_session
@@ -126,7 +125,7 @@ def _to_session(files: list[str], out: str, force: bool, leaf: str | None, drop_
         fail("--to-session: nothing to do: give --redact, --block-images, --drop-role or --keep-last")
     steps = [Step(step.name, step.label, checked(step.label, step.apply)) for step in steps]
     try:
-        result = transform_session(files[0], out, steps, leaf=leaf, force=force, dry_run=dry_run)
+        result = transform_session(files[0], out, steps, leaf=leaf, force=force, dry_run=dry_run, version=version)
     except (TransformSessionError, TransformError) as exc:
         fail(str(exc))
     aside = "would be set aside" if dry_run else "set aside"

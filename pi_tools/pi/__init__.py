@@ -73,6 +73,13 @@ class PiVersion:
     read_by_every_command: bool
     """Whether every command that reads sessions reproduces this version; if not, the commands not ported to it yet
     (they pass `ported=False` to cli.options.chosen_pi) refuse it rather than answer as another version would."""
+    messageless_types: frozenset[str]
+    """The entry types that are tree nodes but never give the context a message (settings, labels, custom state,
+    and what the version adds): `repair --relink` moves them with a tool batch, and they never interrupt one
+    (session/context.py: `MESSAGELESS_TYPES`)."""
+    prompt_roles: frozenset[str]
+    """The message roles whose messages are the prompt itself (its sections, the tools' schemas): the rewrites
+    (`slim`) keep them as they are (session/projection.py: `PROMPT_ROLES_16`)."""
 
 
 def get(name: str) -> PiVersion:

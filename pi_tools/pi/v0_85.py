@@ -7,7 +7,7 @@ from pi_tools.messages.convert import PASSED_THROUGH
 from pi_tools.messages.roles import UNDRAWN
 from pi_tools.pi import PiVersion
 from pi_tools.providers.edition import BASE
-from pi_tools.session.context import PI_085_RULES
+from pi_tools.session.context import MESSAGELESS_TYPES, PI_085_RULES
 from pi_tools.session.spending import PI_085_SPENDING
 
 VERSION = PiVersion(
@@ -20,5 +20,7 @@ VERSION = PiVersion(
     undrawn_roles=UNDRAWN,
     names_itself=False,
     read_by_every_command=True,
+    messageless_types=MESSAGELESS_TYPES,
+    prompt_roles=frozenset(),
     request_commands=None,
 )

@@ -14,9 +14,12 @@ What changed from 0.85, and where its implementation lives:
 - views: `visibility` (without --api), `export` (md, html, chat) and `search` (without --index) say what 1.6's
   projection does to each entry (session/projection.py: `Projection16.projected`), that a system message is sent
   but never drawn (messages/roles.py: `UNDRAWN_WITH_SYSTEM`), and their documents carry `pi` (`names_itself`);
-- commands: context, convert, transform, tree, ls, audit, usage, visibility, export and search read sessions as 1.6
-  does; the other commands that read sessions (index, search --index, repair, slim, transform --to-session) are not
-  ported yet (`read_by_every_command=False`: they refuse 1.6);
+- rewrites: repair, slim, scrub and transform --to-session through the context rules and `messageless_types` /
+  `prompt_roles`, which session/context.py and session/projection.py declare (`MESSAGELESS_TYPES_16`,
+  `PROMPT_ROLES_16`);
+- commands: context, convert, transform (and `--to-session`), tree, ls, audit, usage, visibility, export, search,
+  repair, slim and scrub read sessions as 1.6 does; index and search --index are not ported yet
+  (`read_by_every_command=False`: they refuse 1.6);
 - requests: the 1.6 catalog (providers/data/models-1.6.json), and per API folder an `adapter16` module building
   1.6's request from the transcript (system messages kept in place or collapsed, per model), with 1.6's
   transformMessages (providers/transform_messages.py: `TRANSFORM_16`), output budget (providers/options16.py) and
@@ -34,7 +37,7 @@ from pi_tools.pi import PiVersion
 from pi_tools.providers.edition import Edition
 from pi_tools.providers.options16 import estimate_request_tokens, output_room
 from pi_tools.providers.transform_messages import TRANSFORM_16
-from pi_tools.session.projection import PI_16_RULES
+from pi_tools.session.projection import MESSAGELESS_TYPES_16, PI_16_RULES, PROMPT_ROLES_16
 from pi_tools.session.spending import SPENDING_16
 
 VERSION = PiVersion(
@@ -49,5 +52,7 @@ VERSION = PiVersion(
     undrawn_roles=UNDRAWN_WITH_SYSTEM,
     names_itself=True,
     read_by_every_command=False,
+    messageless_types=MESSAGELESS_TYPES_16,
+    prompt_roles=PROMPT_ROLES_16,
     request_commands=frozenset({"payload", "preflight", "render", "visibility --api"}),
 )

@@ -267,6 +267,11 @@ def _payload_inputs(llm_doc: Document, request: PayloadRequest) -> tuple[Any, di
     refusal = requests_refusal(version, "payload")
     if refusal is not None:
         raise DocumentError(refusal)
+    from pi_tools.providers.registry import absent_api_refusal
+
+    refusal = absent_api_refusal(request.api, version.requests, f"Pi {version.name}")
+    if refusal is not None:
+        raise DocumentError(refusal)
     model = resolve_model(request, llm_doc, version.requests.catalog)
     header = llm_doc.get("header") or {}
     session_id = request.session_id if request.session_id is not None else header.get("id")

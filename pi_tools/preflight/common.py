@@ -8,11 +8,11 @@ from itertools import accumulate
 import orjson
 
 from pi_tools.preflight.rules import ALL_APIS, Hit, rule
-from pi_tools.providers.registry import adapter
+from pi_tools.providers.registry import adapter, builds
 from pi_tools.providers.rulebook.view import RequestView
 from pi_tools.providers.table import api_names
 
-LIMITED_APIS = tuple(api for api in api_names() if adapter(api).request_limit is not None)
+LIMITED_APIS = tuple(api for api in api_names() if builds(api) and adapter(api).request_limit is not None)
 """The APIs whose adapters name a documented request-body limit (Anthropic 32 MB, 413 request_too_large; Gemini
 inline requests 20 MB)."""
 

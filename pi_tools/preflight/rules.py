@@ -7,6 +7,7 @@ is the room's face of it.
 
 from __future__ import annotations
 
+from pi_tools.providers.registry import builds
 from pi_tools.providers.rulebook.rules import (
     SEVERITY_RANK,
     Check,
@@ -21,8 +22,9 @@ from pi_tools.providers.rulebook.rules import (
 )
 from pi_tools.providers.table import api_names
 
-ALL_APIS = frozenset(api_names())
-"""Every API of the table: what a rule for every API applies to."""
+ALL_APIS = frozenset(api for api in api_names() if builds(api))
+"""Every API of the table that preflight checks (those built for the base edition: an API only a later Pi has,
+such as Pi's own message API, has no rules yet): what a rule for every API applies to."""
 
 load_after_apis(f"{__package__}.common")
 

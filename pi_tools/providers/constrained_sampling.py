@@ -63,8 +63,9 @@ def _check_object_fields(schema: dict[str, Any]) -> None:
         raise UnsupportedStrictSchemaError("object required must be a string array")
 
 
-def _make_node_strict(schema: Any) -> None:
+def _make_node_strict(schema: Any, typed_only: bool = False) -> None:
     """Rewrite one node in place: every property required, optional ones made nullable, no extra properties.
+    `typed_only` (Pi 1.6): a node without `type`, `anyOf` or `enum` is unsupported too.
 
     Schemas nest only as deep as their authors wrote them, so recursion is bounded by the tool definition.
     """
@@ -73,6 +74,8 @@ def _make_node_strict(schema: Any) -> None:
     for key in _UNSUPPORTED_STRICT_KEYS:
         if key in schema:
             raise UnsupportedStrictSchemaError(f"{key} schemas are unsupported")
+    if typed_only and "type" not in schema and "anyOf" not in schema and "enum" not in schema:
+        raise UnsupportedStrictSchemaError("schemas without a type are unsupported")
     if "anyOf" in schema:
         variants = schema["anyOf"]
         if not isinstance(variants, list) or not variants:
@@ -80,11 +83,11 @@ def _make_node_strict(schema: Any) -> None:
         for variant in variants:
             if _is_structured(variant):
                 raise UnsupportedStrictSchemaError("object and array unions are unsupported")
-            _make_node_strict(variant)
+            _make_node_strict(variant, typed_only)
     if "items" in schema:
         if isinstance(schema["items"], list):
             raise UnsupportedStrictSchemaError("tuple schemas are unsupported")
-        _make_node_strict(schema["items"])
+        _make_node_strict(schema["items"], typed_only)
     is_object = schema.get("type") == "object"
     if "properties" in schema and not is_object:
         raise UnsupportedStrictSchemaError("properties require type object")
@@ -99,37 +102,41 @@ def _make_node_strict(schema: Any) -> None:
         raise UnsupportedStrictSchemaError("required contains an unknown property")
     for key in names:
         prop = properties[key]
-        _make_node_strict(prop)
+        _make_node_strict(prop, typed_only)
         if key not in required and not _allows_null(prop):
             properties[key] = {"anyOf": [prop, {"type": "null"}]}
     schema["required"] = names
     schema["additionalProperties"] = False
 
 
-def make_strict_json_schema(schema: Any) -> dict[str, Any]:
-    """A strict-mode copy of a tool's parameter schema (the tool keeps its own)."""
+def make_strict_json_schema(schema: Any, typed_only: bool = False) -> dict[str, Any]:
+    """A strict-mode copy of a tool's parameter schema (the tool keeps its own); `typed_only`: Pi 1.6's rule that
+    every node has a type."""
     cloned = copy.deepcopy(schema)
     if not isinstance(cloned, dict):
         raise UnsupportedStrictSchemaError("root schema must have type object")
-    _make_node_strict(cloned)
+    _make_node_strict(cloned, typed_only)
     if cloned.get("type") != "object":
         raise UnsupportedStrictSchemaError("root schema must have type object")
     return cloned
 
 
-def json_schema_tool_parameters(tool: Mapping[str, Any], strict: bool | None) -> Any:
-    """The schema to send: strict-converted only when strict sampling was resolved for this tool."""
-    return make_strict_json_schema(tool.get("parameters")) if strict is True else tool.get("parameters")
+def json_schema_tool_parameters(tool: Mapping[str, Any], strict: bool | None, typed_only: bool = False) -> Any:
+    """The schema to send: strict-converted only when strict sampling was resolved for this tool (`typed_only`:
+    Pi 1.6's rule that every node has a type)."""
+    return make_strict_json_schema(tool.get("parameters"), typed_only) if strict is True else tool.get("parameters")
 
 
 def _tool_name(tool: Mapping[str, Any]) -> str:
     return js_to_string(tool.get("name", UNDEFINED))
 
 
-def resolve_json_schema_strict(tool: Mapping[str, Any], supports_strict_mode: bool) -> bool | None:
+def resolve_json_schema_strict(tool: Mapping[str, Any], supports_strict_mode: bool,
+                               typed_only: bool = False) -> bool | None:
     """True when a ``json_schema``-constrained tool can be sent strict; None leaves the API's default.
 
-    A tool that *requires* strict sampling fails the whole request when it cannot have it.
+    A tool that *requires* strict sampling fails the whole request when it cannot have it. `typed_only`: Pi 1.6's
+    rule that every schema node has a type (`make_strict_json_schema`).
     """
     config = tool.get("constrainedSampling")
     if not isinstance(config, dict) or config.get("type") != "json_schema":
@@ -137,7 +144,7 @@ def resolve_json_schema_strict(tool: Mapping[str, Any], supports_strict_mode: bo
     requires = config.get("strict") == "require"
     if supports_strict_mode:
         try:
-            make_strict_json_schema(tool.get("parameters"))
+            make_strict_json_schema(tool.get("parameters"), typed_only)
             return True
         except UnsupportedStrictSchemaError as error:
             if not requires:

@@ -58,6 +58,11 @@ class ApiAdapter:
     request_limit: int | None = None
     """The request-body size the provider documents (bytes), or None when it documents none."""
 
+    sends_messages_as_stored: bool = False
+    """True for an API whose request carries the messages exactly as given, reading none of their contents (Pi's
+    own pi-messages): malformed stored content is then sent as it is, never replaced nor reported as the
+    TypeError an encoder would throw (providers.junk_blocks)."""
+
     user_content_failure: str = USER_CONTENT_DEFAULT
     """The TypeError V8 throws where this API's user-message conversion first touches a user content that is a
     number or an object (providers.junk_blocks)."""

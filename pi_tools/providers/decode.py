@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from pi_tools.providers.catalog import Model
+from pi_tools.providers.edition import BASE, Edition
 from pi_tools.providers.registry import stream_decoder
 from pi_tools.providers.streaming import EventEmitter
 
@@ -27,16 +28,17 @@ def decode_response(
     options: dict[str, Any],
     now_ms: int,
     on_event: Callable[[dict[str, Any]], None] | None = None,
+    edition: Edition = BASE,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(event snapshots, settled AssistantMessage) for one streamed response of ``api``.
 
     ``chunks`` is the body as delivered; it raises :class:`~pi_tools.providers.streaming.TransportError` where
     the connection was cut. ``headers`` keys are matched case-insensitively by the decoders. ``on_event``
     receives each snapshot as it is pushed, so a live consumer can stream while the body is still arriving
-    instead of waiting for the returned list.
+    instead of waiting for the returned list. ``edition`` is the Pi version's request side whose decoder runs.
     """
     emitter = EventEmitter(on_event)
-    module = stream_decoder(api)
+    module = stream_decoder(api, edition)
     lowered = {key.lower(): value for key, value in headers.items()}
     message: dict[str, Any] = module.decode(
         model,

@@ -37,6 +37,35 @@ class NotBuiltForEdition(PayloadError):
     """The API's folder has no adapter for the chosen Pi version (pi-tools does not build its requests yet)."""
 
 
+def speaks_edition(api: str, edition: Edition) -> bool:
+    """Whether `api` is one of `edition`'s Pi's APIs: its catalog has a model of it (or the API borrows catalog
+    models, as a plug-in does). An API that came with a later Pi is not, whatever pi-tools builds."""
+    from pi_tools.providers.catalog import all_models
+
+    row = find_row(api)
+    if row is not None and row.borrows_models:
+        return True
+    return any(model.get("api") == api for model in all_models(catalog=edition.catalog))
+
+
+def absent_api_refusal(api: str, edition: Edition, version: str = "this Pi version") -> str | None:
+    """Why `api` cannot be asked of `edition` at all (`version`: how to name that Pi, e.g. ``Pi <name>``): it is
+    not an API of that Pi (speaks_edition). None for an API the table does not know (--api's own error) or one the
+    version has, even if pi-tools does not build it for that version yet (NotBuiltForEdition says so then)."""
+    if find_row(api) is None or speaks_edition(api, edition):
+        return None
+    return (f"{version} has no {api} API (its model catalog has no {api} model); pass --pi with a Pi version "
+            f"that has it (pi-tools --version lists them)")
+
+
+def _not_built(api: str, edition: Edition) -> str:
+    """Why `api`'s folder has no adapter for `edition`: not one of that Pi's APIs, or not ported to it yet."""
+    absent = absent_api_refusal(api, edition)
+    if absent is not None:
+        return absent[:1].upper() + absent[1:]
+    return f"pi-tools does not build {api} requests for this Pi version yet"
+
+
 def adapter(api: str, edition: Edition = BASE) -> ApiAdapter:
     """The adapter of API `api` for `edition` (its folder's ``<edition.adapter_module>.ADAPTER``), imported on
     first use; ValueError for an API the table does not have, NotBuiltForEdition for a folder without the
@@ -53,7 +82,7 @@ def adapter(api: str, edition: Edition = BASE) -> ApiAdapter:
         except ModuleNotFoundError as exc:
             if exc.name != name:
                 raise
-            raise NotBuiltForEdition(f"pi-tools does not build {api} requests for this Pi version yet") from None
+            raise NotBuiltForEdition(_not_built(api, edition)) from None
         found = module.ADAPTER
         if not isinstance(found, ApiAdapter):
             raise TypeError(f"{name}.ADAPTER is not an ApiAdapter")
@@ -78,6 +107,11 @@ def build_payload(api: str, model: Model, context: dict[str, Any], options: dict
     ``SyntaxError`` met while reading malformed stored data.
     """
     api_adapter = adapter(api, edition)
+    if api_adapter.sends_messages_as_stored:
+        try:
+            return api_adapter.build_payload(model, context, options)
+        except JS_FAILURES as error:
+            raise PayloadError(str(error)) from None
     messages = context.get("messages")
     cleaned = objects_for_junk_items(messages)
     if cleaned is not messages:

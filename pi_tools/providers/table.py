@@ -69,6 +69,8 @@ BUILTIN_APIS: tuple[ApiRow, ...] = (
            None, "Azure OpenAI Responses", streams=False),
     ApiRow("openai-codex-responses", "pi_tools.providers.openai_codex_responses", "input",
            "openai-codex/gpt-5.5", "OpenAI Codex (ChatGPT subscription) Responses", streams=False),
+    ApiRow("pi-messages", "pi_tools.providers.pi_messages", "context",
+           "radius/balanced", "Pi's own message API (Radius gateway)"),
 )
 """The built-in APIs, in the order every listing shows them (the `--api` choices in error messages, `pi-tools
 run`'s list, the rule order of `preflight --list-rules` through each folder's rule modules). Azure and Codex

@@ -84,26 +84,31 @@ class _Synthetic:
 # --- targets ---------------------------------------------------------------------------------------------------
 
 
-def pair_targets(apis: Sequence[str], models: Sequence[str], catalog: str | None = None) -> list[Target]:
+def pair_targets(apis: Sequence[str], models: Sequence[str], version: PiVersion | None = None) -> list[Target]:
     """--api and --model values → targets.
 
     As many --model as --api: they pair by position. Otherwise each --model goes to the first --api (in order)
     that speaks its catalog API (or borrows catalog models: providers.table.model_speaking) and has no model yet,
     and the remaining APIs use their default. --model alone (no --api) shows each model with the API it speaks.
-    Models come from `catalog` (the Pi version's; default the base edition's).
+    Models come from the catalog of `version` (default: pi.resolve()'s), which must have each API.
     """
-    from pi_tools.providers.catalog import DEFAULT_CATALOG, find_model
+    from pi_tools.pi import resolve
+    from pi_tools.providers.catalog import find_model
     from pi_tools.providers.errors import UnknownModelError
-    from pi_tools.providers.registry import supported_apis
+    from pi_tools.providers.registry import absent_api_refusal, supported_apis
     from pi_tools.providers.table import is_api, model_speaking
 
+    version = version or resolve()
     for api in apis:
         if not is_api(api):
             raise TargetError(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
+        refusal = absent_api_refusal(api, version.requests, f"Pi {version.name}")
+        if refusal is not None:
+            raise TargetError(f"--api {api}: {refusal}")
     resolved: list[tuple[str, dict[str, Any]]] = []
     for reference in models:
         try:
-            resolved.append((reference, find_model(reference, catalog or DEFAULT_CATALOG)))
+            resolved.append((reference, find_model(reference, version.requests.catalog)))
         except UnknownModelError as exc:
             raise TargetError(f"--model {reference}: {exc.args[0] if exc.args else exc}") from None
     if not apis:

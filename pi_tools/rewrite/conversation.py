@@ -21,21 +21,55 @@ Every change names the audit rule it clears; what a fix was asked to do but coul
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.audit.check_blocks import never_replayed
 from pi_tools.js.json_line import loads_line
-from pi_tools.rewrite.repair import RepairError, RepairResult, load_lines, with_parent
+from pi_tools.rewrite.repair import RepairError, RepairResult, chosen_version, load_lines, with_parent
 from pi_tools.rewrite.writer import Change, entry_line
 from pi_tools.session.tree import PathCycleError, SessionTree
 
+if TYPE_CHECKING:
+    from pi_tools.pi import PiVersion
+
 INTERLEAVED, ORDER, ERRORED, REQUIRED = "tool-result-interleaved", "tool-result-order", "errored-turn", "required-fields"
 # Entries that may stand between a batch's calls and its results and move behind them: the messages Pi defers until
-# a batch is done (bash executions, custom and extension messages, steering user messages) and entries that carry
-# no message (labels, settings). Tuples: a stored role or type may be any JSON value, an object or a list too.
+# a batch is done (bash executions, custom and extension messages, steering user messages), the messages the
+# version's transformMessages holds until the batch is done (its `held_roles`: Pi 1.6's system messages) and
+# entries that carry no message (the version's `messageless_types`: labels, settings; Pi 1.6's usage entries and
+# context edits). Only strings are looked up: a stored role or type may be any JSON value, an object or a list too.
 _MOVABLE_ROLES = ("user", "bashExecution", "custom")
-_MOVABLE_TYPES = ("custom_message", "label", "model_change", "thinking_level_change", "custom", "session_info")
-_SILENT_TYPES = ("label", "model_change", "thinking_level_change", "custom", "session_info")
+_MOVABLE_MESSAGE_TYPES = ("custom_message",)
+
+
+@dataclass(frozen=True)
+class _Kinds:
+    """Which entries of a version's files stand in a batch without closing it (silent) and which may move."""
+
+    held_roles: frozenset[str]
+    messageless_types: frozenset[str]
+
+    @classmethod
+    def of(cls, version: PiVersion) -> _Kinds:
+        return cls(version.context.held_roles, version.messageless_types)
+
+    def silent(self, entry: dict[str, Any]) -> bool:
+        """Entries that put no message into the context where they stand (they close no batch)."""
+        kind = entry.get("type")
+        if type(kind) is str and kind in self.messageless_types:
+            return True
+        role = role_of(entry)
+        return type(role) is str and role in self.held_roles
+
+    def movable(self, entry: Any) -> bool:
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            return False
+        if self.silent(entry):
+            return True
+        if entry.get("type") == "message":
+            return role_of(entry) in _MOVABLE_ROLES
+        return entry.get("type") in _MOVABLE_MESSAGE_TYPES
 
 
 def message_of(entry: Any) -> dict[str, Any] | None:
@@ -55,9 +89,9 @@ def _failed(entry: Any) -> bool:
     return message is not None and message.get("role") == "assistant" and never_replayed(message.get("stopReason"))
 
 
-def v3_tree(result: RepairResult, source: str, option: str) -> SessionTree:
+def v3_tree(result: RepairResult, source: str, option: str, version: PiVersion | None = None) -> SessionTree:
     """The tree of the repaired lines; these fixes need stable string ids, so only version 3 files."""
-    tree = load_lines(result.lines, source)
+    tree = load_lines(result.lines, source, version)
     if tree.migrated_from is not None:
         raise RepairError(f"{source}: {option} needs a version 3 session file (this one is version "
                           f"{tree.migrated_from}; Pi migrates it when it next opens it)")
@@ -92,15 +126,7 @@ def _batch_calls(entry: Any) -> list[str]:
     return [str(i) for i in ids]
 
 
-def _movable(entry: Any) -> bool:
-    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-        return False
-    if entry.get("type") == "message":
-        return role_of(entry) in _MOVABLE_ROLES
-    return entry.get("type") in _MOVABLE_TYPES
-
-
-def _segment(assistant: dict[str, Any], calls: list[str], children: dict[Any, list[Any]]) -> list[Any]:
+def _segment(assistant: dict[str, Any], calls: list[str], children: dict[Any, list[Any]], kinds: _Kinds) -> list[Any]:
     """The linear run of entries below `assistant` up to the last result of its batch (results and movable
     entries only; it ends at a branch point, another message or when every call is answered)."""
     chain: list[Any] = []
@@ -117,7 +143,7 @@ def _segment(assistant: dict[str, Any], calls: list[str], children: dict[Any, li
             if call_id not in calls or call_id in answered or not isinstance(kid.get("id"), str):
                 break
             answered.add(call_id)
-        elif not _movable(kid):
+        elif not kinds.movable(kid):
             break
         chain.append(kid)
         current = kid
@@ -129,14 +155,17 @@ def _segment(assistant: dict[str, Any], calls: list[str], children: dict[Any, li
 def _describe(entry: dict[str, Any]) -> str:
     if entry.get("type") == "message":
         role = role_of(entry)
-        what = {"user": "user message", "bashExecution": "bash execution", "custom": "custom message"}.get(role, role)
+        what = {"user": "user message", "bashExecution": "bash execution", "custom": "custom message",
+                "system": "system message"}.get(role, role)
         return f"{what} {entry.get('id')}"
     return f"{entry.get('type')} entry {entry.get('id')}"
 
 
-def relink(result: RepairResult, source: str) -> None:
+def relink(result: RepairResult, source: str, version: PiVersion | None = None) -> None:
     """Move what stands between a batch's calls and its results behind the last result; results in call order."""
-    tree = v3_tree(result, source, "--relink")
+    version = chosen_version(version)
+    kinds = _Kinds.of(version)
+    tree = v3_tree(result, source, "--relink", version)
     children = tree.children()
     lines = list(result.lines)
     placement: dict[int, int] = {}  # output position -> index of the line (in result.lines) that goes there
@@ -144,11 +173,11 @@ def relink(result: RepairResult, source: str) -> None:
         calls = _batch_calls(assistant)
         if not calls:
             continue
-        segment = _segment(assistant, calls, children)
+        segment = _segment(assistant, calls, children, kinds)
         results = [e for e in segment if role_of(e) == "toolResult"]
         others = [e for e in segment if role_of(e) != "toolResult"]
         ordered = sorted(results, key=lambda e: calls.index(message_of(e)["toolCallId"]))  # type: ignore[index]
-        interrupted = any(not _silent(e) for e in others)  # the segment ends at a result: each stands before one
+        interrupted = any(not kinds.silent(e) for e in others)  # the segment ends at a result: each stands before one
         if not interrupted and ordered == results:
             continue
         new_order = [*ordered, *others] if interrupted else _in_place_order(segment, ordered)
@@ -156,7 +185,7 @@ def relink(result: RepairResult, source: str) -> None:
         assistant_id = assistant["id"]
         origin = result.origins[_index(tree, assistant)]
         if interrupted:
-            moved = [e for e in others if not _silent(e)]
+            moved = [e for e in others if not kinds.silent(e)]
             result.changes.append(Change(result.origins[_index(tree, moved[0])],
                                          f"moved {', '.join(_describe(e) for e in others)} behind the last result of "
                                          f"assistant {assistant_id}'s tool calls (Pi defers them until a batch is done)",
@@ -183,12 +212,7 @@ def relink(result: RepairResult, source: str) -> None:
         result.origins = [result.origins[placement.get(i, i)] for i in range(len(lines))]
     else:
         result.lines = lines
-    _left_over(result, source, frozenset({INTERLEAVED, ORDER}), "--relink")
-
-
-def _silent(entry: dict[str, Any]) -> bool:
-    """Entries that put no message into the context (they close no batch)."""
-    return entry.get("type") in _SILENT_TYPES
+    _left_over(result, source, frozenset({INTERLEAVED, ORDER}), "--relink", version)
 
 
 def _in_place_order(segment: list[Any], ordered: list[Any]) -> list[Any]:
@@ -214,11 +238,12 @@ def _set_parent(line: bytes, parent: str) -> bytes:
     return entry_line(entry)
 
 
-def _left_over(result: RepairResult, source: str, rules: frozenset[str], option: str) -> None:
-    """What the fix was meant to clear but audit still finds: said, as notes (lines are input lines)."""
+def _left_over(result: RepairResult, source: str, rules: frozenset[str], option: str, version: PiVersion) -> None:
+    """What the fix was meant to clear but audit (as the version reads the file) still finds: said, as notes
+    (lines are input lines)."""
     from pi_tools.audit.checks import audit_bytes
 
-    for finding in audit_bytes(result.data(), source, rules):
+    for finding in audit_bytes(result.data(), source, rules, version.context):
         line = finding.get("line")
         origin = result.origins[line - 1] if isinstance(line, int) and 0 < line <= len(result.origins) else 0
         result.notes.append(Change(origin, f"{option} left this as it is: {finding['message']}", finding.get("entryId"),
@@ -228,9 +253,9 @@ def _left_over(result: RepairResult, source: str, rules: frozenset[str], option:
 # --- trim-failed --------------------------------------------------------------------------------------------
 
 
-def trim_failed(result: RepairResult, source: str) -> None:
+def trim_failed(result: RepairResult, source: str, version: PiVersion | None = None) -> None:
     """The failed assistant turns at the end of the active path go to the .rejected file."""
-    tree = v3_tree(result, source, "--trim-failed")
+    tree = v3_tree(result, source, "--trim-failed", version)
     try:
         path = tree.path()
     except PathCycleError as exc:
@@ -316,9 +341,9 @@ def _kind(value: Any) -> str:
     return {list: "an array", str: "a string", bool: "a boolean"}.get(type(value), "a number")
 
 
-def drop_malformed_calls(result: RepairResult, source: str) -> None:
+def drop_malformed_calls(result: RepairResult, source: str, version: PiVersion | None = None) -> None:
     """Remove malformed tool calls from their messages, and the results that answer them."""
-    tree = v3_tree(result, source, "--drop-malformed-calls")
+    tree = v3_tree(result, source, "--drop-malformed-calls", version)
     children = tree.children()
     replaced: dict[int, bytes] = {}
     removed: dict[int, Any] = {}  # index -> the removed result entry
@@ -413,3 +438,70 @@ def _set_parent_null(line: bytes) -> bytes:
     entry = loads_line(line)
     entry["parentId"] = None
     return entry_line(entry)
+
+
+# --- context edits whose target a fix set aside -------------------------------------------------------------
+
+
+def entry_ids(lines: list[bytes]) -> set[str]:
+    """The string ids of the entries of `lines` (lines that are no entry or have no string id give none)."""
+    ids: set[str] = set()
+    for line in lines:
+        try:
+            entry = loads_line(line)
+        except Exception:  # noqa: BLE001 - a line that does not parse holds no entry
+            continue
+        if isinstance(entry, dict) and type(entry.get("id")) is str:
+            ids.add(entry["id"])
+    return ids
+
+
+def follow_removed_targets(result: RepairResult, source: str, before: set[str], version: PiVersion) -> None:
+    """Context edits whose target was an entry of the file (`before`: its ids when the fixes began) that a fix
+    moved to the .rejected file follow it there: an edit that points at nothing changes nothing, and a file
+    reassembled from OUT and OUT.rejected has both again. Their children move up to the nearest entry that
+    stays; when an edit was the last line, that entry's line goes to the end, so Pi's leaf is on the same path."""
+    while True:
+        tree = load_lines(result.lines, source, version)
+        gone = before - {key for key in tree.by_id if type(key) is str}
+        edits = {_index(tree, entry): entry for entry in tree.entries
+                 if isinstance(entry, dict) and entry.get("type") == "context_edit"
+                 and type(entry.get("id")) is str and type(entry.get("targetId")) is str
+                 and entry["targetId"] in gone}
+        if not edits:
+            return
+        children = tree.children()
+        lines = list(result.lines)
+        for index, edit in sorted(edits.items()):
+            result.changes.append(Change(result.origins[index], f"moved context edit {edit['id']} to the .rejected "
+                                         f"file: its target {edit['targetId']} is there (it would edit nothing)",
+                                         edit["id"], "context-edit-no-effect"))
+        for edit in edits.values():
+            for kid in _kids(children, edit):
+                kid_index = _index(tree, kid)
+                if kid_index in edits:
+                    continue
+                new_parent = _surviving_parent(edit, edits, tree)
+                lines[kid_index] = with_parent(lines[kid_index], edit["id"], new_parent) if new_parent is not None \
+                    else _set_parent_null(lines[kid_index])
+                result.changes.append(Change(result.origins[kid_index], f"entry {kid.get('id')}: parentId "
+                                             f"{edit['id']} -> {new_parent}", kid.get("id"), "context-edit-no-effect"))
+        result.rejected.extend((result.origins[i], result.lines[i]) for i in sorted(edits))
+        result.rejected.sort(key=lambda item: item[0])
+        keep = [i for i in range(len(lines)) if i not in edits]
+        last = len(lines) - 1
+        if last in edits:
+            leaf_parent = _surviving_parent(edits[last], edits, tree)
+            parent_entry = tree.by_id.get(leaf_parent) if leaf_parent is not None else None
+            parent_index = _index(tree, parent_entry) if parent_entry is not None else None
+            if parent_index is not None and keep:
+                if keep[-1] != parent_index:
+                    keep.remove(parent_index)
+                    keep.append(parent_index)
+                    result.changes.append(Change(result.origins[parent_index], f"moved the line of entry {leaf_parent} "
+                                                 "to the end of the file, so that it is Pi's leaf (the last line)",
+                                                 leaf_parent, "context-edit-no-effect"))
+                result.changes.append(Change(result.origins[parent_index], f"entry {leaf_parent} is the leaf again",
+                                             leaf_parent, "context-edit-no-effect"))
+        result.lines = [lines[i] for i in keep]
+        result.origins = [result.origins[i] for i in keep]

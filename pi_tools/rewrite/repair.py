@@ -15,7 +15,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -38,6 +38,9 @@ from pi_tools.rewrite.writer import (
 from pi_tools.session.load import tree_from_raw
 from pi_tools.session.reader import SessionReadError, parse_session_bytes, validate_header
 from pi_tools.session.tree import SessionTree
+
+if TYPE_CHECKING:
+    from pi_tools.pi import PiVersion
 
 # Audit rules whose findings a repaired file no longer has (orphaned-tool-call only with close_orphans).
 FIXED_RULES = frozenset({
@@ -162,11 +165,21 @@ def _salvage(result: RepairResult, number: int, original: bytes, text: str, torn
         result.changes.append(Change(number, "moved an unparseable line to the .rejected file", rule="malformed-line"))
 
 
-def load_lines(lines: list[bytes], source: str) -> SessionTree:
+def chosen_version(version: PiVersion | None) -> PiVersion:
+    """The Pi version a repair reproduces: the one given, else pi.resolve()'s (--pi, PI_TOOLS_PI, the default)."""
+    if version is not None:
+        return version
+    from pi_tools.pi import resolve
+
+    return resolve()
+
+
+def load_lines(lines: list[bytes], source: str, version: PiVersion | None = None) -> SessionTree:
+    """The tree of `lines` as the Pi version reads it (its vocabulary: what it diagnoses as unknown)."""
     data = b"".join(line + b"\n" for line in lines)
     raw = parse_session_bytes(data, source)
     validate_header(raw, len(data))
-    return tree_from_raw(raw)
+    return tree_from_raw(raw, chosen_version(version).context.vocabulary)
 
 
 def with_parent(line: bytes, old: str, new: str) -> bytes:
@@ -187,12 +200,15 @@ def with_parent(line: bytes, old: str, new: str) -> bytes:
     return entry_line(entry)
 
 
-def close_orphans(result: RepairResult, source: str) -> None:
-    """Store a `No result provided` result for every tool call that never gets one, right after its batch."""
-    tree = load_lines(result.lines, source)
-    groups = check_tool_results(FindingSink(source, frozenset({ORPHAN_RULE})), tree)
+def close_orphans(result: RepairResult, source: str, version: PiVersion | None = None) -> None:
+    """Store a `No result provided` result for every tool call that never gets one, right after its batch (as the
+    Pi version pairs calls and results: the roles it holds past a batch, what its context edits omit)."""
+    version = chosen_version(version)
+    tree = load_lines(result.lines, source, version)
+    groups = check_tool_results(FindingSink(source, frozenset({ORPHAN_RULE})), tree, version.context)
     if not groups:
         return
+    omitted = _omitted(tree, version)
     legacy_v1 = tree.migrated_from is not None and not _at_least_v2(tree.migrated_from)
     taken: set[Any] = set(tree.by_id)
     children = tree.children()
@@ -218,7 +234,7 @@ def close_orphans(result: RepairResult, source: str) -> None:
         for child in children.get(after_id, []):
             message = child.get("message") if child.get("type") == "message" else None
             if isinstance(message, dict) and message.get("role") == "toolResult" \
-                    and js_set_key(message.get("toolCallId")) in batch_ids:
+                    and js_set_key(message.get("toolCallId")) in batch_ids and id(child) not in omitted:
                 continue  # a result of this batch on a sibling branch stays where it is
             child_line = tree.line_of(child)
             if child_line is None or child_line - 1 not in range(len(result.lines)):
@@ -239,6 +255,19 @@ def close_orphans(result: RepairResult, source: str) -> None:
             lines.append(added)
             origins.append(0)
     result.lines, result.origins = lines, origins
+
+
+def _omitted(tree: SessionTree, version: PiVersion) -> set[int]:
+    """The entries (by identity) that a null context edit omits from what Pi sends on some path (none for a version
+    whose context edits do not count): a result omitted so is no answer, and follows the added results."""
+    if not version.context.context_edits:
+        return set()
+    from pi_tools.audit.check_edits import has_edits, omitted_on_paths
+
+    if not has_edits(tree):
+        return set()
+    return {id(tree.entries[position]) for _, positions, _ in omitted_on_paths(tree, version.context)
+            for position in positions}
 
 
 _INDEX_FIELD = re.compile(rb'("firstKeptEntryIndex"\s*:\s*)(\d+)(?![\d.eE])')
@@ -357,14 +386,25 @@ class ConversationFixes:
 
 
 def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False, header: bool = False,
-                 cwd: str | None = None, fixes: ConversationFixes | None = None) -> RepairResult:
-    """The whole repair in memory; raises RepairError when the result would not be a session.
+                 cwd: str | None = None, fixes: ConversationFixes | None = None,
+                 version: PiVersion | None = None) -> RepairResult:
+    """The whole repair in memory, as the Pi `version` reads sessions (None: pi.resolve()'s); raises RepairError
+    when the result would not be a session.
 
     Order: lines, header, malformed calls (their results go too), relink, failed turns, orphans (closed where
-    the batch now ends), then what the target model still refuses."""
+    the batch now ends), then what the target model still refuses; last, for a version whose context edits
+    count, the edits whose target a fix set aside follow it to the .rejected file."""
+    version = chosen_version(version)
+    fixes = fixes or ConversationFixes()
+    if fixes.for_model is not None:
+        from pi_tools.pi import requests_refusal
+
+        refusal = requests_refusal(version, "repair --for-model")
+        if refusal is not None:
+            raise RepairError(f"{source}: --for-model: {refusal}")
     result = repair_lines(data)
     try:
-        load_lines(result.lines, source)
+        load_lines(result.lines, source, version)
     except SessionReadError:
         if not header:
             raise RepairError(f"{source}: no line holds a valid session header; nothing to repair into a session "
@@ -373,21 +413,23 @@ def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False
             raise RepairError(f"{source}: no line holds an entry; nothing to repair into a session") from None
         _header_line(result, source, cwd)
         try:
-            load_lines(result.lines, source)
+            load_lines(result.lines, source, version)
         except SessionReadError as exc:
             raise RepairError(f"{source}: still not a session with the header added: {exc}") from None
-    fixes = fixes or ConversationFixes()
     if fixes.drop_malformed_calls or fixes.relink or fixes.trim_failed:
         from pi_tools.rewrite import conversation
 
+        before = conversation.entry_ids(result.lines) if version.context.context_edits else None
         if fixes.drop_malformed_calls:
-            conversation.drop_malformed_calls(result, source)
+            conversation.drop_malformed_calls(result, source, version)
         if fixes.relink:
-            conversation.relink(result, source)
+            conversation.relink(result, source, version)
         if fixes.trim_failed:
-            conversation.trim_failed(result, source)
+            conversation.trim_failed(result, source, version)
+        if before is not None:
+            conversation.follow_removed_targets(result, source, before, version)
     if close_orphaned_calls:
-        close_orphans(result, source)
+        close_orphans(result, source, version)
     if fixes.for_model is not None:
         from pi_tools.rewrite.for_model import for_model
 
@@ -398,7 +440,8 @@ def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False
 
 def repair_file(source: str, out: str | None, *, force: bool = False, close_orphaned_calls: bool = False,
                 in_place: bool = False, dry_run: bool = False, header: bool = False,
-                cwd: str | None = None, fixes: ConversationFixes | None = None) -> RepairResult:
+                cwd: str | None = None, fixes: ConversationFixes | None = None,
+                version: PiVersion | None = None) -> RepairResult:
     """Repair `source` into `out` (and `out.rejected` when lines were set aside) through the session writer.
 
     `source` is only replaced with `in_place` (keeping a backup, see pi_tools.rewrite.writer); `dry_run`
@@ -411,7 +454,7 @@ def repair_file(source: str, out: str | None, *, force: bool = False, close_orph
     except WriteError as exc:
         raise RepairError(str(exc)) from None
     result = repair_bytes(snapshot.data, source, close_orphaned_calls=close_orphaned_calls, header=header, cwd=cwd,
-                          fixes=fixes)
+                          fixes=fixes, version=version)
     if dry_run or targets is None:
         return result
     try:

@@ -10,17 +10,25 @@ summaries, labels of kept entries), re-parented onto their nearest kept ancestor
 
 Speed: only lines longer than the smallest limit can hold an oversized block, so every other line is copied
 without being parsed.
+
+As a Pi version reads its files (`version`): the messages of its `prompt_roles` (Pi 1.6's system messages, whose
+sections are the system prompt and whose `toolsAdded` are the tools' schemas) are never shortened, and where its
+context edits count, an edit's replacement is content like its target's: its images are replaced and, when it
+replaces a tool result, its text is cut as the result's would be (the target's role says which).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.js.errors import JsonSyntaxError
 from pi_tools.js.json_line import loads_line
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.rewrite.writer import Change
+
+if TYPE_CHECKING:
+    from pi_tools.pi import PiVersion
 
 TOOL_OUTPUT_ROLES = ("toolResult",)
 
@@ -68,12 +76,37 @@ def _cut(text: str, limit: int) -> tuple[str, int]:
 
 
 class _Slimmer:
-    def __init__(self, options: SlimOptions) -> None:
+    def __init__(self, options: SlimOptions, version: PiVersion, lines: list[bytes]) -> None:
         self.image_limit = options.max_image_kb * 1024 if options.max_image_kb is not None else None
         self.output_limit = options.max_tool_output_kb * 1024 if options.max_tool_output_kb is not None else None
         limits = [limit for limit in (self.image_limit, self.output_limit) if limit is not None]
         # An image of N decoded bytes takes 4N/3 bytes of base64; a text of N UTF-8 bytes at least N bytes.
         self.shortest = min(limits) if limits else None
+        self.prompt_roles = version.prompt_roles
+        self.edits = version.context.context_edits
+        self._lines = lines
+        self._roles: dict[str, Any] | None = None
+
+    def _target_role(self, target: Any) -> Any:
+        """The role of the message an edit's target gives (`custom` for a custom message entry; None for any
+        other entry, or none), from every line of the file, read once and only when a long edit needs it."""
+        if self._roles is None:
+            self._roles = {}
+            for line in self._lines:
+                if b'"id"' not in line:
+                    continue
+                try:
+                    entry = loads_line(line)
+                except (JsonSyntaxError, UnicodeDecodeError, RecursionError, ValueError):
+                    continue
+                if not isinstance(entry, dict) or type(entry.get("id")) is not str:
+                    continue
+                message = entry.get("message")
+                if entry.get("type") == "message" and isinstance(message, dict):
+                    self._roles[entry["id"]] = message.get("role")
+                elif entry.get("type") == "custom_message":
+                    self._roles[entry["id"]] = "custom"
+        return self._roles.get(target) if type(target) is str else None
 
     def line(self, line: bytes, number: int, changes: list[Change]) -> bytes:
         if self.shortest is None or len(line) <= self.shortest:
@@ -87,9 +120,13 @@ class _Slimmer:
         entry_id = entry.get("id") if isinstance(entry.get("id"), str) else None
         before = len(changes)
         if entry.get("type") == "message" and isinstance(entry.get("message"), dict):
-            self._message(entry["message"], "$.message", number, entry_id, changes)
+            role = entry["message"].get("role")
+            if type(role) is not str or role not in self.prompt_roles:
+                self._message(entry["message"], "$.message", number, entry_id, changes)
         elif entry.get("type") == "custom_message":
             self._content(entry, "$", number, entry_id, changes, outputs=False)
+        elif entry.get("type") == "context_edit" and self.edits and isinstance(entry.get("replacement"), dict):
+            self._replacement(entry, number, entry_id, changes)
         if len(changes) == before:
             return line
         return js_stringify(entry).encode("utf-8")
@@ -104,6 +141,24 @@ class _Slimmer:
             message["output"], removed = _cut(output, self.output_limit)
             changes.append(self._change(number, entry_id, f"cut {removed} bytes from the middle of the bash output "
                                                           f"at {path}.output"))
+
+    def _replacement(self, entry: dict[str, Any], number: int, entry_id: str | None, changes: list[Change]) -> None:
+        """An edit's replacement content, slimmed as the content of its target's message would be."""
+        replacement = entry["replacement"]
+        role = self._target_role(entry.get("targetId"))
+        if role not in ("user", "assistant", "toolResult", "custom"):
+            return  # Pi puts a replacement only into these messages: any other is no content of the context
+        outputs = role in TOOL_OUTPUT_ROLES
+        content = replacement.get("content")
+        if isinstance(content, str) and outputs and self.output_limit is not None \
+                and len(content) > self.output_limit // 4 \
+                and len(content.encode("utf-8", "surrogatepass")) > self.output_limit:
+            replacement["content"], removed = _cut(content, self.output_limit)
+            changes.append(self._change(number, entry_id, f"cut {removed} bytes from the middle of the tool output "
+                                                          "that replaces the content of "
+                                                          f"{entry.get('targetId')} at $.replacement.content"))
+        else:
+            self._content(replacement, "$.replacement", number, entry_id, changes, outputs=outputs)
 
     def _content(self, holder: dict[str, Any], path: str, number: int, entry_id: str | None, changes: list[Change],
                  outputs: bool) -> None:
@@ -136,7 +191,8 @@ class _Slimmer:
         return Change(number, f"entry {entry_id}: {message}" if entry_id else message, entry_id)
 
 
-def _branch_plan(data: bytes, source: str) -> tuple[set[int], dict[int, tuple[str, str]], list[Change]]:
+def _branch_plan(data: bytes, source: str, version: PiVersion
+                 ) -> tuple[set[int], dict[int, tuple[str, str]], list[Change]]:
     """Lines to drop, lines to re-parent (line -> (old parent, new parent)) and the changes, for --drop-branches."""
     from pi_tools.session.load import tree_from_raw
     from pi_tools.session.reader import SessionReadError, parse_session_bytes, validate_header
@@ -144,7 +200,7 @@ def _branch_plan(data: bytes, source: str) -> tuple[set[int], dict[int, tuple[st
 
     try:
         raw = validate_header(parse_session_bytes(data, source, lazy=True), len(data))
-        tree = tree_from_raw(raw)
+        tree = tree_from_raw(raw, version.context.vocabulary)
     except SessionReadError as exc:
         raise SlimError(str(exc)) from None
     if tree.migrated_from is not None:
@@ -195,13 +251,23 @@ def _branch_plan(data: bytes, source: str) -> tuple[set[int], dict[int, tuple[st
             dropped.add(line)
             changes.append(Change(line, f"entry {entry['id']}: not on the active path; moved to the .rejected file",
                                   entry["id"]))
+    if version.context.context_edits:
+        for entry in path:
+            target = entry.get("targetId") if entry.get("type") == "context_edit" else None
+            if type(target) is str and target in tree.by_id and id_key(target) not in kept:
+                line = tree.line_of(entry) or 0
+                changes.append(Change(line, f"entry {entry.get('id')}: a context edit of the active path, kept; its "
+                                            f"target {target} is on another branch (moved to the .rejected file), so "
+                                            "it edits nothing, as before", entry.get("id")))
     return dropped, reparent, changes
 
 
-def slim_bytes(data: bytes, source: str, options: SlimOptions) -> SlimResult:
-    """Slim a session file's bytes (line structure kept; a missing final newline is added)."""
-    from pi_tools.rewrite.repair import with_parent
+def slim_bytes(data: bytes, source: str, options: SlimOptions, version: PiVersion | None = None) -> SlimResult:
+    """Slim a session file's bytes as the Pi `version` reads them (None: pi.resolve()'s); the line structure is
+    kept (a missing final newline is added)."""
+    from pi_tools.rewrite.repair import chosen_version, with_parent
 
+    version = chosen_version(version)
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -209,9 +275,9 @@ def slim_bytes(data: bytes, source: str, options: SlimOptions) -> SlimResult:
     reparent: dict[int, tuple[str, str]] = {}
     result = SlimResult([])
     if options.drop_branches:
-        dropped, reparent, branch_changes = _branch_plan(data, source)
+        dropped, reparent, branch_changes = _branch_plan(data, source, version)
         result.changes.extend(branch_changes)
-    slimmer = _Slimmer(options)
+    slimmer = _Slimmer(options, version, lines)
     for number, line in enumerate(lines, start=1):
         if number in dropped:
             result.rejected.append((number, line))
@@ -224,13 +290,13 @@ def slim_bytes(data: bytes, source: str, options: SlimOptions) -> SlimResult:
 
 
 def slim_file(source: str, out: str | None, options: SlimOptions, *, in_place: bool = False, force: bool = False,
-              dry_run: bool = False) -> tuple[SlimResult, int]:
+              dry_run: bool = False, version: PiVersion | None = None) -> tuple[SlimResult, int]:
     """Slim `source` into `out` (or in place) through the session writer; the result and FILE's size."""
     from pi_tools.rewrite.writer import commit, plan_targets, read_snapshot
 
     targets = None if dry_run else plan_targets(source, out, in_place=in_place, force=force)
     snapshot = read_snapshot(source)
-    result = slim_bytes(snapshot.data, source, options)
+    result = slim_bytes(snapshot.data, source, options, version)
     if targets is not None:
         from pi_tools.rewrite.writer import rejected_bytes
 

@@ -12,15 +12,19 @@ Two kinds, because a session is a tree of entries and a context is one path of m
   to `OUT.rejected`. A path with a compaction is refused: what the compaction keeps would change.
 
 Plugins and registered transforms (`--plugin`, `--use`) return messages that have no entries, so they are refused.
-The context of OUT is the transformed context of FILE (tests/rewrite/test_transform_session.py checks it with
-Pi 0.85).
+The context of OUT is the transformed context of FILE as the Pi `version` builds it (tests/rewrite/
+test_transform_session.py checks it with Pi 0.85, tests/rewrite/test_rewrite16.py with Pi 1.6): entries give the
+messages the version gives them (Pi 1.6: a compaction its `systemMessage` too, each message with its latest
+context edit applied), so a content transform also rewrites the replacement of an edit (the content its target
+sends) and a compaction's system message; a selecting transform keeps the edits whose target it keeps (an edit of
+an entry it drops goes to OUT.rejected with it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.js.json_line import loads_line
 from pi_tools.rewrite.repair import with_parent
@@ -33,7 +37,10 @@ from pi_tools.rewrite.writer import (
     plan_targets,
     read_snapshot,
 )
-from pi_tools.session.context import entry_to_messages
+
+if TYPE_CHECKING:
+    from pi_tools.pi import PiVersion
+    from pi_tools.session.context import ContextRules
 
 Transform = Callable[[list[Any]], list[Any]]
 CONTENT, SELECTING = frozenset({"redact", "block-images"}), frozenset({"drop-role", "keep-last"})
@@ -50,9 +57,15 @@ class Step:
     apply: Transform
 
 
-def _transformed_entry(entry: dict[str, Any], steps: list[Step]) -> dict[str, Any] | None:
+def _transformed_entry(entry: dict[str, Any], steps: list[Step], rules: ContextRules,
+                       by_id: dict[Any, Any]) -> dict[str, Any] | None:
     """The entry with the content transforms applied to its message, or None when they change nothing."""
-    produced = entry_to_messages(entry)
+    produced = rules.entry_messages(entry)
+    entry_type = entry.get("type")
+    if entry_type == "compaction" and len(produced) == 2 and "systemMessage" in entry:
+        return _transformed_compaction(entry, produced, steps)
+    if entry_type == "context_edit" and rules.context_edits:
+        return _transformed_edit(entry, steps, rules, by_id)
     if len(produced) != 1 or not isinstance(produced[0], dict):
         return None
     message = produced[0]
@@ -72,10 +85,62 @@ def _transformed_entry(entry: dict[str, Any], steps: list[Step]) -> dict[str, An
     return None
 
 
+def _applied(message: Any, steps: list[Step]) -> Any:
+    """The one message the content transforms make of `message` (None when they change nothing)."""
+    result = [message]
+    for step in steps:
+        result = step.apply(result)
+    return None if len(result) != 1 or result[0] == message else result[0]
+
+
+def _transformed_compaction(entry: dict[str, Any], produced: list[Any], steps: list[Step]) -> dict[str, Any] | None:
+    """A compaction that gives its `systemMessage` and its summary: each transformed in its own field."""
+    system, summary = (_applied(message, steps) if isinstance(message, dict) else None for message in produced)
+    if system is None and (summary is None or "summary" not in summary):
+        return None
+    new = dict(entry)
+    if system is not None:
+        new["systemMessage"] = system
+    if summary is not None and "summary" in summary:
+        new["summary"] = summary["summary"]
+    return new
+
+
+def _transformed_edit(entry: dict[str, Any], steps: list[Step], rules: ContextRules,
+                      by_id: dict[Any, Any]) -> dict[str, Any] | None:
+    """A context edit whose replacement is content of the context: the content its target's message sends,
+    transformed as that message is, written back as the replacement (a string stays a string when the message's
+    one text block is all it became)."""
+    replacement = entry.get("replacement")
+    target = by_id.get(entry.get("targetId")) if type(entry.get("targetId")) is str else None
+    if not isinstance(replacement, dict) or "content" not in replacement or not isinstance(target, dict):
+        return None
+    projected = [messages for _, messages in rules.entry_projections([target, entry])][0]
+    if len(projected) != 1 or not isinstance(projected[0], dict) \
+            or projected[0].get("role") not in ("user", "assistant", "toolResult", "custom"):
+        return None
+    new = _applied(projected[0], steps)
+    if new is None or "content" not in new:
+        return None
+    content = new["content"]
+    if isinstance(replacement["content"], str) and isinstance(content, list) and len(content) == 1 \
+            and isinstance(content[0], dict) and content[0].get("type") == "text" \
+            and isinstance(content[0].get("text"), str):
+        content = content[0]["text"]
+    if content == replacement["content"]:
+        return None
+    return {**entry, "replacement": {**replacement, "content": content}}
+
+
 def transform_session(source: str, out: str | None, steps: list[Step], *, leaf: str | None = None,
-                      force: bool = False, dry_run: bool = False) -> Rewrite:
-    """Apply `steps` (in the transform command's order) to `source`'s stored history, written to `out`."""
+                      force: bool = False, dry_run: bool = False, version: PiVersion | None = None) -> Rewrite:
+    """Apply `steps` (in the transform command's order) to `source`'s stored history, written to `out`, as the Pi
+    `version` reads it (None: pi.resolve()'s)."""
+    from pi_tools.rewrite.repair import chosen_version
     from pi_tools.session.load import tree_from_raw
+
+    version = chosen_version(version)
+    rules = version.context
     from pi_tools.session.reader import SessionReadError, parse_session_bytes, validate_header
 
     try:
@@ -86,7 +151,7 @@ def transform_session(source: str, out: str | None, steps: list[Step], *, leaf: 
     try:
         raw = parse_session_bytes(snapshot.data, source)
         validate_header(raw, len(snapshot.data))
-        tree = tree_from_raw(raw)
+        tree = tree_from_raw(raw, rules.vocabulary)
     except SessionReadError as exc:
         raise TransformSessionError(str(exc)) from None
     if tree.migrated_from is not None:
@@ -107,14 +172,14 @@ def transform_session(source: str, out: str | None, steps: list[Step], *, leaf: 
         if not isinstance(entry, dict):
             continue
         line_of_entry[id(entry)] = number
-        new = _transformed_entry(entry, content) if content else None
+        new = _transformed_entry(entry, content, rules, tree.by_id) if content else None
         if new is not None:
             lines[number - 1] = entry_line(new)
             changes.append(Change(number, f"entry {entry.get('id')}: {', '.join(s.label for s in content)} changed "
                                           "its message", entry.get("id")))
     rejected: list[tuple[int, bytes]] = []
     if selecting:
-        kept = _select(tree, selecting, leaf, source)
+        kept = _select(tree, selecting, leaf, source, rules)
         kept_numbers = [line_of_entry[id(e)] for e in kept]
         keep = set(kept_numbers)
         parent: str | None = None
@@ -176,7 +241,7 @@ def _set_parent(line: bytes, parent: str | None) -> bytes:
     return entry_line(entry)
 
 
-def _select(tree: Any, steps: list[Step], leaf: str | None, source: str) -> list[Any]:
+def _select(tree: Any, steps: list[Step], leaf: str | None, source: str, rules: ContextRules) -> list[Any]:
     """The path's entries whose messages the selecting transforms keep, and those that carry no message."""
     from pi_tools.js.values import UNDEFINED
     from pi_tools.session.tree import PathCycleError
@@ -196,8 +261,16 @@ def _select(tree: Any, steps: list[Step], leaf: str | None, source: str) -> list
         raise TransformSessionError(f"{source}: --to-session needs string ids on the path (pi-tools repair first)")
     messages: list[Any] = []
     owner: dict[int, Any] = {}
-    for entry in path:
-        for message in entry_to_messages(entry):
+    gives: dict[int, bool] = {}
+    from pi_tools.session.context import ContextError
+
+    try:
+        projected = list(rules.entry_projections(path))
+    except ContextError as exc:
+        raise TransformSessionError(f"{source}: Pi cannot build the context of this path: {exc}") from None
+    for entry, produced in projected:
+        gives[id(entry)] = bool(produced)
+        for message in produced:
             messages.append(message)
             owner[id(message)] = entry
     kept_messages = messages
@@ -217,9 +290,16 @@ def _select(tree: Any, steps: list[Step], leaf: str | None, source: str) -> list
     pending: list[Any] = []
     before: dict[int, list[Any]] = {}
     for entry in path:
-        if not entry_to_messages(entry):
+        if not gives[id(entry)]:
             pending.append(entry)
         elif id(entry) in rank and pending:
             before.setdefault(id(entry), []).extend(pending)
             pending = []
-    return [*(e for entry in order for e in [*before.get(id(entry), []), entry]), *pending]
+    kept = [*(e for entry in order for e in [*before.get(id(entry), []), entry]), *pending]
+    if not rules.context_edits:
+        return kept
+    # An edit of an entry the transforms dropped would point at nothing: it goes to OUT.rejected with its target.
+    on_path = {entry["id"] for entry in path}
+    stays = {entry["id"] for entry in kept}
+    return [entry for entry in kept if not (entry.get("type") == "context_edit" and entry.get("targetId") in on_path
+                                            and entry.get("targetId") not in stays)]

@@ -150,6 +150,11 @@ def entry_to_messages(entry: Any) -> list[Any]:
     return []
 
 
+MESSAGELESS_TYPES = frozenset({"label", "model_change", "thinking_level_change", "custom", "session_info"})
+"""The entry types of Pi 0.85 that are tree nodes but never give the context a message (entry_to_messages gives
+none of them one): settings, labels, extensions' state and the session's name."""
+
+
 def entry_message_count(entry: Any) -> int:
     """len(entry_to_messages(entry)) without making the messages (a summary's timestamp is not parsed): where a
     planned context's messages start and end is asked of every entry that is not a message line."""
@@ -210,6 +215,12 @@ class ContextRules:
             messages = entry_messages(materialize(entry))
             out.append((None, messages, messages))
         return out
+
+    def entry_projections(self, entries: list[Any]) -> Iterator[tuple[Any, list[Any]]]:
+        """Each entry of a compaction-aware entry list with the messages it gives the context (`messages`,
+        entry by entry: what rewrites that keep or drop entries by their messages need)."""
+        for entry in entries:
+            yield entry, self.entry_messages(entry)
 
     def check(self, entries: list[Any], materialize: Any) -> None:
         """Raise ContextError where Pi throws while projecting these entries (0.85 never does; its throws come

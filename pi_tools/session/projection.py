@@ -23,7 +23,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from pi_tools.js.values import UNDEFINED, js_double, js_truthy
-from pi_tools.session.context import ContextError, ContextRules, context_entries, entry_to_messages
+from pi_tools.session.context import (
+    MESSAGELESS_TYPES,
+    ContextError,
+    ContextRules,
+    context_entries,
+    entry_to_messages,
+)
 from pi_tools.session.line_format import ENTRY_TYPES
 from pi_tools.session.tree import ENTRY_FIELDS, MESSAGE_FIELDS, Vocabulary
 
@@ -43,6 +49,13 @@ PI_16_VOCABULARY = Vocabulary(
         "context_edit": {"targetId": (str,), "replacement": (dict, type(None))},
     },
 )
+
+MESSAGELESS_TYPES_16 = MESSAGELESS_TYPES | {"usage", "context_edit"}
+"""Pi 1.6's entry types that give the context no message: 0.85's and the two it added (a `context_edit` changes
+other entries' messages, it gives none of its own)."""
+PROMPT_ROLES_16 = frozenset({"system"})
+"""The roles whose messages are Pi 1.6's prompt: a system message's sections are the system prompt and its
+`toolsAdded` the tools' schemas, so rewrites keep them intact."""
 
 _EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
 _BLOCK_ROLES = ("assistant", "toolResult")  # a string replacement becomes one text block
@@ -198,6 +211,15 @@ class Projection16(ContextRules):
             out.append((edit if changed else None, messages, unedited))
         return out
 
+    def entry_projections(self, entries: list[Any]) -> Iterator[tuple[Any, list[Any]]]:
+        edits = self._edits(entries)
+        for index, entry in enumerate(entries):
+            if index > 0 and isinstance(entry, dict) and entry.get("type") == "compaction":
+                yield entry, []
+                continue
+            key = _map_key(_entry_id(entry))
+            yield entry, project_entry(entry, edits.get(key) if key is not None and edits else None)
+
     def bulk_fits(self, bulk: BulkSession) -> bool:
         """The bulk index plans by 0.85's rules, which are 1.6's for a file without system messages, usage and
         context_edit entries (those never reach it: its decoder knows only 0.85's entry types), whose compactions
@@ -230,4 +252,4 @@ def _keeps_an_older_compaction(bulk: BulkSession, line: int, compactions: list[i
 
 PI_16_RULES = Projection16()
 
-__all__ = ["PI_16_RULES", "PI_16_VOCABULARY", "Projection16", "project_entry"]
+__all__ = ["MESSAGELESS_TYPES_16", "PI_16_RULES", "PI_16_VOCABULARY", "PROMPT_ROLES_16", "Projection16", "project_entry"]

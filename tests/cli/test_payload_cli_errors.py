@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from pi_tools.providers.registry import builds
 from pi_tools.providers.table import representative_models
 
 CASE = "fixtures/conformance/cases/c001_tools.jsonl"
@@ -42,7 +43,8 @@ def test_tools_file_must_be_a_list_of_tools(cli: Any, tmp_path: Any) -> None:
                           "{name, description, parameters} objects\n")
 
 
-@pytest.mark.parametrize(("api", "model"), sorted(representative_models().items()))
+@pytest.mark.parametrize(("api", "model"), sorted((api, model) for api, model in representative_models().items()
+                                                   if builds(api)))  # the APIs Pi 0.85 has
 def test_content_that_is_not_a_list_fails_as_pi_fails(cli: Any, api: str, model: str) -> None:
     """A user message whose content is a number: Pi 0.85's context estimate throws for every API (oracle)."""
     bad = "fixtures/bad/wrong_field_types.jsonl"

@@ -101,12 +101,11 @@ def test_tree_shows_16s_entries_without_calling_them_unknown(cli: Any) -> None:
 
 @pytest.mark.parametrize("args", [
     ["search", "x", "--index", "out"], ["index", CASE, "-o", "out"],
-    ["repair", CASE, "--dry-run"], ["slim", CASE, "--dry-run"], ["transform", CASE, "--to-session", "out.jsonl"],
 ], ids=lambda args: args[0])
 def test_commands_not_ported_yet_say_so_under_16(cli: Any, args: list[str]) -> None:
     """They read sessions as Pi 0.85 does: under 1.6 (--pi or PI_TOOLS_PI) they refuse rather than answer as 0.85."""
     refused = cli(*args, "--pi", "1.6")
-    command = {"transform": "transform --to-session", "search": "search --index"}.get(args[0], args[0])
+    command = {"search": "search --index"}.get(args[0], args[0])
     assert (refused.code, refused.stdout) == (2, "")
     assert refused.stderr == f"pi-tools: pi-tools {command} does not reproduce Pi 1.6 yet; pass --pi 0.85\n"
     assert cli(*args, env={"PI_TOOLS_PI": "1.6"}).code == 2
@@ -116,3 +115,13 @@ def test_transform_reads_as_the_version_it_is_given(cli: Any) -> None:
     run = cli("transform", "--pi", "1.6", "--drop-role", "user", SYSTEM)
     (document,) = run.documents()
     assert document["pi"] == "1.6" and document["messages"][0]["role"] == "system"
+
+
+@pytest.mark.parametrize("args", [
+    ["repair", SYSTEM, "--dry-run"], ["slim", SYSTEM, "--dry-run", "--max-image-kb", "1"],
+    ["scrub", SYSTEM, "--dry-run"], ["transform", SYSTEM, "--to-session", "out.jsonl", "--dry-run", "--redact", "x"],
+], ids=lambda args: args[0])
+def test_rewriting_commands_read_16(cli: Any, args: list[str]) -> None:
+    """repair, slim, scrub and transform --to-session rewrite Pi 1.6 files (tests/rewrite/test_rewrite16.py)."""
+    assert cli(*args, "--pi", "1.6").code == 0
+    assert cli(*args, env={"PI_TOOLS_PI": "1.6"}).code == 0

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CLEAN = "tests/data/audit/clean.jsonl"
 BUILTIN = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai",
            "google-vertex", "mistral-conversations", "bedrock-converse-stream", "azure-openai-responses",
-           "openai-codex-responses"]
+           "openai-codex-responses", "pi-messages"]
 STREAMING = [name for name in BUILTIN if name not in ("azure-openai-responses", "openai-codex-responses")]
 """The APIs with a stream decoder (`decode --api`)."""
 

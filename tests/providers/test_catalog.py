@@ -261,7 +261,13 @@ def test_registry_import_is_cheap_and_lazy() -> None:
 
 def test_registry_maps_every_api_and_rejects_unknown_ones() -> None:
     from pi_tools.providers.google_generative_ai.adapter import GoogleGenerativeAI
-    from pi_tools.providers.registry import adapter, build_payload, build_wire, stream_decoder
+    from pi_tools.providers.registry import (
+        NotBuiltForEdition,
+        adapter,
+        build_payload,
+        build_wire,
+        stream_decoder,
+    )
     from pi_tools.providers.table import api_rows
 
     assert isinstance(adapter("google-vertex"), GoogleGenerativeAI)  # Vertex builds on the Gemini API's folder
@@ -273,9 +279,12 @@ def test_registry_maps_every_api_and_rejects_unknown_ones() -> None:
         "google-vertex",
         "mistral-conversations",
         "bedrock-converse-stream",
+        "pi-messages",
     ]
+    with pytest.raises(NotBuiltForEdition, match="no pi-messages API"):  # Pi's own API exists from Pi 1.6 on
+        build_payload("pi-messages", {}, {}, {})
     for call in (
-        lambda: build_payload("pi-messages", {}, {}, {}),
+        lambda: build_payload("toy-messages", {}, {}, {}),
         lambda: build_wire("faux", {}, {}, {}),
         lambda: stream_decoder("azure-openai-responses"),
     ):

@@ -32,7 +32,12 @@ from pi_tools.providers.options import (
 )
 from pi_tools.providers.provider_env import provider_env
 from pi_tools.providers.sanitize import sanitize_surrogates
-from pi_tools.providers.transform_messages import transform_messages
+from pi_tools.providers.transform_messages import (
+    TRANSFORM_085,
+    TransformRules,
+    split_error_tool_result_images,
+    transform_messages,
+)
 
 Block = dict[str, Any]
 
@@ -310,10 +315,14 @@ def _cache_point(retention: str) -> Block:
 
 
 def convert_messages(
-    model: Model, context: dict[str, Any], retention: str, caching: bool, renamed: dict[str, str] | None = None
+    model: Model, context: dict[str, Any], retention: str, caching: bool, renamed: dict[str, str] | None = None,
+    rules: TransformRules = TRANSFORM_085, split_error_images: bool = False,
 ) -> list[dict[str, Any]]:
-    """Converse messages for a context (the tool-call ids pi-ai's normalisation renamed go to `renamed`)."""
-    messages = transform_messages(context.get("messages") or [], model, normalize_tool_call_id, id_map=renamed)
+    """Converse messages for a context (the tool-call ids pi-ai's normalisation renamed go to `renamed`).
+    `rules` and `split_error_images` are what a later Pi changed (transformMessages; the images of an error tool
+    result sent after all the turn's tool results)."""
+    messages = transform_messages(context.get("messages") or [], model, normalize_tool_call_id, id_map=renamed,
+                                  rules=rules)
     signatures_supported = is_claude(model)
     result: list[dict[str, Any]] = []
     index = 0
@@ -329,10 +338,19 @@ def convert_messages(
                 result.append(assistant)
         elif role == "toolResult":
             results: list[Block] = []
+            error_images: list[Block] = []
             while index < count and messages[index].get("role") == "toolResult":
-                results.append(_tool_result(messages[index]))
+                tool_message = messages[index]
+                split = split_error_tool_result_images(tool_message) if split_error_images else None
+                if split is None:
+                    results.append(_tool_result(tool_message))
+                else:
+                    content, caption, images = split
+                    results.append(_tool_result({**tool_message, "content": content}))
+                    error_images.append({"text": caption})
+                    error_images.extend({"image": _image_block(image)} for image in images)
                 index += 1
-            result.append({"role": "user", "content": results})
+            result.append({"role": "user", "content": results + error_images if error_images else results})
             continue
         index += 1
     if retention != "none" and caching and result and result[-1]["role"] == "user":

@@ -13,14 +13,14 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from pi_tools.js.access import block_type, copy_defined, js_join_piece, require_string, string_receiver
-from pi_tools.js.strings import js_is_blank
+from pi_tools.js.strings import js_is_blank, js_trim
 from pi_tools.js.values import UNDEFINED, js_truthy
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import json_schema_tool_parameters, resolve_json_schema_strict
 from pi_tools.providers.errors import PayloadError, missing_api_key
 from pi_tools.providers.options import build_base_options, clamp_thinking_level
 from pi_tools.providers.sanitize import sanitize_id_chars, sanitize_surrogates
-from pi_tools.providers.transform_messages import transform_messages
+from pi_tools.providers.transform_messages import TRANSFORM_085, TransformRules, transform_messages
 
 if TYPE_CHECKING:
     from pi_tools.providers.split import ContentTrace
@@ -228,8 +228,10 @@ def _append_tool_result(
     message: dict[str, Any],
     traits: _ModelTraits,
     response_turn: dict[str, Any] | None,
+    blank_is_empty: bool = False,
 ) -> dict[str, Any]:
-    """Add one tool result; returns the user turn now holding function responses (for the next result)."""
+    """Add one tool result; returns the user turn now holding function responses (for the next result).
+    `blank_is_empty`: whitespace-only text counts as no text (Pi 1.6)."""
     content = message.get("content")  # transformMessages made a missing one []; "" is a string too
     if not isinstance(content, list):
         raise PayloadError("msg.content.filter is not a function")
@@ -245,7 +247,7 @@ def _append_tool_result(
         text_result = "\n".join(texts)
     else:
         text_result = "\n".join(js_join_piece(text) for text in texts)
-    has_text = len(text_result) > 0
+    has_text = len(js_trim(text_result) if blank_is_empty else text_result) > 0
     has_images = len(images) > 0
     nested_images = traits.nested_images
 
@@ -279,14 +281,16 @@ def _append_tool_result(
 
 
 def convert_messages(model: Model, context: dict[str, Any], renamed: dict[str, str] | None = None,
-                     trace: ContentTrace | None = None) -> list[dict[str, Any]]:
+                     trace: ContentTrace | None = None, rules: TransformRules = TRANSFORM_085,
+                     blank_is_empty: bool = False) -> list[dict[str, Any]]:
     """Gemini ``contents`` for a context, after pi-ai's cross-provider normalisation (whose renamed tool-call ids
-    go to `renamed`); with `trace`, where each transformed message went (see build_history_traced)."""
+    go to `renamed`); with `trace`, where each transformed message went (see build_history_traced). `rules` and
+    `blank_is_empty` are what a later Pi changed (transformMessages, whitespace-only tool output)."""
     contents: list[dict[str, Any]] = []
     response_turn: dict[str, Any] | None = None
     traits = _ModelTraits.of(model)
     transformed = transform_messages(context.get("messages") or [], model, normalize_tool_call_id, id_map=renamed,
-                                     synthetic=None if trace is None else trace.synthetic)
+                                     synthetic=None if trace is None else trace.synthetic, rules=rules)
     places = None
     if trace is not None:
         trace.transformed, places = transformed, trace.places
@@ -299,7 +303,7 @@ def convert_messages(model: Model, context: dict[str, Any], renamed: dict[str, s
         elif role == "assistant":
             converted = _assistant_content(message, model, traits)
         elif role == "toolResult":
-            response_turn = _append_tool_result(contents, message, traits, response_turn)
+            response_turn = _append_tool_result(contents, message, traits, response_turn, blank_is_empty)
             if places is not None:  # where it went: (its response turn, its part there, its images' own content
                 # or -1); written out here, as it runs once per tool result of every traced part
                 last = len(contents) - 1

@@ -49,8 +49,9 @@ class Shape:
     two keys costs two lookups, not a walk over every field the converter knows.
     """
 
-    def __init__(self, api_name: str, *fields: Field) -> None:
+    def __init__(self, api_name: str, *fields: Field, refusal: str = "{name} parameter is not supported in {api}.") -> None:
         self.api_name = api_name
+        self.refusal = refusal  # the SDK's words for a field its backend does not take
         self.fields = fields
         self._position = {field.name: index for index, field in enumerate(fields)}
 
@@ -65,7 +66,7 @@ class Shape:
             field = self.fields[index]
             item = value[field.name]
             if field.rejected:
-                raise PayloadError(f"{field.name} parameter is not supported in {self.api_name}.")
+                raise PayloadError(self.refusal.format(name=field.name, api=self.api_name))
             if item is not None:
                 out[field.target or field.name] = field.convert(item)
         return out

@@ -10,6 +10,7 @@ a missing project or location fails before any payload is built. ``streamSimple`
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,6 +20,7 @@ from pi_tools.providers.google_generative_ai.payload import GoogleFlavor, build_
 from pi_tools.providers.google_generative_ai.wire import (
     STREAM_PATH,
     VERTEX,
+    Dialect,
     build_body,
     finish_headers,
     join_url,
@@ -103,8 +105,10 @@ def _default_base_url(location: str | None) -> str:
     return f"https://{location}-aiplatform.googleapis.com/"
 
 
-def build_wire(model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-    """The request the Vertex client sends (express-mode API key, or ADC with project/location)."""
+def build_wire(model: Model, payload: dict[str, Any], options: dict[str, Any], dialect: Dialect = VERTEX,
+               headers_of: Callable[[Model, dict[str, Any]], dict[str, str]] = merged_headers) -> dict[str, Any]:
+    """The request the Vertex client sends (express-mode API key, or ADC with project/location); `dialect` and
+    `headers_of` are the SDK's converters and headers (a later Pi bundles a later SDK)."""
     options = options or {}
     api_key = resolve_api_key(options)
     project = location = None
@@ -112,7 +116,7 @@ def build_wire(model: Model, payload: dict[str, Any], options: dict[str, Any]) -
         project, location = resolve_project(options), resolve_location(options)
 
     resource = model_resource(payload.get("model"), vertex=True)
-    body = build_body(payload, VERTEX)
+    body = build_body(payload, dialect)
 
     custom = _custom_base_url(model.get("baseUrl"))
     base_url = custom or _default_base_url(location)
@@ -121,7 +125,7 @@ def build_wire(model: Model, payload: dict[str, Any], options: dict[str, Any]) -
     scope = f"projects/{project}/locations/{location}" if api_key is None and not custom else ""
     url = join_url(base_url, api_version, scope, STREAM_PATH.format(model=resource))
 
-    headers = merged_headers(model, options)
+    headers = headers_of(model, options)
     if api_key is None:
         headers["authorization"] = "Bearer <redacted>"
     else:

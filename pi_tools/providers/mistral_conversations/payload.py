@@ -259,11 +259,12 @@ def convert_messages(messages: list[dict[str, Any]], supports_images: bool) -> l
 # --- tools and options -----------------------------------------------------------------------------------------
 
 
-def convert_tools(tools: list[Any]) -> list[dict[str, Any]]:
-    """Function tools; ``strict`` is always sent, true only for constrained tools whose schema converts."""
+def convert_tools(tools: list[Any], supports_strict: bool = True) -> list[dict[str, Any]]:
+    """Function tools; ``strict`` is always sent, true only for constrained tools whose schema converts (and only
+    where `supports_strict`: Pi 1.6 asks the model's compat)."""
     result: list[dict[str, Any]] = []
     for tool in tools:
-        strict = resolve_json_schema_strict(tool, True)
+        strict = resolve_json_schema_strict(tool, supports_strict)
         function = copy_defined({}, tool, "name", "description")
         parameters = json_schema_tool_parameters(tool, strict)
         if parameters is not None or "parameters" in tool:

@@ -116,11 +116,13 @@ def load_after_apis(module: str) -> None:
 def rule_modules() -> list[str]:
     """Every module that defines rules, in the order their rules are listed: each API's `rule_modules` in table
     order (a module several APIs share, once), then those added with load_after_apis."""
-    from pi_tools.providers.registry import adapter
+    from pi_tools.providers.registry import adapter, builds
     from pi_tools.providers.table import api_rows
 
     order: list[str] = []
     for row in api_rows():
+        if not builds(row.name):  # an API of a later Pi only (no base adapter): none of its rules run yet
+            continue
         for module in adapter(row.name).rule_modules:
             if module not in order:
                 order.append(module)

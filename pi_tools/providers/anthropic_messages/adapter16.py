@@ -1,0 +1,31 @@
+"""anthropic-messages as Pi 1.6 builds it: the 0.85 adapter's stream decoder, tool-call ids, payload mapping and
+preflight rules, with 1.6's payload (``payload16``) and wire (``wire16``) builders. Large sessions are built
+whole (no parts): where a later system message lands depends on the messages after it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_tools.providers.anthropic_messages.adapter import AnthropicMessages
+from pi_tools.providers.contract import Model
+
+
+class AnthropicMessages16(AnthropicMessages):
+    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.anthropic_messages.payload16 import build_payload
+
+        return build_payload(model, context, options)
+
+    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.anthropic_messages.wire16 import build_wire
+
+        return build_wire(model, payload, options)
+
+    def preload(self) -> None:
+        import pi_tools.providers.anthropic_messages.payload16  # noqa: F401
+
+    def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
+        return None
+
+
+ADAPTER = AnthropicMessages16()

@@ -1,0 +1,40 @@
+"""azure-openai-responses as Pi 1.6 builds it (providers.edition): this folder's ``payload16`` and ``wire16`` (on
+the shared 1.6 Responses conversion, openai_responses.convert16) behind the 0.85 Azure adapter's mapping; built
+whole, as openai-responses is in 1.6."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_tools.providers.azure_openai_responses.adapter import AzureOpenAIResponses
+from pi_tools.providers.contract import Model, ToolCallIdNormalizer
+
+
+class AzureOpenAIResponses16(AzureOpenAIResponses):
+    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.azure_openai_responses.payload16 import build_payload
+
+        return build_payload(model, context, options)
+
+    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.azure_openai_responses.wire16 import build_wire
+
+        return build_wire(model, payload, options)
+
+    def tool_call_id_normalizer(self) -> ToolCallIdNormalizer | None:
+        from pi_tools.providers.azure_openai_responses.payload16 import normalize_tool_call_id
+
+        return normalize_tool_call_id
+
+    def preload(self) -> None:
+        import pi_tools.providers.azure_openai_responses.payload16  # noqa: F401
+
+    def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
+        return None
+
+    def build_tail(self, model: Model, context: dict[str, Any],
+                   options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+        return self.build_payload(model, context, options), None, 0
+
+
+ADAPTER = AzureOpenAIResponses16()

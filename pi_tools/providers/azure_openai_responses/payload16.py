@@ -1,0 +1,96 @@
+"""The Pi 1.6 request body of pi-ai's ``azure-openai-responses`` adapter (what it hands ``onPayload``).
+
+The shared 1.6 Responses conversion (openai_responses.convert16) with Azure's own choices, as in 0.85: the
+deployment as ``model``, a ``prompt_cache_key`` whatever the cache retention, no retention fields, strict tools
+unless the compat refuses them, the "off" effort for every provider. What 1.6 changed for Azure: the provider is
+called ``azure`` (its own tool-call ids keep their ``call_id|item_id`` pairs under that name); the transcript's
+system messages stay in place or are collapsed by the compat, and its tools are declared as the compat allows
+(top-level, tool search or ``additional_tools``); ``promptCacheKeyMode: disabled`` drops the cache key; the
+endpoint and the deployment are resolved as before (azure-openai-config.ts; options.env, then the environment).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_tools.js.values import js_truthy
+from pi_tools.providers.catalog import Model
+from pi_tools.providers.constrained_sampling import grammar_input_properties
+from pi_tools.providers.errors import malformed_input_guard, require_api_key
+from pi_tools.providers.openai_responses.convert16 import (
+    convert_messages,
+    convert_tools,
+    responses_tool_support,
+)
+from pi_tools.providers.openai_responses.payload import (
+    MIN_OUTPUT_TOKENS,
+    TOOL_CALL_PROVIDERS,
+    _apply_reasoning,
+    azure_deployment_name,
+    azure_endpoint,
+    clamp_prompt_cache_key,
+    make_tool_call_id_normalizer,
+    reasoning_effort,
+)
+from pi_tools.providers.options16 import build_base_options
+from pi_tools.providers.transcript import (
+    declared_tools,
+    normalize_context,
+    resolve_transcript,
+    resolve_transcript_tools,
+)
+
+AZURE_TOOL_CALL_PROVIDERS = TOOL_CALL_PROVIDERS | {"azure"}
+normalize_tool_call_id = make_tool_call_id_normalizer(AZURE_TOOL_CALL_PROVIDERS)
+"""Cross-model tool-call id rewrite for ``azure-openai-responses`` in Pi 1.6 (Azure's provider is ``azure``)."""
+
+
+def _flag(compat: dict[str, Any], name: str, default: bool) -> Any:
+    value = compat.get(name)
+    return default if value is None else value
+
+
+@malformed_input_guard
+def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The params object Pi 1.6's ``streamSimple`` passes to ``onPayload`` for an ``azure-openai-responses`` model.
+
+    pi-ai resolves the endpoint before building the params, so a missing base URL fails the request here too."""
+    api_key = require_api_key(model, options)
+    transcript = normalize_context(context)
+    base = build_base_options(model, transcript, options, api_key)
+    effort = reasoning_effort(model, options)
+    compat = model.get("compat") or {}
+    mid_convo = _flag(compat, "supportsMidConvoSystemMessages", False)
+    resolved = resolve_transcript(transcript, mid_convo)
+    deployment = azure_deployment_name(model, base)
+    azure_endpoint(model, base)
+    supports_grammar = bool(_flag(compat, "supportsOpenAIGrammarTools", False))
+    supports_strict = bool(_flag(compat, "supportsStrictMode", True))
+    additional = _flag(compat, "supportsAdditionalTools", False)
+    tool_search = _flag(compat, "supportsToolSearch", False)
+    grammar_properties = grammar_input_properties(declared_tools(resolved), supports_grammar)
+    request_tools, _ = resolve_transcript_tools(resolved, responses_tool_support(mid_convo, additional, tool_search))
+    builder = convert_messages(
+        model, resolved, AZURE_TOOL_CALL_PROVIDERS,
+        grammar_properties=grammar_properties,
+        supports_mid_convo_system_messages=mid_convo,
+        supports_additional_tools=additional,
+        supports_tool_search=tool_search,
+        tool_options={"supportsStrictMode": supports_strict, "supportsOpenAIGrammarTools": supports_grammar},
+    )
+    params: dict[str, Any] = {"model": deployment, "input": builder.items, "stream": True}
+    if compat.get("promptCacheKeyMode") != "disabled" and base.get("sessionId") is not None:
+        params["prompt_cache_key"] = clamp_prompt_cache_key(base["sessionId"])
+    params["store"] = False
+    if js_truthy(base.get("maxTokens")):
+        params["max_output_tokens"] = max(base["maxTokens"], MIN_OUTPUT_TOKENS)
+    if "temperature" in base:
+        params["temperature"] = base["temperature"]
+    if request_tools:
+        params["tools"] = convert_tools(request_tools, supports_strict_mode=supports_strict,
+                                        supports_grammar_tools=supports_grammar)
+    if options.get("toolChoice") is not None:
+        params["tool_choice"] = options["toolChoice"]
+    _apply_reasoning(params, model, effort, skip_off_effort=False)
+    params.update(base.get("samplingParams") or {})
+    return params

@@ -1,0 +1,30 @@
+"""bedrock-converse-stream as Pi 1.6 builds it: the 0.85 adapter's mapping, preflight and stream hooks, the 1.6
+payload (``payload16``) and wire (``wire16``). Large sessions are built whole (no parts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_tools.providers.bedrock_converse_stream.adapter import BedrockConverseStream
+from pi_tools.providers.contract import Model
+
+
+class BedrockConverseStream16(BedrockConverseStream):
+    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.bedrock_converse_stream.payload16 import build_payload
+
+        return build_payload(model, context, options)
+
+    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.bedrock_converse_stream.wire16 import build_wire
+
+        return build_wire(model, payload, options)
+
+    def preload(self) -> None:
+        import pi_tools.providers.bedrock_converse_stream.payload16  # noqa: F401
+
+    def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
+        return None
+
+
+ADAPTER = BedrockConverseStream16()

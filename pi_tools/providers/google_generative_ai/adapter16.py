@@ -1,0 +1,34 @@
+"""google-generative-ai as Pi 1.6 builds it: the 0.85 adapter's mapping and preflight hooks, the 1.6 payload
+(``payload16``) and wire (``wire16``: @google/genai 2.32). Large sessions are built whole (no parts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_tools.providers.contract import Model
+from pi_tools.providers.google_generative_ai.adapter import GoogleGenerativeAI
+
+
+class GoogleGenerativeAI16(GoogleGenerativeAI):
+    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.google_generative_ai.payload16 import build_payload
+
+        return build_payload(model, context, options)
+
+    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.google_generative_ai.wire16 import build_wire
+
+        return build_wire(model, payload, options)
+
+    def preload(self) -> None:
+        import pi_tools.providers.google_generative_ai.payload16  # noqa: F401
+
+    def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
+        return None
+
+    def build_history_traced(self, model: Model, context: dict[str, Any], options: dict[str, Any],
+                             trace: Any) -> Any:
+        return None
+
+
+ADAPTER = GoogleGenerativeAI16()

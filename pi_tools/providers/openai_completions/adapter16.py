@@ -1,0 +1,38 @@
+"""openai-completions as Pi 1.6 builds it: the 0.85 adapter (its stream decoder, tool-call id normaliser, payload
+mapping and preflight rules) with 1.6's payload and wire (``payload16``, ``wire16``). Large sessions are built
+whole: the 0.85 part builders know nothing of system messages in the transcript."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_tools.providers.contract import Model
+from pi_tools.providers.openai_completions.adapter import OpenAICompletions
+
+
+class OpenAICompletions16(OpenAICompletions):
+    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.openai_completions.payload16 import build_payload
+
+        return build_payload(model, context, options)
+
+    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.openai_completions.wire16 import build_wire
+
+        return build_wire(model, payload, options)
+
+    def preload(self) -> None:
+        import pi_tools.providers.openai_completions.payload16  # noqa: F401
+
+    def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
+        return None
+
+    def build_tail(self, model: Model, context: dict[str, Any],
+                   options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+        return self.build_payload(model, context, options), None, 0
+
+    def join_parts(self, parts: list[Any], tail: Any) -> list[Any] | None:
+        return [*(part.messages for part in parts), tail.messages]
+
+
+ADAPTER = OpenAICompletions16()

@@ -1,0 +1,35 @@
+"""openai-responses as Pi 1.6 builds it (providers.edition): the 1.6 payload and wire modules (``payload16``,
+``wire16``) behind the 0.85 adapter's mapping, stream decoder and preflight rules. Conversations are built whole:
+1.6's input depends on the transcript's system messages and tool declarations, which no part knows alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_tools.providers.contract import Model
+from pi_tools.providers.openai_responses.adapter import OpenAIResponses
+
+
+class OpenAIResponses16(OpenAIResponses):
+    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.openai_responses.payload16 import build_payload
+
+        return build_payload(model, context, options)
+
+    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+        from pi_tools.providers.openai_responses.wire16 import build_wire
+
+        return build_wire(model, payload, options)
+
+    def preload(self) -> None:
+        import pi_tools.providers.openai_responses.payload16  # noqa: F401
+
+    def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
+        return None
+
+    def build_tail(self, model: Model, context: dict[str, Any],
+                   options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+        return self.build_payload(model, context, options), None, 0
+
+
+ADAPTER = OpenAIResponses16()
