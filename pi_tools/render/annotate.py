@@ -298,6 +298,13 @@ def adapter_skip_note(api: str) -> Note:
                 "empty content)")
 
 
+def system_message_note(api: str) -> Note:
+    return note("system-message", "system message",
+                f"the transcript's system messages become the {api} request's system prompt (folded into one where "
+                "the model takes none later) or, where the model keeps them, system updates in place: see the "
+                "target's system fields and the items added by the adapter")
+
+
 def grouped_note(label: str, size: int) -> Note:
     return note("results-grouped", "grouped",
                 f"sent with {size - 1} other tool result(s) in one message ({label})")

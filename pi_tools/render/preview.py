@@ -341,6 +341,10 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
         if after is None:
             cells[row] = _cell("turn-skipped", notes_here, [])
             continue
+        if isinstance(after, dict) and after.get("role") == "system":
+            # A transcript's system message (Pi 1.x): the request's system prompt, or an update in place.
+            cells[row] = _cell("sent", [*notes_here, annotate.system_message_note(target.api)], [])
+            continue
         state, more, fragments = place(after, positions[index])
         changed = after is not message and after != message
         cells[row] = _cell(state, notes_here + more, fragments, after if changed else None)
@@ -376,8 +380,9 @@ def _convert(stored: list[Any], block_images: bool, passed_through: frozenset[st
     for message in stored:
         produced = convert_to_llm([message], registry, passed_through or PASSED_THROUGH)
         result = produced[0] if produced else None
-        here = annotate.convert_notes(message, result, isinstance(message, dict)
-                                      and registry.get(message.get("role")) is not None)
+        passed = isinstance(message, dict) and message.get("role") in (passed_through or ()) and result == message
+        here = [] if passed else annotate.convert_notes(message, result, isinstance(message, dict)
+                                                        and registry.get(message.get("role")) is not None)
         if block_images and isinstance(result, dict) and result.get("role") in ("user", "toolResult") \
                 and isinstance(result.get("content"), list):
             replaced = replace_blocked_images(result["content"])

@@ -34,17 +34,26 @@ def test_resolve_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         pi.resolve("2.0")
 
 
-@pytest.mark.parametrize("args", [
-    ["preflight", CASE],
-    ["render", CASE, "--api", "anthropic-messages", "-o", "-"],
-    ["visibility", CASE, "--api", "anthropic-messages"],
-    ["run", "--max-turns", "1", "hello"],
-], ids=lambda args: args[0])
-def test_request_building_commands_refuse_pi_16(cli: Any, args: list[str]) -> None:
+def test_run_refuses_pi_16(cli: Any) -> None:
+    args = ["run", "--max-turns", "1", "hello"]
     refused = cli(*args[:1], "--pi", "1.6", *args[1:])
-    assert (refused.code, refused.stdout, refused.stderr) == (2, "", refusal(args[0]))
+    assert (refused.code, refused.stdout, refused.stderr) == (2, "", refusal("run"))
     by_environment = cli(*args, env={"PI_TOOLS_PI": "1.6"})
-    assert (by_environment.code, by_environment.stderr) == (2, refusal(args[0]))
+    assert (by_environment.code, by_environment.stderr) == (2, refusal("run"))
+
+
+@pytest.mark.parametrize("args", [
+    ["preflight", "--format", "json", CASE],
+    ["render", CASE, "--api", "anthropic-messages", "-o", "-", "--format", "md"],
+    ["visibility", CASE, "--api", "anthropic-messages", "--format", "json"],
+], ids=lambda args: args[0])
+def test_request_building_commands_build_pi_16_requests(cli: Any, args: list[str]) -> None:
+    """preflight, render and visibility --api build Pi 1.6's requests (--pi or PI_TOOLS_PI), the same either way."""
+    assert {"preflight", "render", "visibility --api"} <= (pi.get("1.6").request_commands or set())
+    chosen = cli(*args[:1], "--pi", "1.6", *args[1:])
+    assert chosen.code in (0, 1) and chosen.stderr == ""
+    by_environment = cli(*args, env={"PI_TOOLS_PI": "1.6"})
+    assert (by_environment.code, by_environment.stdout) == (chosen.code, chosen.stdout)
 
 
 def test_payload_builds_pi_16_requests_per_api(cli: Any) -> None:
