@@ -44,7 +44,7 @@ def preflight_command(
     jobs: Jobs = None,
     pi: Pi = None,
 ) -> None:
-    """Check, offline, the request Pi 0.85 would send against the rules the provider enforces, naming the entry behind
+    """Check, offline, the request Pi would send (the --pi version's) against the rules the provider enforces, naming the entry behind
     each problem. `finding` documents as audit writes them, plus api, model and payloadPath.
 
     With --replay: one `request` document per request the session made (--format json; a `summary` document with the
@@ -54,7 +54,8 @@ def preflight_command(
 
     Example: pi-tools preflight --model anthropic/claude-sonnet-4-5 --format sarif ~/.pi/agent/sessions > pre.sarif
     """
-    chosen_pi(pi, builds_requests=True, command="preflight")
+    version = chosen_pi(pi, builds_requests=True, command="preflight")
+    pi_name = version.name if version is not None else None
     chosen = chosen_engine(engine, scheduler, jobs, progress="preflight")
     helper = None
     if paths and not list_rules and len(paths) == 1 and chosen.kind == "local":
@@ -86,11 +87,12 @@ def preflight_command(
             fail(f"--rules: unknown rule id(s): {', '.join(unknown)} (see --list-rules)")
         enabled = frozenset(wanted)
     if model is not None:
+        from pi_tools.pi import resolve
         from pi_tools.providers.catalog import find_model
         from pi_tools.providers.errors import UnknownModelError
 
         try:
-            find_model(model)
+            find_model(model, resolve(pi_name).requests.catalog)
         except UnknownModelError as exc:
             fail(f"--model {model}: {exc.args[0] if exc.args else exc}")
     tool_list = None
@@ -106,10 +108,10 @@ def preflight_command(
     try:
         if replay:
             status = _replay(inputs, output_format, system_prompt, tool_list, all_branches, enabled, threshold,
-                             chosen)
+                             chosen, pi_name)
         else:
             status = _check(inputs, output_format, fail_on, threshold, enabled, known, model, system_prompt,
-                            tool_list, reasoning, leaf, chosen, helper)
+                            tool_list, reasoning, leaf, chosen, helper, pi_name)
     except EngineError as exc:
         fail(str(exc))
     from pi_tools.cli.common import exit_without_teardown
@@ -120,7 +122,7 @@ def preflight_command(
 def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: str, threshold: int,
            enabled: frozenset[str] | None, known: set[str] | None, model: str | None, system_prompt: str | None,
            tools: list[dict[str, object]] | None, reasoning: str | None, leaf: str | None, engine: Engine,
-           helper: Any = None) -> int:
+           helper: Any = None, pi: str | None = None) -> int:
     from pi_tools.audit.formats import json_lines, junit, sarif
     from pi_tools.engine.run import map_inputs
     from pi_tools.pipe.documents import dumps_document
@@ -130,7 +132,7 @@ def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: st
     from pi_tools.preflight.tasks import preflight_file
 
     request = PreflightRequest(model=model, system_prompt=system_prompt, tools=tools, reasoning=reasoning,  # type: ignore[arg-type]
-                               leaf=leaf, enabled=enabled)
+                               leaf=leaf, enabled=enabled, pi=pi)
     results = []
     checked: Any = map_inputs(preflight_file, inputs, request, engine, lambda path, error: PreflightResult(path, error=error))
     if helper is not None and len(inputs) == 1 and inputs[0][1] is None:
@@ -166,14 +168,15 @@ def _known_rules() -> set[str]:
 
 def _replay(inputs: list[tuple[str, str | None]], output_format: str, system_prompt: str | None,
             tools: list[dict[str, object]] | None, all_branches: bool, enabled: frozenset[str] | None,
-            threshold: int, engine: Engine) -> int:
+            threshold: int, engine: Engine, pi: str | None = None) -> int:
     from pi_tools.engine.run import map_inputs
     from pi_tools.preflight.replay import Options, ReplayResult
     from pi_tools.preflight.report import replay_json, replay_table
     from pi_tools.preflight.rules import SEVERITY_RANK
     from pi_tools.preflight.tasks import replay_file
 
-    options = Options(system_prompt=system_prompt, tools=tools, all_branches=all_branches, enabled=enabled)  # type: ignore[arg-type]
+    options = Options(system_prompt=system_prompt, tools=tools, all_branches=all_branches, enabled=enabled,  # type: ignore[arg-type]
+                      pi=pi)
     results = []
     for result in map_inputs(replay_file, inputs, options, engine, lambda path, error: ReplayResult(path, error=error)):
         if result.error is not None:

@@ -61,24 +61,26 @@ def render_command(
     Example: pi-tools render s.jsonl --api anthropic-messages --api openai-responses -o s.html
     """
     from pi_tools.output.templates import MissingTemplateError
+    from pi_tools.pi import resolve
     from pi_tools.render import RenderRequest, TargetError, pair_targets, render_session
     from pi_tools.session import ContextError, SessionReadError, load_session
 
     chosen_pi(pi, builds_requests=True, command="render")
+    version = resolve(pi)
     chosen = fmt or ("md" if out.lower().endswith((".md", ".markdown")) else "html")
     if not api and not model:
         fail("--api: name at least one provider API (or a --model)")
     try:
-        targets = pair_targets(api or [], model or [])
+        targets = pair_targets(api or [], model or [], version)
     except TargetError as exc:
         fail(str(exc))
     loaded_tools = _load_tools(tools) if tools else None
     status = EXIT_OK
     for name, path in zip(files, output_paths(files, out, chosen), strict=True):
         request = RenderRequest(targets=targets, system_prompt=system_prompt, tools=loaded_tools,
-                                reasoning=reasoning, block_images=block_images, leaf=leaf)
+                                reasoning=reasoning, block_images=block_images, leaf=leaf, pi=version.name)
         try:
-            tree = load_session(name)
+            tree = load_session(name, rules=version.context)
             if leaf is not None and leaf not in tree.by_id:
                 raise ContextError(f"Entry {leaf} not found")
             pieces = render_session(tree, request, chosen)

@@ -48,7 +48,7 @@ def visibility_command(
 
     Example: pi-tools visibility session.jsonl --api anthropic-messages --format json
     """
-    version = chosen_pi(pi, builds_requests=api is not None, command="visibility")
+    version = chosen_pi(pi, builds_requests=api is not None, command="visibility --api")
     chosen = chosen_engine(engine, scheduler, jobs, progress="visibility")
     from pi_tools.engine import EngineError, map_ordered
     from pi_tools.sources.files import size_of

@@ -61,7 +61,7 @@ class PiVersion:
     counts."""
     request_commands: frozenset[str] | None
     """The commands that build this version's provider requests (None: every one: payload, preflight, render,
-    run, visibility --api, export previews). The others refuse the version rather than build another's requests;
+    run, visibility --api). The others refuse the version rather than build another's requests;
     an API whose folder has no adapter for the version is refused by `payload` (providers.registry)."""
     undrawn_roles: frozenset[str]
     """The message roles of pi-ai that Pi's TUI draws nothing for (messages/roles.py): what `visibility` says of

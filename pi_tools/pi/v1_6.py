@@ -23,12 +23,8 @@ What changed from 0.85, and where its implementation lives:
 - requests: the 1.6 catalog (providers/data/models-1.6.json), and per API folder an `adapter16` module building
   1.6's request from the transcript (system messages kept in place or collapsed, per model), with 1.6's
   transformMessages (providers/transform_messages.py: `TRANSFORM_16`), output budget (providers/options16.py) and
-  transcript rules (providers/transcript.py). `payload` and `run` build them; an API without its `adapter16` yet is
-  refused for 1.6 (providers.registry.NotBuiltForEdition), and the other request commands refuse 1.6 until they
-  are ported (`request_commands`);
-- `run`: pi-agent-core 1.6's loop and the coding agent's 1.6 session writer (loop/rules.py: `AGENT_RULES_16`,
-  named by `agent`): prompt and tools recorded as system messages, results carrying `thinkingLevel` and
-  `durationMs`, the file created at the first prompt, the faux provider's per-message estimate.
+    request_commands=None,
+    agent="AGENT_RULES_16",
 """
 
 from __future__ import annotations
@@ -37,13 +33,17 @@ from pi_tools.messages.convert import PASSED_THROUGH_WITH_SYSTEM
 from pi_tools.messages.roles import UNDRAWN_WITH_SYSTEM
 from pi_tools.pi import PiVersion
 from pi_tools.providers.edition import Edition
+from pi_tools.providers.options16 import estimate_request_tokens, output_room
+from pi_tools.providers.transform_messages import TRANSFORM_16
 from pi_tools.session.projection import MESSAGELESS_TYPES_16, PI_16_RULES, PROMPT_ROLES_16
 from pi_tools.session.spending import SPENDING_16
 
 VERSION = PiVersion(
     name="1.6",
     packages="pi-coding-agent 1.6.0, pi-ai 1.6.0",
-    requests=Edition(catalog="models-1.6.json", adapter_module="adapter16", records_prompt=True),
+    requests=Edition(catalog="models-1.6.json", adapter_module="adapter16", records_prompt=True,
+                     transform=TRANSFORM_16, estimate=estimate_request_tokens,
+                     output_room=output_room),
     context=PI_16_RULES,
     passed_through=PASSED_THROUGH_WITH_SYSTEM,
     spending=SPENDING_16,
@@ -52,6 +52,6 @@ VERSION = PiVersion(
     read_by_every_command=False,
     messageless_types=MESSAGELESS_TYPES_16,
     prompt_roles=PROMPT_ROLES_16,
-    request_commands=frozenset({"payload", "run"}),
+    request_commands=None,
     agent="AGENT_RULES_16",
 )

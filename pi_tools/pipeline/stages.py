@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_tools.js.values import UNDEFINED, js_truthy
 from pi_tools.messages import convert_to_llm, default_registry
@@ -29,6 +29,9 @@ from pi_tools.session import ContextError, SessionReadError, SessionTree
 from pi_tools.session.bulk import BulkSession
 from pi_tools.session.context import iter_context_messages, plan_session_context
 from pi_tools.session.load import context_source, load_context_source
+
+if TYPE_CHECKING:
+    from pi_tools.providers.edition import Edition
 
 Document = dict[str, Any]
 
@@ -302,6 +305,12 @@ def _as_recorded(context: dict[str, Any]) -> dict[str, Any]:
     return {"messages": [*messages, update] if update is not None else messages}
 
 
+def sent_context(context: dict[str, Any], edition: Edition) -> dict[str, Any]:
+    """The context `edition`'s streamSimple gets for {systemPrompt, tools?, messages} (what payload_document
+    builds from): as given, or as recorded by a transcript that records its prompt and tools (_as_recorded)."""
+    return _as_recorded(context) if edition.records_prompt else context
+
+
 def _payload_result(llm_doc: Document, request: PayloadRequest, model: Any, build: Callable[[], Any],
                     options: dict[str, Any]) -> Document:
     """A payload document from `build()`, or the error document for the failure Pi reports."""
@@ -332,8 +341,7 @@ def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
     model, options, context = _payload_inputs(llm_doc, request)
     context["messages"] = materialized(llm_doc.get("messages"))
     edition = document_version(llm_doc).requests
-    if edition.records_prompt:
-        context = _as_recorded(context)
+    context = sent_context(context, edition)
     return _payload_result(llm_doc, request, model,
                            lambda: registry.build_payload(request.api, model, context, options, edition), options)
 

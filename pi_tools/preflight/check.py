@@ -1,15 +1,19 @@
-"""Preflight of one request: build the payload Pi 0.85 would send, run the rules, trace each hit to its entry."""
+"""Preflight of one request: build the payload the chosen Pi version would send, run the rules, trace each hit to its
+entry."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, map_origins
 from pi_tools.preflight.rules import Hit, iter_hits, rules_by_id, rules_for
 from pi_tools.providers.rulebook.view import RequestView
 from pi_tools.providers.table import items_key
+
+if TYPE_CHECKING:
+    from pi_tools.providers.edition import Edition
 
 Finding = dict[str, Any]
 
@@ -25,6 +29,8 @@ class PreflightRequest:
     leaf: str | None = None
     session_id: str | None = None
     enabled: frozenset[str] | None = None
+    pi: str | None = None
+    """The Pi version's name (None: PI_TOOLS_PI, else the default), resolved where the check runs."""
 
 
 @dataclass
@@ -70,15 +76,16 @@ class LazyOrigins:
     finding and never need it, and a finding early in a large session needs only the mapping up to it."""
 
     def __init__(self, api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
-                 has_system_prompt: bool) -> None:
+                 has_system_prompt: bool, edition: Edition | None = None) -> None:
         self._args = (api, model, llm, payload, has_system_prompt)
+        self._edition = edition
         self._origins: PayloadOrigins | None = None
         self._upto = -1  # the last item the cached mapping covers exactly (a whole mapping covers all)
 
     def get(self, upto_item: int | None = None) -> PayloadOrigins:
         if self._origins is not None and (self._upto == _WHOLE or (upto_item is not None and upto_item <= self._upto)):
             return self._origins
-        origins = map_origins(*self._args, upto_item=upto_item)
+        origins = map_origins(*self._args, upto_item=upto_item, edition=self._edition)
         partial = upto_item is not None and len(origins.item_origin) < len(view_items(self._args[0], self._args[3]))
         self._origins, self._upto = origins, (upto_item if partial and upto_item is not None else _WHOLE)
         return origins

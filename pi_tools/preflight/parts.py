@@ -114,7 +114,6 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     from pi_tools.pipeline.stages import PayloadRequest, llm_document, payload_document_in_parts
     from pi_tools.preflight.session import resolve_target
     from pi_tools.providers import split
-    from pi_tools.providers.options import estimate_context_tokens
     from pi_tools.session import ContextError
     from pi_tools.session.bulk import BulkSession
 
@@ -126,13 +125,17 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     planned = tree.planned_messages(plan)
     if planned.text_size() < min_text_bytes:
         return None
-    model = resolve_target(request.model, plan.model)
+    from pi_tools.pi import resolve
+
+    version = resolve(request.pi)
+    model = resolve_target(request.model, plan.model, version.requests.catalog)
     api = str(model.get("api"))
     if not split.can_split(api):
         return None
     origins = tree.lazy_origins(plan)  # made only where a finding is traced
     header = tree.header
-    context_doc = {"kind": "context", "source": source, "header": header, "thinkingLevel": plan.thinking_level,
+    context_doc = {"kind": "context", "source": source, "pi": version.name, "header": header,
+                   "thinkingLevel": plan.thinking_level,
                    "model": plan.model, "messages": LazyMessages(planned.__iter__, planned.json_items, planned=planned)}
     tree.__dict__.clear()  # the index goes; the planned messages keep the file's text
     del tree
@@ -152,7 +155,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
         return check_whole(source, request, header, plan, list(planned), list(origins))
     result = PreflightResult(source, api, reference)
     if document.get("kind") != "payload":
-        result.error = f"{source}: Pi 0.85 cannot build this request: {document.get('error')}"
+        result.error = f"{source}: Pi {version.name} cannot build this request: {document.get('error')}"
         return result
     payload = document["payload"]
     key = items_key(api)
@@ -200,7 +203,7 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     if request.tools:
         estimate_context["tools"] = request.tools
     try:
-        estimate: int | None = estimate_context_tokens(estimate_context)
+        estimate: int | None = version.requests.estimate(estimate_context)
     except Exception:  # noqa: BLE001 - damaged content: the estimate is then unknown, the other rules still run
         estimate = None
     compact: dict[str, Any] = {**rest, key: []}  # the items stay JSON text until a rule or a trace reads one

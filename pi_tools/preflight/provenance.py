@@ -10,15 +10,19 @@ was built from. A synthetic "No result provided" result points at the assistant 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.messages import default_registry
-from pi_tools.messages.convert import iter_llm_messages
+from pi_tools.messages.convert import PASSED_THROUGH, iter_llm_messages
 from pi_tools.session import SessionTree
 from pi_tools.session.bulk import BulkSession
-from pi_tools.session.context import ContextPlan, entry_to_messages, plan_session_context
+from pi_tools.session.context import PI_085_RULES, ContextPlan, ContextRules, plan_session_context
+
+if TYPE_CHECKING:
+    from pi_tools.providers.edition import Edition
 
 Origin = tuple[Any, "int | None"]  # (entry id, file line)
 NO_ORIGIN: Origin = (None, None)
@@ -33,17 +37,17 @@ class TracedContext:
     origins: list[Origin]
 
 
-def trace_context(tree: SessionTree | BulkSession, leaf: Any) -> TracedContext:
-    """buildSessionContext for `leaf` (UNDEFINED: the session's own leaf), with each message's entry."""
+def trace_context(tree: SessionTree | BulkSession, leaf: Any, rules: ContextRules = PI_085_RULES) -> TracedContext:
+    """buildSessionContext for `leaf` (UNDEFINED: the session's own leaf) by a Pi version's `rules`, with each
+    message's entry (a BulkSession is made only where its plan is the version's: session.load.context_source)."""
     if isinstance(tree, BulkSession):
         plan = tree.plan(leaf)
         origins: list[Origin] = list(tree.origins(plan))
         messages = list(tree.planned_messages(plan))
         return TracedContext(plan, messages, origins)
-    plan = plan_session_context(tree, leaf)
+    plan = plan_session_context(tree, leaf, rules)
     messages, origins = [], []
-    for entry in plan.entries:
-        produced = entry_to_messages(tree.materialize(entry))
+    for entry, (_, produced, _) in zip(plan.entries, rules.projected(plan.entries, tree.materialize), strict=True):
         entry_id = entry.get("id") if isinstance(entry, dict) else None
         origin = (entry_id if isinstance(entry_id, str) else None, tree.line_of(entry))
         messages.extend(produced)
@@ -51,16 +55,18 @@ def trace_context(tree: SessionTree | BulkSession, leaf: Any) -> TracedContext:
     return TracedContext(plan, messages, origins)
 
 
-def convert_traced(messages: Sequence[Any], origins: Sequence[Origin]) -> tuple[list[Any], list[Origin]]:
-    """convertToLlm one message at a time (it never merges messages), keeping each result's origin."""
+def convert_traced(messages: Sequence[Any], origins: Sequence[Origin],
+                   passed_through: frozenset[str] = PASSED_THROUGH) -> tuple[list[Any], list[Origin]]:
+    """convertToLlm one message at a time (it never merges messages), keeping each result's origin;
+    `passed_through`: the roles the Pi version's convertToLlm returns as they are."""
     registry = default_registry()
-    bulk = list(iter_llm_messages(messages, registry))
+    bulk = list(iter_llm_messages(messages, registry, passed_through))
     if len(bulk) == len(messages):  # nothing dropped (the usual case): one pass, origins as they are
         return bulk, list(origins)
     llm: list[Any] = []
     kept: list[Origin] = []
     for message, origin in zip(messages, origins, strict=True):
-        for converted in iter_llm_messages([message], registry):
+        for converted in iter_llm_messages([message], registry, passed_through):
             llm.append(converted)
             kept.append(origin)
     return llm, kept
@@ -99,7 +105,8 @@ def _item_index(label: str) -> int | None:
 
 
 def map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
-                has_system_prompt: bool, upto_item: int | None = None) -> PayloadOrigins:
+                has_system_prompt: bool, upto_item: int | None = None, edition: Edition | None = None,
+                ) -> PayloadOrigins:
     """Pair payload fragments with llm messages (see the module docstring).
 
     With `upto_item`, only the payload's items up to that one are needed: the mapping walks messages and items
@@ -113,12 +120,12 @@ def map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: di
     items = payload.get(key)
     count = len(items) if isinstance(items, list) else 0
     if upto_item is None or upto_item + 1 >= count:
-        return _map_origins(api, model, llm, payload, has_system_prompt)
+        return _map_origins(api, model, llm, payload, has_system_prompt, edition)
     cut_items = upto_item + 2  # one more item than needed: the item itself must not be the last slot
     messages = min(len(llm), 2 * cut_items + 16)
     while True:
         partial = {**payload, key: items[:cut_items]} if isinstance(items, list) else payload
-        origins = _map_origins(api, model, llm[:messages], partial, has_system_prompt)
+        origins = _map_origins(api, model, llm[:messages], partial, has_system_prompt, edition)
         reached = origins.item_origin[upto_item] if upto_item < len(origins.item_origin) else None
         # Trust the prefix when the item was placed by a message well inside the cut (not by the fill-in of
         # unplaced items, and not by a message whose tool results or synthetic answers lie past the cut).
@@ -133,27 +140,25 @@ def _placed_items(origins: PayloadOrigins) -> set[str]:
 
 
 def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
-                 has_system_prompt: bool) -> PayloadOrigins:
+                 has_system_prompt: bool, edition: Edition | None = None) -> PayloadOrigins:
     from pi_tools.providers.table import items_key
-    from pi_tools.providers.transform_trace import align_transformed, transformed_messages
+    from pi_tools.providers.transform_trace import align_positions, transformed_messages
     from pi_tools.render.payload_map import map_payload
 
-    transformed = transformed_messages(api, model, llm)
-    per_message, synthetic = align_transformed(llm, transformed)
-    # transformed order -> llm index: synthetic results come before the llm message at their position
-    synthetic_at: dict[int, int] = {}
-    for position, _ in synthetic:
-        synthetic_at[position] = synthetic_at.get(position, 0) + 1
-    order: list[int] = []
-    answering = 0  # a synthetic result answers the last assistant message before it: point at that message
-    for index in range(len(llm) + 1):
-        order.extend([answering] * synthetic_at.get(index, 0))
-        if index < len(llm):
-            if per_message[index] is not None:
-                order.append(index)
-            if isinstance(llm[index], dict) and llm[index].get("role") == "assistant":
-                answering = index
-    mapping = map_payload(api, payload, transformed, model, has_system_prompt)
+    transformed = transformed_messages(api, model, llm, edition)
+    positions, synthetic = align_positions(llm, transformed)
+    # transformed position -> llm index; a synthetic result answers the last assistant message before it
+    order = [0] * len(transformed)
+    for index, position in enumerate(positions):
+        if position is not None:
+            order[position] = index
+    answering = 0
+    assistants = [index for index, message in enumerate(llm)
+                  if isinstance(message, dict) and message.get("role") == "assistant"]
+    for before, position in synthetic:
+        answering = assistants[bisect_left(assistants, before) - 1] if assistants and assistants[0] < before else 0
+        order[position] = answering
+    mapping = map_payload(api, payload, transformed, model, has_system_prompt, edition)
     by_label: dict[str, int] = {}
     items = payload.get(items_key(api))
     count = len(items) if isinstance(items, list) else 0

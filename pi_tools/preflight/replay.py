@@ -1,6 +1,7 @@
 """`--replay`: every request a session made, checked and compared with what the provider answered.
 
-For each assistant message on the active path (or on every path), the request Pi 0.85 would have sent before it
+For each assistant message on the active path (or on every path), the request Pi (the chosen version) would have
+sent before it
 is the context up to its parent, built for that message's own provider, model and API. Building each of those
 from scratch would be quadratic in the session's length, so requests are handled in runs that share everything
 but their end: the same context epoch (latest compaction before them), the same model and whether thinking was on.
@@ -16,7 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.preflight.check import finding, locate
 from pi_tools.preflight.outcome import outcome_of
@@ -24,8 +25,10 @@ from pi_tools.preflight.provenance import Origin, convert_traced, map_origins
 from pi_tools.preflight.rules import SEVERITY_RANK, Hit, iter_hits, rules_by_id, rules_for
 from pi_tools.providers.rulebook.view import RequestView
 from pi_tools.session import SessionTree
-from pi_tools.session.context import context_entries, entry_to_messages
 from pi_tools.session.diagnostics import describe_value
+
+if TYPE_CHECKING:
+    from pi_tools.pi import PiVersion
 
 OUTCOMES = ("accepted", "rejected", "no-verdict")
 PREDICTIONS = ("ok", "reject")
@@ -37,6 +40,14 @@ class Options:
     tools: list[dict[str, Any]] | None = None
     all_branches: bool = False
     enabled: frozenset[str] | None = None
+    pi: str | None = None
+    """The Pi version's name (None: PI_TOOLS_PI, else the default), resolved where the replay runs."""
+
+    @property
+    def version(self) -> PiVersion:
+        from pi_tools.pi import resolve
+
+        return resolve(self.pi)
 
 
 @dataclass
@@ -64,18 +75,20 @@ class ReplayResult:
         return counts
 
 
-def request_model(message: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
-    """The catalog model that answered (or a stand-in with its API's defaults when it is not in the catalog)."""
-    from pi_tools.providers.catalog import find_model, get_model
+def request_model(message: dict[str, Any], catalog: str | None = None) -> tuple[dict[str, Any] | None, bool]:
+    """The catalog model that answered (or a stand-in with its API's defaults when it is not in the catalog);
+    `catalog`: the Pi version's (default: the base edition's)."""
+    from pi_tools.providers.catalog import DEFAULT_CATALOG, find_model, get_model
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.table import find_row
 
+    catalog = catalog or DEFAULT_CATALOG
     provider, model_id, api = message.get("provider"), message.get("model"), message.get("api")
     if not isinstance(provider, str) or not isinstance(model_id, str):
         return None, False
     known: dict[str, Any] | None
     try:
-        known = get_model(provider, model_id)
+        known = get_model(provider, model_id, catalog)
     except UnknownModelError:
         known = None
     if known is not None and (api is None or known.get("api") == api):
@@ -86,7 +99,7 @@ def request_model(message: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]
     reference = row.replay_model if row is not None else None
     if reference is None:
         return None, False
-    stand_in = find_model(reference)
+    stand_in = find_model(reference, catalog)
     # The stand-in's own context window says nothing about this model: unknown (0) unless the catalog knows it.
     stand_in.update({"id": model_id, "name": model_id, "provider": provider, "api": api, "contextWindow": 0})
     if known is not None:
@@ -100,7 +113,7 @@ def _thinking_on(model: dict[str, Any], level: Any) -> bool:
     return isinstance(level, str) and level != "off" and clamp_thinking_level(model, level) != "off"
 
 
-def _collect(tree: SessionTree, path: list[Any]) -> list[_Request]:
+def _collect(tree: SessionTree, path: list[Any], catalog: str | None = None) -> list[_Request]:
     """The requests on one path: assistant messages, each with the settings in force before it."""
     out: list[_Request] = []
     level: Any = "off"
@@ -116,7 +129,7 @@ def _collect(tree: SessionTree, path: list[Any]) -> list[_Request]:
         elif kind == "message":
             message = tree.materialize(entry).get("message")
             if isinstance(message, dict) and message.get("role") == "assistant" and position > 0:
-                model, in_catalog = request_model(message)
+                model, in_catalog = request_model(message, catalog)
                 if model is not None:
                     out.append(_Request(entry, position, message, level, model, in_catalog, epoch))
     return out
@@ -140,7 +153,7 @@ def _doc(source: str, request: _Request, line: int | None, predicted: str, findi
 
 
 def _payload(model: dict[str, Any], llm: list[Any], level: Any, session_id: Any, options: Options) -> Any:
-    from pi_tools.pipeline.stages import OFFLINE_API_KEY
+    from pi_tools.pipeline.stages import OFFLINE_API_KEY, sent_context
     from pi_tools.providers import registry
 
     stream: dict[str, Any] = {"apiKey": OFFLINE_API_KEY}
@@ -153,17 +166,20 @@ def _payload(model: dict[str, Any], llm: list[Any], level: Any, session_id: Any,
     context: dict[str, Any] = {"systemPrompt": options.system_prompt, "messages": llm}
     if options.tools:
         context["tools"] = options.tools
-    return registry.build_payload(str(model["api"]), model, context, stream)
+    edition = options.version.requests
+    return registry.build_payload(str(model["api"]), model, sent_context(context, edition), stream, edition)
 
 
 def _estimate(llm: list[Any], options: Options) -> int | None:
-    from pi_tools.providers.options import estimate_context_tokens
+    from pi_tools.pipeline.stages import sent_context
 
     context: dict[str, Any] = {"systemPrompt": options.system_prompt, "messages": llm}
     if options.tools:
         context["tools"] = options.tools
+    edition = options.version.requests
     try:
-        return estimate_context_tokens(context)
+        estimate: int | None = edition.estimate(sent_context(context, edition))
+        return estimate
     except Exception:  # noqa: BLE001 - damaged content: no estimate, the other rules still run
         return None
 
@@ -176,14 +192,18 @@ def _blocking(hits: list[Hit]) -> bool:
 class _Epoch:
     """One context epoch of a path: its context messages (traced) and each path position's message count."""
 
-    def __init__(self, tree: SessionTree, path: list[Any], upto: int) -> None:
-        entries = context_entries(path[:upto])
+    def __init__(self, tree: SessionTree, path: list[Any], upto: int, version: PiVersion | None = None) -> None:
+        if version is None:
+            from pi_tools.pi import resolve
+
+            version = resolve()
+        rules = version.context
+        entries = rules.context_entries(path[:upto])
         position_of = {id(entry): index for index, entry in enumerate(path)}
         messages: list[Any] = []
         origins: list[Origin] = []
         positions: list[int] = []
-        for entry in entries:
-            produced = entry_to_messages(tree.materialize(entry))
+        for entry, (_, produced, _) in zip(entries, rules.projected(entries, tree.materialize), strict=True):
             entry_id = entry.get("id") if isinstance(entry, dict) else None
             origin = (entry_id if isinstance(entry_id, str) else None, tree.line_of(entry))
             position = position_of.get(id(entry), -1)
@@ -195,7 +215,7 @@ class _Epoch:
         self.origins: list[Origin] = []
         self.positions: list[int] = []
         for message, origin, position in zip(messages, origins, positions, strict=True):
-            llm, kept = convert_traced([message], [origin])
+            llm, kept = convert_traced([message], [origin], version.passed_through)
             converted.extend(llm)
             self.origins.extend(kept)
             self.positions.extend([position] * len(llm))
@@ -222,7 +242,7 @@ def replay_tree(tree: SessionTree, source: str, options: Options) -> ReplayResul
             path = tree.path(leaf)
         except PathCycleError as exc:
             raise ContextError(str(exc)) from None
-        requests = [r for r in _collect(tree, path) if id(r.entry) not in seen]
+        requests = [r for r in _collect(tree, path, options.version.requests.catalog) if id(r.entry) not in seen]
         seen.update(id(r.entry) for r in requests)
         note = _truncation_note(tree, source, path)
         outside = {id(r.entry): r for r in requests if not r.in_catalog}
@@ -231,16 +251,18 @@ def replay_tree(tree: SessionTree, source: str, options: Options) -> ReplayResul
             if note is not None:
                 doc["findings"].append({**note, "api": doc["api"], "model": doc["model"]})
             if id(request.entry) in outside:
-                doc["findings"].append(_catalog_note(source, request, doc, tree.line_of(request.entry)))
+                doc["findings"].append(_catalog_note(source, request, doc, tree.line_of(request.entry),
+                                                     options.version.name))
             result.requests.append(doc)
     return result
 
 
-def _catalog_note(source: str, request: _Request, doc: dict[str, Any], line: int | None) -> dict[str, Any]:
-    """An info finding for a request whose model Pi 0.85's catalog does not have (or has with another API)."""
+def _catalog_note(source: str, request: _Request, doc: dict[str, Any], line: int | None, pi: str) -> dict[str, Any]:
+    """An info finding for a request whose model the Pi version's catalog does not have (or has with another
+    API)."""
     return {"kind": "finding", "source": source, "rule": "replay-model-not-in-catalog", "severity": "info",
             "entryId": _entry_id(request.entry), "line": line,
-            "message": f"{doc['model']} ({doc['api']}) is not in Pi 0.85's model catalog: checked with the rules of "
+            "message": f"{doc['model']} ({doc['api']}) is not in Pi {pi}'s model catalog: checked with the rules of "
                        f"{doc['api']}, built as that API's representative model renamed (no context window known)",
             "api": doc["api"], "model": doc["model"], "payloadPath": None}
 
@@ -271,7 +293,7 @@ def _replay_path(tree: SessionTree, source: str, path: list[Any], requests: list
         by_epoch.setdefault(request.epoch, []).append(request)
     docs: dict[int, dict[str, Any]] = {}
     for epoch, members in by_epoch.items():
-        context = _Epoch(tree, path, members[-1].position)
+        context = _Epoch(tree, path, members[-1].position, options.version)
         positions = context.positions
         for request in members:
             request.count = _count(positions, request.position, epoch)
@@ -306,9 +328,12 @@ def _replay_run(tree: SessionTree, source: str, context: _Epoch, run: list[_Requ
         payload = _payload(model, llm, last.level, session_id, options)
     except Exception as exc:  # noqa: BLE001 - Pi fails to build it: every request of the run fails the same way
         for request in run:
-            yield request, _cannot_build(source, request, tree.line_of(request.entry), exc)
+            yield request, _cannot_build(source, request, tree.line_of(request.entry), exc, options.version.name)
         return
-    origins = map_origins(api, model, llm, payload, bool(options.system_prompt))
+    from pi_tools.providers.transcript import has_system_messages
+
+    origins = map_origins(api, model, llm, payload, bool(options.system_prompt) or has_system_messages(llm),
+                          edition=options.version.requests)
     item_origin = origins.item_origin
 
     def stored(index: int) -> Any:
@@ -330,12 +355,20 @@ def _replay_run(tree: SessionTree, source: str, context: _Epoch, run: list[_Requ
                             findings)
 
 
-def _cannot_build(source: str, request: _Request, line: int | None, exc: Exception) -> dict[str, Any]:
+def _cannot_build(source: str, request: _Request, line: int | None, exc: Exception, pi: str) -> dict[str, Any]:
     doc = _doc(source, request, line, "reject", [])
     doc["findings"] = [{"kind": "finding", "source": source, "rule": "pi-cannot-build", "severity": "error",
-                        "entryId": None, "line": None, "message": f"Pi 0.85 fails to build this request: {exc}",
+                        "entryId": None, "line": None, "message": _cannot_build_message(exc, pi),
                         "api": doc["api"], "model": doc["model"], "payloadPath": None}]
     return doc
+
+
+def _cannot_build_message(exc: Exception, pi: str) -> str:
+    from pi_tools.providers.registry import NotBuiltForEdition
+
+    if isinstance(exc, NotBuiltForEdition):
+        return str(exc)  # pi-tools' gap, not Pi's failure
+    return f"Pi {pi} fails to build this request: {exc}"
 
 
 def replay_path(path: str, options: Options) -> ReplayResult:
@@ -344,7 +377,7 @@ def replay_path(path: str, options: Options) -> ReplayResult:
     from pi_tools.session.load import load_session
 
     try:
-        tree = load_session(path)
+        tree = load_session(path, rules=options.version.context)
         return replay_tree(tree, path, options)
     except (SessionReadError, ContextError) as exc:
         message = str(exc)

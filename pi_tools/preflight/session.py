@@ -20,20 +20,22 @@ class PreflightError(ValueError):
     """An input that cannot be checked (the message names it and says why)."""
 
 
-def resolve_target(reference: str | None, session_model: Any) -> dict[str, Any]:
-    """The catalog model to check for: --model, else the session's current model."""
-    from pi_tools.providers.catalog import find_model, get_model, session_model_names
+def resolve_target(reference: str | None, session_model: Any, catalog: str | None = None) -> dict[str, Any]:
+    """The catalog model to check for: --model, else the session's current model (from `catalog`, the Pi
+    version's; default the base edition's)."""
+    from pi_tools.providers.catalog import DEFAULT_CATALOG, find_model, get_model, session_model_names
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.registry import supported_apis
     from pi_tools.providers.table import is_api
 
+    catalog = catalog or DEFAULT_CATALOG
     try:
         if reference:
-            return find_model(reference)
+            return find_model(reference, catalog)
         names = session_model_names(session_model)
         if names is None:
             raise PreflightError("the session has no model; pass --model PROVIDER/ID")
-        model = get_model(*names)
+        model = get_model(*names, catalog)
     except UnknownModelError as exc:
         raise PreflightError(f"{exc.args[0] if exc.args else exc}; pass --model PROVIDER/ID") from None
     if not is_api(str(model.get("api"))):
@@ -58,7 +60,9 @@ def preflight_tree(tree: Any, source: str, request: PreflightRequest, release: b
         checked = preflight_in_parts(tree, source, request, build_elsewhere=build_elsewhere, keep=keep)
         if checked is not None:
             return checked
-    traced = trace_context(tree, UNDEFINED if request.leaf is None else request.leaf)
+    from pi_tools.pi import resolve
+
+    traced = trace_context(tree, UNDEFINED if request.leaf is None else request.leaf, resolve(request.pi).context)
     header = tree.header
     if release:
         tree.__dict__.clear()
@@ -70,35 +74,40 @@ def check_whole(source: str, request: PreflightRequest, header: Any, plan: Any, 
                 origins: list[Any]) -> PreflightResult:
     """The check of a request built whole from its context messages (AgentMessage[]) and their origins; the list
     of messages is emptied once they are converted."""
-    from pi_tools.pipeline.stages import PayloadRequest, payload_document
-    from pi_tools.providers.options import estimate_context_tokens
+    from pi_tools.pi import resolve
+    from pi_tools.pipeline.stages import PayloadRequest, payload_document, sent_context
+    from pi_tools.providers.transcript import has_system_messages
 
-    llm, llm_origins = convert_traced(messages, origins)
+    version = resolve(request.pi)
+    edition = version.requests
+    llm, llm_origins = convert_traced(messages, origins, version.passed_through)
     messages.clear()
-    model = resolve_target(request.model, plan.model)
+    model = resolve_target(request.model, plan.model, edition.catalog)
     api = str(model.get("api"))
     reference = f"{model['provider']}/{model['id']}"
     result = PreflightResult(source, api, reference)
-    llm_doc = {"kind": "llm", "source": source, "header": header, "thinkingLevel": plan.thinking_level,
-               "model": plan.model, "messages": llm}
+    llm_doc = {"kind": "llm", "source": source, "pi": version.name, "header": header,
+               "thinkingLevel": plan.thinking_level, "model": plan.model, "messages": llm}
     document = payload_document(llm_doc, PayloadRequest(
         api=api, model=reference, system_prompt=request.system_prompt, tools=request.tools,
         reasoning=request.reasoning, session_id=request.session_id))
     if document.get("kind") != "payload":
-        result.error = f"{source}: Pi 0.85 cannot build this request: {document.get('error')}"
+        result.error = f"{source}: Pi {version.name} cannot build this request: {document.get('error')}"
         return result
     payload = document["payload"]
     context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": llm}
     if request.tools:
         context["tools"] = request.tools
     try:
-        estimate: int | None = estimate_context_tokens(context)
+        estimate: int | None = edition.estimate(sent_context(context, edition))
     except Exception:  # noqa: BLE001 - damaged content: the estimate is then unknown, the other rules still run
         estimate = None
-    lazy = LazyOrigins(api, model, llm, payload, bool(request.system_prompt))
+    # The payload opens with the system prompt where one is given, or (a transcript that records it) where the
+    # transcript has system messages.
+    has_system = bool(request.system_prompt) or has_system_messages(llm)
+    lazy = LazyOrigins(api, model, llm, payload, has_system, edition)
     hits = check_payload(api, model, payload, estimate, request.enabled, lazy.source)
-    result.findings = findings_for(source, api, model, payload, hits, llm, llm_origins, bool(request.system_prompt),
-                                   lazy)
+    result.findings = findings_for(source, api, model, payload, hits, llm, llm_origins, has_system, lazy)
     return result
 
 
@@ -106,10 +115,12 @@ def preflight_path(path: str, request: PreflightRequest, build_elsewhere: Any = 
                    keep: Any = None) -> PreflightResult:
     """Preflight of one session file; unreadable input or an impossible target becomes the result's error.
     `build_elsewhere`, `keep`: see preflight_tree."""
+    from pi_tools.pi import resolve
     from pi_tools.session.load import load_context_source
 
     try:
-        return preflight_tree(load_context_source(path, False), path, request, release=True,
+        return preflight_tree(load_context_source(path, False, resolve(request.pi).context), path, request,
+                              release=True,
                               build_elsewhere=build_elsewhere, keep=keep)
     except (SessionReadError, ContextError, PreflightError) as exc:
         message = str(exc)

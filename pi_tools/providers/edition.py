@@ -8,9 +8,13 @@ sharing what did not change.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from pi_tools.providers.catalog import DEFAULT_CATALOG
+from pi_tools.providers.options import estimate_context_tokens, output_room
+from pi_tools.providers.transform_messages import TRANSFORM_085, TransformRules
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,16 @@ class Edition:
     """Pi 1.x records the system prompt and tools in the transcript (system messages): a session that has them is
     sent as recorded, and a prompt or tool set given for the request becomes a system message when it differs
     (providers.transcript.resumed_prompt_update); Pi 0.85 takes both beside the messages."""
+    transform: TransformRules = TRANSFORM_085
+    """transformMessages' rules (providers/transform_messages.py), for the views that run it themselves (render's
+    preview, visibility --api, preflight's provenance) exactly as this edition's builders do."""
+    estimate: Callable[[Mapping[str, Any]], Any] = estimate_context_tokens
+    """Pi's size estimate (tokens) of a request's context as handed to build_payload ({systemPrompt?, tools?,
+    messages}): what its output budget and auto-compaction go by, and what preflight's context-window rule
+    compares with the model's window."""
+    output_room: Callable[[Any, Any], Any] = output_room
+    """The output tokens Pi's budget leaves in a context window (first argument) after an input estimate (second):
+    the most a request's max tokens may be (render's notes explain a clamp with it)."""
 
 
 BASE = Edition(catalog=DEFAULT_CATALOG, adapter_module="adapter")

@@ -298,6 +298,11 @@ def estimate_context_tokens(context: Mapping[str, Any]) -> int:
     return tokens + estimate_tools_tokens(tools)
 
 
+def output_room(window: Any, estimate: Any) -> Any:
+    """The output tokens the context window leaves after an input estimate and the 4096-token margin."""
+    return window - estimate - CONTEXT_SAFETY_TOKENS
+
+
 def clamp_max_tokens_to_context(model: Model, context: Mapping[str, Any], max_tokens: int) -> int:
     """Shrink the output ceiling so estimated input + output + a 4096-token margin fits the context window."""
     context_window = model.get("contextWindow") or 0

@@ -32,7 +32,7 @@ from pi_tools.providers.options import (
     last_usage_index,
     usage_context_tokens,
 )
-from pi_tools.providers.transcript import system_message_text
+from pi_tools.providers.transcript import normalize_context, system_message_text
 
 CHARS_PER_TOKEN = 3.5
 CONTEXT_SAFETY_RATIO = 0.15
@@ -108,17 +108,28 @@ def estimate_context_tokens(messages: Sequence[Mapping[str, Any]]) -> Any:
     return sum(estimate_message_tokens(message) for message in messages)
 
 
+def estimate_request_tokens(context: Mapping[str, Any]) -> Any:
+    """The estimate of a request's context as handed to streamSimple ({systemPrompt?, tools?, messages}): over its
+    transcript (normalizeContext), as the output budget counts it."""
+    return estimate_context_tokens(normalize_context(context))
+
+
+def output_room(window: Any, estimate: Any) -> Any:
+    """The output tokens the context window leaves after an input estimate: a margin of max(4096, 15% of the
+    input), or, where that leaves less than 32768, min(32768, what a 4096 margin leaves)."""
+    margin = js_max(CONTEXT_SAFETY_TOKENS, _ceil(estimate * CONTEXT_SAFETY_RATIO))
+    room = window - estimate - margin
+    if room < MIN_OUTPUT_WITH_RATIO_MARGIN:
+        room = js_min(MIN_OUTPUT_WITH_RATIO_MARGIN, window - estimate - CONTEXT_SAFETY_TOKENS)
+    return room
+
+
 def clamp_max_tokens_to_context(model: Model, transcript: Sequence[Mapping[str, Any]], max_tokens: Any) -> Any:
     """The output ceiling fitted into the context window with Pi 1.6's margins."""
     window = model.get("contextWindow") or 0
     if window <= 0:
         return js_max(1, max_tokens)
-    estimated = estimate_context_tokens(transcript)
-    margin = js_max(CONTEXT_SAFETY_TOKENS, _ceil(estimated * CONTEXT_SAFETY_RATIO))
-    room = window - estimated - margin
-    if room < MIN_OUTPUT_WITH_RATIO_MARGIN:
-        room = js_min(MIN_OUTPUT_WITH_RATIO_MARGIN, window - estimated - CONTEXT_SAFETY_TOKENS)
-    return js_min(max_tokens, js_max(1, room))
+    return js_min(max_tokens, js_max(1, output_room(window, estimate_context_tokens(transcript))))
 
 
 def _ceil(value: float) -> Any:

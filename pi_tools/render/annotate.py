@@ -10,13 +10,17 @@ request options) and returns notes `{code, label, detail}`: `code` is stable (te
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.js.strings import js_is_blank
 from pi_tools.js.values import js_to_string
 from pi_tools.messages.images import BLOCKED_IMAGE_TEXT
 from pi_tools.messages.types import LLM_ROLES
 from pi_tools.providers.transform_trace import SKIPPED_STOP_REASONS
+
+if TYPE_CHECKING:
+    from pi_tools.providers.edition import Edition
+    from pi_tools.providers.transform_messages import TransformRules
 
 Note = dict[str, str]
 
@@ -118,12 +122,21 @@ def skipped_turn_note(message: Mapping[str, Any]) -> Note:
                 f"assistant turn{orphan}")
 
 
-def _assistant_block_notes(message: Mapping[str, Any], model: Mapping[str, Any]) -> list[Note]:
+def _assistant_block_notes(message: Mapping[str, Any], model: Mapping[str, Any],
+                           drops_foreign_thinking: bool = False) -> list[Note]:
     if is_same_model(message, model):
         return []
     source = model_label(message)
     target = f"{model.get('provider')}/{model.get('id')}"
     notes: list[Note] = []
+    if drops_foreign_thinking:
+        dropped = sum(1 for block in _list(message.get("content")) if block.get("type") == "thinking")
+        if dropped:
+            notes.append(note("thinking-dropped", "thinking dropped",
+                              f"{dropped} thinking block(s) from {source} are not replayed to {target} "
+                              "(transformMessages drops another model's thinking)"))
+        message = {**message, "content": [block for block in _list(message.get("content"))
+                                          if block.get("type") != "thinking"]}
     to_text = signatures = redacted = blank = text_signatures = thought_signatures = 0
     for block in _list(message.get("content")):
         kind = block.get("type")
@@ -176,8 +189,10 @@ def _renamed_calls(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[
     ]
 
 
-def transform_notes(before: Any, after: Any | None, model: Mapping[str, Any]) -> list[Note]:
-    """What transformMessages did to one convertToLlm message for one target model (None = skipped)."""
+def transform_notes(before: Any, after: Any | None, model: Mapping[str, Any],
+                    rules: TransformRules | None = None) -> list[Note]:
+    """What transformMessages did to one convertToLlm message for one target model (None = skipped), by the Pi
+    version's `rules` (default: the base edition's)."""
     if not isinstance(before, dict):
         return []
     role = before.get("role")
@@ -195,7 +210,7 @@ def transform_notes(before: Any, after: Any | None, model: Mapping[str, Any]) ->
                               f"{model.get('provider')}/{model.get('id')} takes text only: {count} image(s) "
                               "replaced by an '(image omitted …)' placeholder"))
     if role == "assistant":
-        notes.extend(_assistant_block_notes(before, model))
+        notes.extend(_assistant_block_notes(before, model, rules is not None and rules.drops_foreign_thinking))
         notes.extend(_renamed_calls(before, after))
     elif role == "toolResult" and before.get("toolCallId") != after.get("toolCallId"):
         notes.append(note("tool-result-id-renamed", "result id renamed",
@@ -215,17 +230,22 @@ def synthetic_note(result: Mapping[str, Any], assistant_row: int | None) -> Note
 # --- request-level notes ---------------------------------------------------------------------------------------
 
 
-def payload_max_tokens(api: str, payload: Mapping[str, Any]) -> tuple[str, Any] | None:
+def payload_max_tokens(api: str, payload: Mapping[str, Any], edition: Edition | None = None,
+                       ) -> tuple[str, Any] | None:
     """(field path, value) of the output-token limit the payload carries, as the API's adapter finds it."""
+    from pi_tools.providers.edition import BASE
     from pi_tools.providers.registry import adapter
 
-    return adapter(api).max_tokens_field(payload)
+    return adapter(api, edition or BASE).max_tokens_field(payload)
 
 
 def max_tokens_notes(api: str, payload: Mapping[str, Any], model: Mapping[str, Any],
-                     estimate: int | None) -> list[Note]:
-    """Compare the payload's output-token limit with the model's own maximum and explain a clamp."""
-    found = payload_max_tokens(api, payload)
+                     estimate: int | None, edition: Edition | None = None) -> list[Note]:
+    """Compare the payload's output-token limit with the model's own maximum and explain a clamp (by the output
+    budget of `edition`, default the base edition's)."""
+    from pi_tools.providers.edition import BASE
+
+    found = payload_max_tokens(api, payload, edition)
     model_max = model.get("maxTokens")
     if found is None or not isinstance(found[1], int) or not isinstance(model_max, int):
         return []
@@ -237,6 +257,12 @@ def max_tokens_notes(api: str, payload: Mapping[str, Any], model: Mapping[str, A
         return [note("max-tokens-clamped", "max tokens clamped",
                      f"{field} = {sent}, below the model's maximum {model_max} (context estimate unavailable)")]
     room = window - estimate - CONTEXT_RESERVE_TOKENS
+    budget = (edition or BASE).output_room(window, estimate)
+    if budget != room:
+        return [note("max-tokens-clamped", "max tokens clamped",
+                     f"{field} = {sent}, below the model's maximum {model_max}: the context estimate is {estimate} "
+                     f"tokens, and Pi's output budget leaves {budget} of {window} (context window) after it and "
+                     "its safety margin")]
     return [note("max-tokens-clamped", "max tokens clamped",
                  f"{field} = {sent}, below the model's maximum {model_max}: the context estimate is {estimate} "
                  f"tokens, and {window} (context window) − {estimate} − {CONTEXT_RESERVE_TOKENS} (reserve) "
@@ -256,18 +282,27 @@ def reasoning_notes(requested: Any, sent: str | None, model: Mapping[str, Any]) 
     return [note("reasoning", f"reasoning {sent}", f"thinking level {sent!r} passed to streamSimple")]
 
 
-def adapter_notes(api: str, message: Mapping[str, Any], model: Mapping[str, Any]) -> list[Note]:
+def adapter_notes(api: str, message: Mapping[str, Any], model: Mapping[str, Any],
+                  edition: Edition | None = None) -> list[Note]:
     """Changes an adapter itself makes to a message it sends (only rules that hold for every model of the API):
-    the API's adapter names them."""
+    the API's adapter (for `edition`, default the base edition) names them."""
+    from pi_tools.providers.edition import BASE
     from pi_tools.providers.registry import adapter
 
-    return adapter(api).adapter_notes(message, model)
+    return adapter(api, edition or BASE).adapter_notes(message, model)
 
 
 def adapter_skip_note(api: str) -> Note:
     return note("adapter-skipped", "not sent",
                 f"the {api} adapter leaves this message out: nothing in it survives conversion (blank text, "
                 "empty content)")
+
+
+def system_message_note(api: str) -> Note:
+    return note("system-message", "system message",
+                f"the transcript's system messages become the {api} request's system prompt (folded into one where "
+                "the model takes none later) or, where the model keeps them, system updates in place: see the "
+                "target's system fields and the items added by the adapter")
 
 
 def grouped_note(label: str, size: int) -> Note:

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.providers.contract import ApiAdapter
 from pi_tools.providers.mapping import ASSISTANT, EXTRA, RESULT, SYSTEM, USER, Fragment
+
+if TYPE_CHECKING:
+    from pi_tools.providers.edition import Edition
 
 
 @dataclass
@@ -72,13 +75,14 @@ def _classify(adapter: ApiAdapter, items: list[Any], label: str, has_system: boo
 
 
 def map_payload(api: str, payload: Mapping[str, Any], transformed: Sequence[Any], model: Mapping[str, Any],
-                has_system_prompt: bool) -> PayloadMap:
-    """Pair every transformed message with the payload fragments built from it (the API's adapter says how its
-    items are shaped: providers.contract's payload mapping)."""
+                has_system_prompt: bool, edition: Edition | None = None) -> PayloadMap:
+    """Pair every transformed message with the payload fragments built from it (the API's adapter for `edition`,
+    default the base edition's, says how its items are shaped: providers.contract's payload mapping)."""
+    from pi_tools.providers.edition import BASE
     from pi_tools.providers.registry import adapter
     from pi_tools.providers.table import items_key
 
-    api_adapter = adapter(api)
+    api_adapter = adapter(api, edition or BASE)
     label = items_key(api)
     items = payload.get(label)
     slots = _classify(api_adapter, items if isinstance(items, list) else [], label, has_system_prompt)

@@ -12,15 +12,19 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from pi_tools.js.values import UNDEFINED, js_to_string
-from pi_tools.providers.transform_trace import align_transformed, transformed_messages
+from pi_tools.providers.transform_trace import align_positions, align_transformed, transformed_messages
 from pi_tools.render import annotate
 from pi_tools.render.payload_map import PayloadMap, map_payload
 from pi_tools.session import SessionTree
+
+if TYPE_CHECKING:
+    from pi_tools.pi import PiVersion
+    from pi_tools.session.context import ContextRules
 
 LONG_LINES = 24
 LONG_CHARS = 2400
@@ -56,6 +60,15 @@ class RenderRequest:
     block_images: bool = False
     leaf: str | None = None
     session_id: str | None = None
+    pi: str | None = None
+    """The Pi version's name (None: PI_TOOLS_PI, else the default): its catalog, adapters and transformMessages
+    build the previews (the session must be read by its context rules)."""
+
+    @property
+    def version(self) -> PiVersion:
+        from pi_tools.pi import resolve
+
+        return resolve(self.pi)
 
 
 @dataclass
@@ -71,12 +84,13 @@ class _Synthetic:
 # --- targets ---------------------------------------------------------------------------------------------------
 
 
-def pair_targets(apis: Sequence[str], models: Sequence[str]) -> list[Target]:
+def pair_targets(apis: Sequence[str], models: Sequence[str], version: PiVersion | None = None) -> list[Target]:
     """--api and --model values → targets.
 
     As many --model as --api: they pair by position. Otherwise each --model goes to the first --api (in order)
     that speaks its catalog API (or borrows catalog models: providers.table.model_speaking) and has no model yet,
     and the remaining APIs use their default. --model alone (no --api) shows each model with the API it speaks.
+    Models come from the catalog of `version` (default: pi.resolve()'s), which must have each API.
     """
     from pi_tools.pi import resolve
     from pi_tools.providers.catalog import find_model
@@ -84,17 +98,17 @@ def pair_targets(apis: Sequence[str], models: Sequence[str]) -> list[Target]:
     from pi_tools.providers.registry import absent_api_refusal, supported_apis
     from pi_tools.providers.table import is_api, model_speaking
 
+    version = version or resolve()
     for api in apis:
         if not is_api(api):
             raise TargetError(f"--api: unknown API {api!r} (choose from {', '.join(supported_apis())})")
-        version = resolve()
         refusal = absent_api_refusal(api, version.requests, f"Pi {version.name}")
         if refusal is not None:
             raise TargetError(f"--api {api}: {refusal}")
     resolved: list[tuple[str, dict[str, Any]]] = []
     for reference in models:
         try:
-            resolved.append((reference, find_model(reference)))
+            resolved.append((reference, find_model(reference, version.requests.catalog)))
         except UnknownModelError as exc:
             raise TargetError(f"--model {reference}: {exc.args[0] if exc.args else exc}") from None
     if not apis:
@@ -116,19 +130,20 @@ def pair_targets(apis: Sequence[str], models: Sequence[str]) -> list[Target]:
     return targets
 
 
-def _target_model(target: Target, session_model: Any) -> tuple[dict[str, Any], str, str]:
+def _target_model(target: Target, session_model: Any, catalog: str | None = None) -> tuple[dict[str, Any], str, str]:
     """(catalog model, provider/id, why this model) for one target (the model as the target's API is built with
-    it: providers.table.model_speaking)."""
-    from pi_tools.providers.catalog import find_model, get_model
+    it: providers.table.model_speaking), from `catalog` (default the base edition's)."""
+    from pi_tools.providers.catalog import DEFAULT_CATALOG, find_model, get_model
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.table import find_row, model_speaking
 
+    catalog = catalog or DEFAULT_CATALOG
     if target.model_ref:
-        chosen = find_model(target.model_ref)
+        chosen = find_model(target.model_ref, catalog)
         return model_speaking(target.api, chosen) or chosen, target.model_ref, "--model"
     if isinstance(session_model, dict) and session_model.get("provider") and session_model.get("modelId"):
         try:
-            model = get_model(str(session_model["provider"]), str(session_model["modelId"]))
+            model = get_model(str(session_model["provider"]), str(session_model["modelId"]), catalog)
         except UnknownModelError:
             model = None
         speaking = model_speaking(target.api, model) if model is not None else None
@@ -138,7 +153,7 @@ def _target_model(target: Target, session_model: Any) -> tuple[dict[str, Any], s
     reference = row.representative_model if row is not None else None
     if reference is None:
         raise TargetError(f"no default model for {target.api}: pass --model PROVIDER/ID")
-    chosen = find_model(reference)
+    chosen = find_model(reference, catalog)
     return model_speaking(target.api, chosen) or chosen, reference, f"representative {target.api} model"
 
 
@@ -197,18 +212,22 @@ def _preview_text(message: Any) -> str:
 # --- provenance ------------------------------------------------------------------------------------------------
 
 
-def _origins(tree: SessionTree, leaf: str | None, count: int) -> list[tuple[Any, int | None]]:
-    """(entry id, file line) for each context message, or unknowns if the projection cannot be redone."""
-    from pi_tools.session.context import context_entries, entry_to_messages
+def _origins(tree: SessionTree, leaf: str | None, count: int, rules: ContextRules | None = None,
+             ) -> list[tuple[Any, int | None]]:
+    """(entry id, file line) for each context message (by the Pi version's context `rules`, default the base
+    version's), or unknowns if the projection cannot be redone."""
+    from pi_tools.session.context import PI_085_RULES
     from pi_tools.session.tree import PathCycleError
 
+    rules = rules or PI_085_RULES
     try:
         path = tree.path(tree.leaf_id if leaf is None else leaf)
     except PathCycleError:
         return [(None, None)] * count
     origins: list[tuple[Any, int | None]] = []
-    for entry in context_entries(path):
-        produced = len(entry_to_messages(entry))
+    entries = rules.context_entries(path)
+    for entry, (_, messages, _) in zip(entries, rules.projected(entries, lambda entry: entry), strict=True):
+        produced = len(messages)
         if produced:
             entry_id = entry.get("id") if isinstance(entry, dict) else None
             origins.extend([(entry_id, tree.line_of(entry))] * produced)
@@ -240,7 +259,9 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
     from pi_tools.pipeline.stages import PayloadRequest, payload_document
     from pi_tools.providers.options import clamp_thinking_level
 
-    model, reference, why = _target_model(target, context_doc.get("model"))
+    version = request.version
+    edition = version.requests
+    model, reference, why = _target_model(target, context_doc.get("model"), edition.catalog)
     requested = request.reasoning if request.reasoning is not None else context_doc.get("thinkingLevel")
     sent_level: str | None = None
     if isinstance(requested, str) and requested != "off":
@@ -256,7 +277,7 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
     payload = document.get("payload") if document.get("kind") == "payload" else None
     notes = annotate.reasoning_notes(requested, sent_level, model)
     if payload is not None:
-        notes.extend(annotate.max_tokens_notes(target.api, payload, model, estimate))
+        notes.extend(annotate.max_tokens_notes(target.api, payload, model, estimate, edition))
     header = {
         "api": target.api, "model": reference, "why": why, "notes": notes,
         "error": None if payload is not None else str(document.get("error")),
@@ -266,33 +287,35 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
     }
 
     try:
-        transformed = transformed_messages(target.api, model, llm)
+        transformed = transformed_messages(target.api, model, llm, edition)
     except Exception as exc:  # noqa: BLE001 - as above: shown, not raised
         header["error"] = header["error"] or f"transformMessages fails: {type(exc).__name__}: {exc}"
         return header | {"system": []}, [_cell("error", [], []) for _ in range(row_count)], _Synthetic(), []
     per_message, synthetic = align_transformed(llm, transformed)
+    positions, synthetic_at = align_positions(llm, transformed)
     mapping: PayloadMap | None = None
     if payload is not None:
-        mapping = map_payload(target.api, payload, transformed, model, bool(request.system_prompt))
-    placements = iter(mapping.placements) if mapping is not None else None
+        mapping = map_payload(target.api, payload, transformed, model, _has_system(request, llm), edition)
+    placements = mapping.placements if mapping is not None else None
 
     # Cells for stored rows; the mapping's placements follow transformed order (messages and synthetic results).
     cells: list[dict[str, Any]] = [_cell("dropped", [], []) for _ in range(row_count)]
     synthetic_cells = _Synthetic()
     synthetic_by_index: dict[int, list[Any]] = {}
-    for position, result in synthetic:
-        synthetic_by_index.setdefault(position, []).append(result)
+    for (position, result), (_, at) in zip(synthetic, synthetic_at, strict=True):
+        synthetic_by_index.setdefault(position, []).append((result, at))
     last_assistant_row: int | None = None
 
-    def place(message: Any) -> tuple[str, list[annotate.Note], list[dict[str, Any]]]:
+    def place(message: Any, position: int | None) -> tuple[str, list[annotate.Note], list[dict[str, Any]]]:
         if placements is None:
             return "error", [], []
-        placement = next(placements, None)
+        placement = placements[position] if position is not None and position < len(placements) else None
         if placement is None or placement.status == "lost":
             return "lost", [annotate.lost_note(target.api)], []
         if placement.status == "skipped":
             return "skipped", [annotate.adapter_skip_note(target.api)], []
-        extra_notes = annotate.adapter_notes(target.api, message, model) if isinstance(message, dict) else []
+        extra_notes = annotate.adapter_notes(target.api, message, model, edition) if isinstance(message, dict) \
+            else []
         if placement.group_size > 1:
             extra_notes.append(annotate.grouped_note(placement.group_label, placement.group_size))
         fragments = [fragment(label, value) for label, value in placement.fragments]
@@ -302,8 +325,8 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
         return "sent", extra_notes, fragments
 
     def place_synthetic(position: int) -> None:
-        for result in synthetic_by_index.get(position, []):
-            state, more, fragments = place(result)
+        for result, at in synthetic_by_index.get(position, []):
+            state, more, fragments = place(result, at)
             row_key = llm_rows[position] if position < len(llm_rows) else None
             synthetic_cells.by_position.setdefault(row_key, []).append({
                 "result": result, "state": state, "fragments": fragments,
@@ -313,12 +336,16 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
     for index, message in enumerate(llm):
         place_synthetic(index)
         after = per_message[index]
-        notes_here = annotate.transform_notes(message, after, model)
+        notes_here = annotate.transform_notes(message, after, model, edition.transform)
         row = llm_rows[index]
         if after is None:
             cells[row] = _cell("turn-skipped", notes_here, [])
             continue
-        state, more, fragments = place(after)
+        if isinstance(after, dict) and after.get("role") == "system":
+            # A transcript's system message (Pi 1.x): the request's system prompt, or an update in place.
+            cells[row] = _cell("sent", [*notes_here, annotate.system_message_note(target.api)], [])
+            continue
+        state, more, fragments = place(after, positions[index])
         changed = after is not message and after != message
         cells[row] = _cell(state, notes_here + more, fragments, after if changed else None)
         if isinstance(after, dict) and after.get("role") == "assistant":
@@ -329,12 +356,21 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
     return header, cells, synthetic_cells, unmatched
 
 
+def _has_system(request: RenderRequest, llm: Sequence[Any]) -> bool:
+    """Whether the payload opens with a system prompt: one is given, or the transcript records its own."""
+    from pi_tools.providers.transcript import has_system_messages
+
+    return bool(request.system_prompt) or has_system_messages(llm)
+
+
 # --- the page --------------------------------------------------------------------------------------------------
 
 
-def _convert(stored: list[Any], block_images: bool) -> tuple[list[Any], list[list[annotate.Note]]]:
+def _convert(stored: list[Any], block_images: bool, passed_through: frozenset[str] | None = None,
+             ) -> tuple[list[Any], list[list[annotate.Note]]]:
     """convertToLlm (plus Pi's blockImages wrapper) one message at a time, so each output knows its source."""
     from pi_tools.messages import convert_to_llm
+    from pi_tools.messages.convert import PASSED_THROUGH
     from pi_tools.messages.images import replace_blocked_images
     from pi_tools.messages.roles import default_registry
 
@@ -342,10 +378,11 @@ def _convert(stored: list[Any], block_images: bool) -> tuple[list[Any], list[lis
     converted: list[Any] = []
     notes: list[list[annotate.Note]] = []
     for message in stored:
-        produced = convert_to_llm([message], registry)
+        produced = convert_to_llm([message], registry, passed_through or PASSED_THROUGH)
         result = produced[0] if produced else None
-        here = annotate.convert_notes(message, result, isinstance(message, dict)
-                                      and registry.get(message.get("role")) is not None)
+        passed = isinstance(message, dict) and message.get("role") in (passed_through or ()) and result == message
+        here = [] if passed else annotate.convert_notes(message, result, isinstance(message, dict)
+                                                        and registry.get(message.get("role")) is not None)
         if block_images and isinstance(result, dict) and result.get("role") in ("user", "toolResult") \
                 and isinstance(result.get("content"), list):
             replaced = replace_blocked_images(result["content"])
@@ -360,12 +397,12 @@ def _convert(stored: list[Any], block_images: bool) -> tuple[list[Any], list[lis
 
 def build_preview(tree: SessionTree, request: RenderRequest) -> dict[str, Any]:
     """Everything the templates show for one session (raises ContextError, TargetError)."""
-    from pi_tools.pipeline.stages import context_document
-    from pi_tools.providers.options import estimate_context_tokens
+    from pi_tools.pipeline.stages import context_document, sent_context
 
-    context_doc = context_document(tree, request.leaf)
+    version = request.version
+    context_doc = context_document(tree, request.leaf, version)
     stored: list[Any] = context_doc["messages"]
-    converted, convert_notes = _convert(stored, request.block_images)
+    converted, convert_notes = _convert(stored, request.block_images, version.passed_through)
     llm_rows = [i for i, message in enumerate(converted) if message is not None]
     llm = [converted[i] for i in llm_rows]
     llm_doc = {**context_doc, "kind": "llm", "messages": llm}
@@ -373,11 +410,11 @@ def build_preview(tree: SessionTree, request: RenderRequest) -> dict[str, Any]:
     if request.tools:
         context["tools"] = request.tools
     try:
-        estimate: int | None = estimate_context_tokens(context)
+        estimate: int | None = version.requests.estimate(sent_context(context, version.requests))
     except Exception:  # noqa: BLE001 - damaged content; Pi would fail too, and the payload column says how
         estimate = None
 
-    origins = _origins(tree, request.leaf, len(stored))
+    origins = _origins(tree, request.leaf, len(stored), version.context)
     rows: list[dict[str, Any]] = []
     for index, message in enumerate(stored):
         result = converted[index]

@@ -19,6 +19,7 @@ from pi_tools.session.tree import ENTRY_TYPES, SessionTree
 
 if TYPE_CHECKING:
     from pi_tools.pi import PiVersion
+    from pi_tools.providers.edition import Edition
 
 LLM_ROLES = frozenset({"user", "assistant", "toolResult"})
 SETTINGS_TYPES = ("model_change", "thinking_level_change")  # a tuple: stored types may be unhashable
@@ -81,27 +82,29 @@ class VisibilityRow:
         return row
 
 
-def representative_model(api: str, tree: SessionTree, path: list[Any]) -> dict[str, Any]:
+def representative_model(api: str, tree: SessionTree, path: list[Any], catalog: str | None = None) -> dict[str, Any]:
     """The model transformMessages runs for: the session's current model if it speaks `api`, else the first
     catalog model that does (only same-model checks depend on the choice, and they do not hide anything). An API
-    that borrows catalog models (providers.table.model_speaking) takes the session's model, else the first."""
-    from pi_tools.providers.catalog import all_models, get_model
+    that borrows catalog models (providers.table.model_speaking) takes the session's model, else the first.
+    `catalog`: the Pi version's (default: the base edition's)."""
+    from pi_tools.providers.catalog import DEFAULT_CATALOG, all_models, get_model
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.table import model_speaking
     from pi_tools.session.context import context_settings
 
+    catalog = catalog or DEFAULT_CATALOG
     try:
         _, current = context_settings(path)
     except Exception:  # noqa: BLE001 - a broken path only loses the preference for the session's own model
         current = None
     if current and isinstance(current.get("provider"), str) and isinstance(current.get("modelId"), str):
         try:
-            speaking = model_speaking(api, get_model(current["provider"], current["modelId"]))
+            speaking = model_speaking(api, get_model(current["provider"], current["modelId"], catalog))
             if speaking is not None:
                 return speaking
         except UnknownModelError:
             pass
-    for model in all_models():
+    for model in all_models(catalog=catalog):
         speaking = model_speaking(api, model)
         if speaking is not None:
             return speaking
@@ -151,21 +154,29 @@ def _model_reason(message: Any, registry: RoleRegistry, passed_through: frozense
     return None
 
 
-def _errored_turns(messages: list[Any], model: dict[str, Any], api: str) -> set[int]:
-    """Indexes (into `messages`) of LLM messages that transformMessages drops for this model.
+def _errored_turns(messages: list[Any], model: dict[str, Any], api: str, edition: Edition | None = None) -> set[int]:
+    """Indexes (into `messages`) of LLM messages that transformMessages (`edition`'s, default the base edition's)
+    drops for this model.
 
     transformMessages only ever removes assistant turns and only inserts synthetic tool results (stamped here
-    with an impossible time so they can be told apart), so walking both lists in order pairs them up.
+    with an impossible time so they can be told apart), so walking both lists in order pairs them up. The system
+    messages it may hold past a tool batch's results are never dropped: they are left out of the walk.
     """
+    from pi_tools.providers.edition import BASE
     from pi_tools.providers.registry import normalize_tool_call_id_for
     from pi_tools.providers.transform_messages import transform_messages
 
+    edition = edition or BASE
     synthetic_stamp = -1
-    transformed = transform_messages(messages, model, normalize_tool_call_id_for(api), now_ms=lambda: synthetic_stamp)
-    kept = [m for m in transformed if not (m.get("timestamp") == synthetic_stamp and _is_synthetic(m))]
+    transformed = transform_messages(messages, model, normalize_tool_call_id_for(api, edition),
+                                     now_ms=lambda: synthetic_stamp, rules=edition.transform)
+    kept = [m for m in transformed if not (m.get("timestamp") == synthetic_stamp and _is_synthetic(m))
+            and m.get("role") != "system"]
     dropped: set[int] = set()
     position = 0
     for index, message in enumerate(messages):
+        if message.get("role") == "system":
+            continue
         candidate = kept[position] if position < len(kept) else None
         if candidate is not None and candidate.get("role") == message.get("role") \
                 and candidate.get("timestamp") == message.get("timestamp"):
@@ -285,8 +296,9 @@ def visibility_rows(tree: SessionTree, leaf_id: Any = UNDEFINED, api: str | None
                 sent_owner.append(id(entry))
         verdicts[id(entry)] = (None, None if None in model_reasons else model_reasons[0], tui_reason)
     if api is not None and sent:
-        model = representative_model(api, tree, path)
-        for index in _errored_turns(sent, model, api):
+        edition = version.requests if version is not None else None
+        model = representative_model(api, tree, path, edition.catalog if edition is not None else None)
+        for index in _errored_turns(sent, model, api, edition):
             context_reason, _, tui_reason = verdicts[sent_owner[index]]
             verdicts[sent_owner[index]] = (context_reason, ERRORED_TURN, tui_reason)
     applied = {id(edit_entry["entry"]): edit_entry["action"] for edit_entry in edits.values()}

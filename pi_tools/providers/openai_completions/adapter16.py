@@ -4,6 +4,7 @@ whole: the 0.85 part builders know nothing of system messages in the transcript.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pi_tools.providers.contract import Model
@@ -33,6 +34,13 @@ class OpenAICompletions16(OpenAICompletions):
 
     def join_parts(self, parts: list[Any], tail: Any) -> list[Any] | None:
         return [*(part.messages for part in parts), tail.messages]
+
+    def units(self, message: Mapping[str, Any], model: Mapping[str, Any]) -> int:
+        if message.get("role") == "user":
+            from pi_tools.providers.openai_completions.mapping import user_units16
+
+            return user_units16(message)
+        return super().units(message, model)
 
 
 ADAPTER = OpenAICompletions16()

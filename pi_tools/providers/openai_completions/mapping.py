@@ -24,6 +24,16 @@ def units(message: Mapping[str, Any], model: Mapping[str, Any]) -> int:
     return 0
 
 
+def user_units16(message: Mapping[str, Any]) -> int:
+    """Pi 1.6's user turn: text parts with no characters are left out, and a message left with no part is not
+    sent."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return 1
+    return int(any(block.get("type") != "text" or (isinstance(block.get("text"), str) and len(block["text"]) > 0)
+                   for block in blocks(message)))
+
+
 def max_tokens_field(payload: Mapping[str, Any]) -> tuple[str, Any] | None:
     for key in ("max_completion_tokens", "max_tokens"):
         if key in payload:
