@@ -1,7 +1,7 @@
 """`repair --for-model PROVIDER/ID`: rewrite what preflight says that model would refuse, where a rewrite can.
 
 Preflight (pi_tools.preflight, its library functions `preflight_tree` and `PreflightRequest`) builds the
-request Pi 0.85 would send next to that model and lists what the provider refuses. Two of its rules are about
+request the chosen Pi version would send next to that model and lists what the provider refuses. Two of its rules are about
 the *current turn* (everything after the last user message that is not only tool results), which Pi fills with
 another model's tool calls after a model switch in the middle of a tool loop:
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from pi_tools.pi import PiVersion, resolve
 from pi_tools.rewrite.conversation import v3_tree
 from pi_tools.rewrite.repair import RepairError, RepairResult, load_lines
 from pi_tools.rewrite.writer import Change, entry_line, fresh_id, new_entry
@@ -59,18 +60,19 @@ def _reason(rule: str) -> str:
     return "no rewrite of the stored history clears it"
 
 
-def _preflight(result: RepairResult, source: str, model: str, reasoning: str | None) -> list[dict[str, Any]]:
+def _preflight(result: RepairResult, source: str, model: str, reasoning: str | None,
+               version: PiVersion) -> list[dict[str, Any]]:
     from pi_tools.preflight.check import PreflightRequest
     from pi_tools.preflight.session import PreflightError, preflight_tree
     from pi_tools.session import ContextError
     from pi_tools.session.tree import PathCycleError
 
     try:
-        outcome = preflight_tree(load_lines(result.lines, source), source,
-                                 PreflightRequest(model=model, reasoning=reasoning))
+        outcome = preflight_tree(load_lines(result.lines, source, version), source,
+                                 PreflightRequest(model=model, reasoning=reasoning, pi=version.name))
     except (ContextError, PathCycleError) as exc:
-        raise RepairError(f"{source}: --for-model {model}: nothing to check: Pi 0.85 cannot build the context: "
-                          f"{exc}") from None
+        raise RepairError(f"{source}: --for-model {model}: nothing to check: Pi {version.name} cannot build the "
+                          f"context: {exc}") from None
     except PreflightError as exc:
         raise RepairError(f"{source}: --for-model {model}: {exc}") from None
     if outcome.error is not None:
@@ -93,10 +95,13 @@ def new_turn_text(model: str) -> str:
     return f"(The conversation continues on {model}. The tool results above are complete; carry on from them.)"
 
 
-def for_model(result: RepairResult, source: str, model: str, reasoning: str | None = None) -> None:
-    """Clear what a rewrite can of preflight's findings for `model`; note the rest."""
+def for_model(result: RepairResult, source: str, model: str, reasoning: str | None = None,
+              version: PiVersion | None = None) -> None:
+    """Clear what a rewrite can of preflight's findings for `model` as the Pi `version` builds its request (None:
+    pi.resolve()'s); note the rest."""
+    version = version or resolve()
     tree = v3_tree(result, source, "--for-model")
-    findings = _preflight(result, source, model, reasoning)
+    findings = _preflight(result, source, model, reasoning, version)
     fixable = [f for f in findings if f["rule"] in NEW_TURN_RULES]
     if fixable:
         leaf = tree.entries[-1] if tree.entries else None
@@ -108,7 +113,7 @@ def for_model(result: RepairResult, source: str, model: str, reasoning: str | No
             "parentId": leaf_id, "timestamp": _now()})
         trial = RepairResult([*result.lines, entry_line(entry)], [*result.origins, 0], list(result.rejected),
                              list(result.changes), list(result.notes))
-        after = _preflight(trial, source, model, reasoning)
+        after = _preflight(trial, source, model, reasoning, version)
         cleared = [f for f in fixable if f["rule"] not in {a["rule"] for a in after}]
         if cleared:
             result.lines, result.origins = trial.lines, trial.origins

@@ -433,7 +433,7 @@ def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False
     if fixes.for_model is not None:
         from pi_tools.rewrite.for_model import for_model
 
-        for_model(result, source, fixes.for_model, fixes.reasoning)
+        for_model(result, source, fixes.for_model, fixes.reasoning, version)
     result.rejected.sort(key=lambda item: item[0])
     return result
 

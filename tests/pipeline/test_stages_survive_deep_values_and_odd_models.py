@@ -96,17 +96,17 @@ def test_stages_on_an_id_and_a_type_nested_a_thousand_levels(cli: Any, tmp_path:
     assert run.code in (0, 1), run.stderr
 
 
-def test_preflight_of_a_session_whose_model_speaks_an_api_pi_tools_does_not_build(cli: Any, tmp_path: Path) -> None:
-    path = session(tmp_path, assistant("openai-codex", "gpt-5.4", "openai-codex-responses"))
-    run = cli("preflight", str(path))
+@pytest.mark.parametrize(("pi", "model"), [("0.85", "gpt-5.4"), ("1.6", "gpt-5.6-sol")])
+def test_preflight_of_a_session_on_a_codex_model_checks_its_request(cli: Any, tmp_path: Path, pi: str,
+                                                                    model: str) -> None:
+    """openai-codex-responses was the API whose sessions preflight could not check; it is built now (both Pis,
+    each with a model of its own catalog)."""
+    path = session(tmp_path, assistant("openai-codex", model, "openai-codex-responses"))
+    run = cli("preflight", "--pi", pi, str(path))
     clean(run)
-    message = (f"{path}: the session's model openai-codex/gpt-5.4 speaks openai-codex-responses, which pi-tools "
-               "does not build requests for (anthropic-messages, openai-completions, openai-responses, "
-               "google-generative-ai, google-vertex, mistral-conversations, bedrock-converse-stream, "
-               "azure-openai-responses); pass --model PROVIDER/ID")
-    assert run.code == 2
-    assert run.stderr == f"pi-tools: {message}\n"
-    assert run.stdout.splitlines()[0] == f"{path}: cannot check: {message.removeprefix(f'{path}: ')}"
+    assert (run.code, run.stderr) == (0, "")
+    assert run.stdout == (f"{path}: openai-codex/{model} (openai-codex-responses): no finding\n"
+                          "1 file(s): 0 error(s), 0 warning(s), 0 info; 1 clean\n")
 
 
 @pytest.mark.parametrize("provider", [["anthropic"], {"a": 1}, 5], ids=["list", "object", "number"])
