@@ -769,16 +769,14 @@ def _prompt_rows(message: dict[str, Any], at: int, sections: list[tuple[Any, ...
 
 
 def _edit_row(entry: dict[str, Any], at: int, applied: set[int]) -> tuple[Any, ...]:
-    """(entry's row, targetId, action, text, applied) of a context edit: `remove` for a null replacement,
-    `replace` for any other, none when it has no `replacement` (Pi throws on it); the text of the replacement's
-    content (a string as it is, text blocks joined)."""
-    replacement = entry.get("replacement", _MISSING)
-    action = None if replacement is _MISSING else "remove" if replacement is None else "replace"
+    """(entry's row, targetId, action, text, applied) of a context edit: `removes` for a null replacement,
+    `replaces` for any other (as `visibility` says it; a missing one, on which Pi throws, too), and the text of
+    the replacement's content (a string as it is, text blocks joined)."""
+    replacement = entry.get("replacement")
+    action = "removes" if replacement is None else "replaces"
     text = blocks_text(replacement.get("content")) if type(replacement) is dict else None
     return at, _text(entry.get("targetId")), action, text, id(entry) in applied
 
-
-_MISSING = object()
 
 
 def _target_lines(targets: list[str | None], ids: list[Any], lines: list[int]) -> list[int | None]:
