@@ -20,7 +20,9 @@ def index_command(
     pi: Pi = None,
 ) -> None:
     """Write the sessions as Parquet tables a database reads: OUT/<table>/*.parquet for sessions, entries,
-    messages, tool_calls and usage (columns in docs/index.md).
+    messages, tool_calls and usage, and under --pi 1.6 usage_entries, context_edits, system_sections and
+    system_tools (columns in docs/index.md). Read as the Pi version reads them (--pi, else PI_TOOLS_PI, else the
+    default); an index written for another version is rebuilt.
 
     Incremental: OUT/manifest.json records each file's size, mtime and content hash, so a second run reads only
     files that changed, indexes new ones and drops the rows of files no longer among the inputs; the tables are
@@ -29,7 +31,7 @@ def index_command(
 
     Example: pi-tools index ~/.pi/agent/sessions -o idx && duckdb -c "select name, count(*) from 'idx/tool_calls/*.parquet' group by 1"
     """
-    chosen_pi(pi, ported=False, command="index")
+    version = chosen_pi(pi)
     if out is None:
         fail("-o OUT: name the index folder")
     chosen = chosen_engine(engine, scheduler, jobs, progress="index")
@@ -39,7 +41,7 @@ def index_command(
     if not paths:
         paths = [default_session_folder()]
     try:
-        result = index_corpus(paths, out, chosen)
+        result = index_corpus(paths, out, chosen, version)
     except StoreError as exc:
         fail(str(exc))
     except EngineError as exc:

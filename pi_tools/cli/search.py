@@ -36,7 +36,7 @@ def search_command(
     role: Annotated[str | None, typer.Option("--role", metavar="ROLE,...", help="Only messages of these roles: user, assistant, toolResult, bashExecution, custom, compactionSummary, branchSummary (and system, which Pi 1.6 stores).")] = None,
     tool: Annotated[str | None, typer.Option("--tool", metavar="NAME", help="Only calls of this tool (their arguments) and its results.")] = None,
     branch: Annotated[SearchBranch, choice_option("--branch", SearchBranch, "all: every entry of every file; active: only the active path (from the leaf Pi resumes back to the root).", REFUSAL_EXPECTED_ONE_OF)] = "all",
-    index: Annotated[str | None, typer.Option("--index", metavar="OUT", help="Search the Parquet tables `pi-tools index -o OUT` wrote instead of the files.")] = None,
+    index: Annotated[str | None, typer.Option("--index", metavar="OUT", help="Search the Parquet tables `pi-tools index -o OUT` wrote instead of the files (written for the same Pi version: under 1.6 system messages are searched by their sections and tools, which a 0.85 index does not hold).")] = None,
     output_format: Annotated[TableOrJson | None, format_option(TableOrJson, "table (default on a terminal) or json (one hit document per line; the default otherwise).", REFUSAL_EXPECTED_ONE_OF)] = None,
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
@@ -52,8 +52,7 @@ def search_command(
 
     Example: pi-tools search 'rm -rf' ~/.pi/agent/sessions --tool bash --format json
     """
-    version = chosen_pi(pi, ported=index is None, command="search --index")
-    # (the index does not hold what Pi 1.6's system messages carry beyond their text yet: --index stays 0.85's)
+    version = chosen_pi(pi)
     chosen = chosen_engine(engine, scheduler, jobs, progress="search")
     from pi_tools.corpus.match import Matcher, PatternError
     from pi_tools.corpus.search import SearchSpec, search_paths

@@ -14,13 +14,14 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pi_tools.corpus.schema import TABLES
+from pi_tools.corpus.schema import Shape, shape_of
 from pi_tools.corpus.store import Generation, Store, StoreError
 from pi_tools.sources.files import expand, is_url, size_of
 
 if TYPE_CHECKING:
     from pi_tools.corpus.task import BatchJob, BatchResult
     from pi_tools.engine import Engine
+    from pi_tools.pi import PiVersion
 
 # The reading and writing machinery (session readers, polars) is imported only when some file must be read:
 # a run that finds nothing changed costs little more than the interpreter's start and a stat per file.
@@ -73,7 +74,7 @@ def _stat(name: str) -> _Input | str:
     return _Input(name, stat.st_size, stat.st_mtime_ns)
 
 
-def _batches(todo: list[tuple[_Input, str | None]], generation: int) -> list[BatchJob]:
+def _batches(todo: list[tuple[_Input, str | None]], generation: int, pi: str | None = None) -> list[BatchJob]:
     """Consecutive files in batches that shrink toward the end: each holds about a sixteenth of the input not
     yet batched (at least BATCH_MIN_BYTES, at most BATCH_MAX_BYTES). The first tasks are large, so scheduling
     and the Parquet footers are noise; the last are small, so the workers finish within a small task of each
@@ -92,27 +93,34 @@ def _batches(todo: list[tuple[_Input, str | None]], generation: int) -> list[Bat
         size += item.size
         remaining -= item.size
         if size >= target or len(current) >= BATCH_MAX_FILES:
-            jobs.append(BatchJob(f"p{generation:06d}-{len(jobs):05d}", tuple(current)))
+            jobs.append(BatchJob(f"p{generation:06d}-{len(jobs):05d}", tuple(current), pi))
             current, size = [], 0
     if current:
-        jobs.append(BatchJob(f"p{generation:06d}-{len(jobs):05d}", tuple(current)))
+        jobs.append(BatchJob(f"p{generation:06d}-{len(jobs):05d}", tuple(current), pi))
     return jobs
 
 
-def index_corpus(paths: list[str], out: str, engine: Engine | None = None) -> IndexReport:
-    """Index every session file below `paths` into the tables under `out` (created, or brought up to date)."""
+def index_corpus(paths: list[str], out: str, engine: Engine | None = None,
+                 version: PiVersion | None = None) -> IndexReport:
+    """Index every session file below `paths` into the tables under `out` (created, or brought up to date), read
+    as `version` reads them, into its tables (None: `pi.resolve()`: PI_TOOLS_PI, else the default). An index
+    written for another version's tables is rebuilt."""
+    from pi_tools.pi import resolve
+
+    if version is None:
+        version = resolve()
     started_ns = time.time_ns()
     report = IndexReport(out)
-    store = Store(out)
+    store = Store(out, shape_of(version))
     try:
         store.open()
-        return _run(paths, store, engine, report, started_ns)
+        return _run(paths, store, engine, report, started_ns, version.name)
     finally:
         store.close()
 
 
 def _run(paths: list[str], store: Store, engine: Engine | None, report: IndexReport,
-         started_ns: int) -> IndexReport:
+         started_ns: int, pi: str) -> IndexReport:
     old: dict[str, dict[str, Any]] = store.manifest["files"]
     previous_start = int(store.manifest.get("startedNs") or 0)
     inputs: list[_Input] = []
@@ -140,14 +148,14 @@ def _run(paths: list[str], store: Store, engine: Engine | None, report: IndexRep
             todo.append((item, record["hash"] if record is not None else None))
     stale = {name for name in old if name not in keep}  # changed, removed or unreadable (decided below)
     report.removed = sum(1 for name in old if name not in seen)
-    if not todo and not stale and store.manifest["generation"]:
-        return _finish(report, keep, store.manifest)  # nothing to do: the tables stay as they are
+    if not todo and not stale and store.manifest["generation"] and not store.rebuilt:
+        return _finish(report, keep, store.manifest, store.shape)  # nothing to do: the tables stay as they are
 
     from pi_tools.corpus.task import index_batch
     from pi_tools.engine import map_ordered
 
     generation = store.begin()
-    jobs = _batches(todo, generation.number)
+    jobs = _batches(todo, generation.number, pi)
     by_name = {item.name: item for item, _ in todo}
     results = map_ordered(index_batch, jobs, engine, weights=[sum(by_name[n].size for n, _ in job.files)
                                                              for job in jobs])
@@ -157,14 +165,14 @@ def _run(paths: list[str], store: Store, engine: Engine | None, report: IndexRep
     # (its new rows are in this generation's partitions).
     stale = {name for name in stale if name not in keep or keep[name]["part"] != old[name]["part"]}
     manifest = {**store.manifest, "startedNs": started_ns, "files": dict(sorted(keep.items()))}
-    if not report.parsed and not stale and store.manifest["generation"]:
+    if not report.parsed and not stale and store.manifest["generation"] and not store.rebuilt:
         # Only hashes were checked (touched files, inputs that are still no sessions): the tables stand.
         store.discard(generation, manifest)
-        return _finish(report, keep, manifest)
+        return _finish(report, keep, manifest, store.shape)
     _carry_over(generation, store, old, keep, stale)
-    _ensure_tables(generation)
+    _ensure_tables(generation, store.shape)
     store.commit(generation, manifest)
-    return _finish(report, keep, manifest)
+    return _finish(report, keep, manifest, store.shape)
 
 
 def _take(result: BatchResult, generation: Generation, by_name: dict[str, _Input],
@@ -198,31 +206,31 @@ def _carry_over(generation: Generation, store: Store, old: dict[str, dict[str, A
         if not survivors:
             continue
         if part not in dirty:
-            for table in TABLES:
+            for table in store.tables:
                 generation.keep(table, part)
             continue
         import polars as pl
 
         from pi_tools.corpus.task import parquet_bytes
 
-        for table in TABLES:
+        for table in store.tables:
             frame = pl.read_parquet(store.current_part(table, part))
             frame = frame.filter(pl.col("file").is_in(survivors))
             generation.write(table, part, parquet_bytes(frame))
 
 
-def _ensure_tables(generation: Generation) -> None:
+def _ensure_tables(generation: Generation, shape: Shape) -> None:
     """A table with no partition at all still gets one (empty, with the schema), so that readers find it."""
-    from pi_tools.corpus.schema import empty_frame
     from pi_tools.corpus.task import parquet_bytes
 
-    for table in TABLES:
+    for table in shape.tables:
         if next(generation.parts(table), None) is None:
-            generation.write(table, "empty", parquet_bytes(empty_frame(table)))
+            generation.write(table, "empty", parquet_bytes(shape.empty_frame(table)))
 
 
-def _finish(report: IndexReport, files: dict[str, dict[str, Any]], manifest: dict[str, Any]) -> IndexReport:
+def _finish(report: IndexReport, files: dict[str, dict[str, Any]], manifest: dict[str, Any],
+            shape: Shape) -> IndexReport:
     report.files = len(files)
     report.unchanged = report.files - report.parsed
-    report.rows = {table: sum(record["rows"].get(table, 0) for record in files.values()) for table in TABLES}
+    report.rows = {table: sum(record["rows"].get(table, 0) for record in files.values()) for table in shape.tables}
     return report

@@ -12,24 +12,30 @@ import json
 import re
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from itertools import islice, repeat
 from operator import floordiv, sub
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import orjson
 from msgspec import Raw
 
 from pi_tools.corpus.lines import I64_MIN, U64_MAX, LineDecoder, arguments_value
-from pi_tools.corpus.schema import ENTRY, RESULT_ENTRY, own_columns
-from pi_tools.corpus.text import message_text, thinking_text
-from pi_tools.corpus.usage import Candidate, usage_rows
+from pi_tools.corpus.schema import BASE, ENTRY, RESULT_ENTRY, ROLE_COUNTS, Shape, shape_of
+from pi_tools.corpus.text import blocks_text, message_text, thinking_text
+from pi_tools.corpus.usage import Candidate, usage_entry_rows, usage_rows
 from pi_tools.js.date import js_date_ms
 from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.session.bulk import index_clean_session
-from pi_tools.session.context import ContextError, entry_to_messages, plan_session_context
+from pi_tools.session.context import (
+    PI_085_RULES,
+    ContextError,
+    ContextRules,
+    entry_to_messages,
+    plan_session_context,
+)
 from pi_tools.session.line_format import (
     ROLE_OF_TYPE,
     Bash,
@@ -42,19 +48,18 @@ from pi_tools.session.line_format import (
 )
 from pi_tools.session.load import tree_from_raw
 from pi_tools.session.reader import RawSession, SessionReadError, parse_session_bytes, paused_gc
-from pi_tools.session.tree import PathCycleError, SessionTree
-from pi_tools.usage.counter import UsageCounter, message_usage
+from pi_tools.session.spending import SpendingRules
+from pi_tools.session.tree import PI_085_VOCABULARY, PathCycleError, SessionTree, Vocabulary
+from pi_tools.usage.counter import MESSAGE_KIND, UsageCounter, message_usage
 from pi_tools.usage.scan import scan_reads_line
+
+if TYPE_CHECKING:
+    from pi_tools.pi import PiVersion
 
 Columns = dict[str, list[Any]]
 FileRows = dict[str, Columns]
 """Table name -> column name -> values (one file's rows)."""
 
-ROLE_COUNTS = {
-    "user": "userMessages", "assistant": "assistantMessages", "toolResult": "toolResultMessages",
-    "bashExecution": "bashExecutionMessages", "custom": "customMessages",
-    "branchSummary": "branchSummaryMessages", "compactionSummary": "compactionSummaryMessages",
-}
 SUMMARY_ENTRIES = frozenset(("custom_message", "branch_summary", "compaction"))
 """Entry types that become context messages of their own (custom, branchSummary, compactionSummary)."""
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -147,9 +152,11 @@ def js_ms(value: Any) -> int | None:
     return None if time is None or time != time else int(time)
 
 
-def read_session(name: str, data: bytes) -> tuple[SessionTree, set[int]]:
-    """The file's tree, as every stage reads it, and the lines orjson alone cannot read (which `usage`'s scan
-    therefore skips); IndexInputError when Pi would not open the file as a session."""
+def read_session(name: str, data: bytes,
+                 vocabulary: Vocabulary = PI_085_VOCABULARY) -> tuple[SessionTree, set[int]]:
+    """The file's tree, as every stage reads it (`vocabulary`: the Pi version's, which decides the diagnostics),
+    and the lines orjson alone cannot read (which `usage`'s scan therefore skips); IndexInputError when Pi would
+    not open the file as a session."""
     raw = parse_session_bytes(data, name)
     _check_header(raw, data)
     candidates = set(raw.refused_lines)
@@ -160,7 +167,7 @@ def read_session(name: str, data: bytes) -> tuple[SessionTree, set[int]]:
         lines = data.split(b"\n")
         unread = {number for number in candidates if not scan_reads_line(lines[number - 1])}
     try:
-        return tree_from_raw(raw), unread
+        return tree_from_raw(raw, vocabulary), unread
     except SessionReadError as exc:
         line = raw.line_numbers[0] if raw.line_numbers else 1
         raise IndexInputError(f"{name}:{line}: {_strip_source(str(exc), name)}") from None
@@ -254,24 +261,55 @@ class ReadSession:
     """Byte length of every line (`line_lengths`), when the reader had the lines at hand."""
     times: list[datetime] | None = None
     """The timestamp of every struct entry (file order) as lines.LineDecoder decoded it, when it has them."""
+    applied: set[int] = field(default_factory=set)
+    """The `context_edit` entries (their `id()`) that changed the context Pi builds from the leaf."""
+    extra_context: int = 0
+    """Context messages beyond one per entry (a Pi 1.6 compaction's `systemMessage` before its summary)."""
 
 
-def file_rows(name: str, data: bytes) -> FileRows:
-    """Every table's rows for one session file (IndexInputError when it is not a session).
+@dataclass(frozen=True)
+class Reading:
+    """How the index reads a file for one Pi version: its context rules, its spending rules and the tables it
+    writes (the code's defaults: Pi 0.85's)."""
+
+    rules: ContextRules = PI_085_RULES
+    spending: SpendingRules | None = None
+    shape: Shape = BASE
+
+
+BASE_READING = Reading()
+
+
+def reading_of(version: PiVersion | None) -> Reading:
+    """The index's reading for `version` (None: the code's defaults)."""
+    if version is None:
+        return BASE_READING
+    shape = shape_of(version)
+    if shape is BASE and version.context is PI_085_RULES:
+        return BASE_READING
+    return Reading(version.context, version.spending, shape)
+
+
+def file_rows(name: str, data: bytes, reading: Reading = BASE_READING) -> FileRows:
+    """Every table's rows for one session file (IndexInputError when it is not a session), read by `reading`'s
+    rules into its tables.
 
     A clean file (nearly every file on disk) is indexed in bulk (session/bulk.py: its heads, tree checks,
     diagnostics and context plan in a few C passes), the others by the line-by-line reader and the tree; both
-    give the same rows (tests/corpus/test_index.py compares them on every fixture).
+    give the same rows (tests/corpus/test_index.py compares them on every fixture). Under rules whose context the
+    bulk index's plan does not give for the file (`bulk_fits`), the tree reads it.
     """
-    read = bulk_read(name, data, structs=True)
+    read = bulk_read(name, data, structs=True, rules=reading.rules)
     if read is None:
-        read = tree_read(name, data)
-    return session_rows(name, read, read.lengths if read.lengths is not None else line_lengths(data), len(data))
+        read = tree_read(name, data, reading.rules)
+    return session_rows(name, read, read.lengths if read.lengths is not None else line_lengths(data), len(data),
+                        shape=reading.shape, spending=reading.spending)
 
 
-def tree_read(name: str, data: bytes) -> ReadSession:
-    """Through the line-by-line reader and the session tree (any file Pi opens)."""
-    tree, unread = read_session(name, data)
+def tree_read(name: str, data: bytes, rules: ContextRules = PI_085_RULES) -> ReadSession:
+    """Through the line-by-line reader and the session tree (any file Pi opens), by a Pi version's `rules`: what
+    each planned entry gives the context is its projection (`rules.projected`: after context edits)."""
+    tree, unread = read_session(name, data, rules.vocabulary)
     context_error: str | None = None
     diagnostics = len(tree.diagnostics)
     try:
@@ -280,21 +318,32 @@ def tree_read(name: str, data: bytes) -> ReadSession:
         path, context_error = [], str(exc)
     on_path = {id(entry) for entry in path}
     in_context: set[int] = set()
+    applied: set[int] = set()
+    extra = 0
     if context_error is None:
         try:
-            plan = plan_session_context(tree)
+            plan = plan_session_context(tree, rules=rules)
             diagnostics += len(plan.diagnostics)
-            in_context = {id(entry) for entry in plan.entries if entry_to_messages(entry)}
+            projected = rules.projected(plan.entries, tree.materialize)
         except ContextError as exc:
             context_error = str(exc)
+        else:
+            for entry, (edit, messages, _) in zip(plan.entries, projected, strict=True):
+                if messages:
+                    in_context.add(id(entry))
+                    extra += len(messages) - 1
+                if edit is not None:
+                    applied.add(id(edit))
     entries = tree.entries
     return ReadSession(tree.header or {}, entries, tree.line_numbers, [id(entry) in on_path for entry in entries],
                        [id(entry) in in_context for entry in entries], tree.name, tree.leaf_id,
-                       len(tree.leaves()), diagnostics, context_error, unread)
+                       len(tree.leaves()), diagnostics, context_error, unread, applied=applied,
+                       extra_context=extra)
 
 
-def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | None:
-    """Through the bulk index, for a clean file (None for any other: the tree reads those).
+def bulk_read(name: str, data: bytes, structs: bool = False, rules: ContextRules = PI_085_RULES) -> ReadSession | None:
+    """Through the bulk index, for a clean file whose context it plans as `rules` build it (`bulk_fits`; None for
+    any other: the tree reads those).
 
     With `structs`, the bulk index's own pass decodes the message lines into the structs of corpus/lines.py
     (entries are then those structs, and dicts for the other lines); else every line is parsed again with
@@ -304,7 +353,7 @@ def bulk_read(name: str, data: bytes, structs: bool = False) -> ReadSession | No
     decoder = LineDecoder() if structs else None
     with paused_gc():
         bulk = index_clean_session(data, name, True, decoder)
-        if bulk is None:
+        if bulk is None or not rules.bulk_fits(bulk):
             return None
         count = len(bulk.line_ids)
         line_text = bulk.line_text
@@ -383,25 +432,28 @@ def _gives_message(entry: Any) -> bool:
 Result = tuple[Any, int, Any, bool, int, str | None]
 """(entry, line, toolCallId as found, isError is true, entry's row, text) of a tool result."""
 
-UsageRows = Callable[[ReadSession, list[Candidate], Columns, list[int | None]], dict[str, Any]]
+UsageRows = Callable[[ReadSession, list[Candidate], Columns, list[int | None], "SpendingRules | None"],
+                     dict[str, Any]]
 
 
 def fast_usage_rows(read: ReadSession, candidates: list[Candidate], usage: Columns,
-                    stamps: list[int | None]) -> dict[str, Any]:
+                    stamps: list[int | None], spending: SpendingRules | None = None) -> dict[str, Any]:
     """The usage rows from the candidates the entry walk collected (corpus/usage.py)."""
-    return usage_rows(candidates, read.unread, usage)
+    return usage_rows(candidates, read.unread, usage, spending)
 
 
 def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
-                 usage_of_file: UsageRows = fast_usage_rows) -> FileRows:
+                 usage_of_file: UsageRows = fast_usage_rows, shape: Shape = BASE,
+                 spending: SpendingRules | None = None) -> FileRows:
     """Every table's rows from a read file (`usage_of_file`: how the usage table is counted; the reference
-    `reference_usage_rows` is what tests compare the fast one with).
+    `reference_usage_rows` is what tests compare the fast one with), into the tables of `shape`, spending
+    counted by `spending`'s rules (None: the code's default).
 
     Rows are gathered as one tuple per row and turned into columns at the end (`_columns`), and the entries
     columns a struct line gives directly are built in one comprehension each: per-value list appends were most
     of the walk's own time.
     """
-    rows: FileRows = {table: own_columns(table) for table in ("entries", "messages", "tool_calls", "usage")}
+    rows: FileRows = {table: shape.own_columns(table) for table in shape.tables if table != "sessions"}
     entries = read.entries
     entries_rows = rows["entries"]
     count_lines = len(lengths)
@@ -429,7 +481,14 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
     call_rows: list[tuple[Any, ...]] = []  # (entry's row, toolCallId, name, arguments: JSON text or Raw)
     c_row = call_rows.append
     dict_calls = 0  # call rows of dict entries (their arguments JSON text; a struct's are its Raw till the end)
-    role_counts = dict.fromkeys((*ROLE_COUNTS.values(), "otherMessages"), 0)
+    role_columns = shape.role_counts
+    role_counts = dict.fromkeys((*role_columns.values(), "otherMessages"), 0)
+    prompt_roles = shape.prompt_roles  # (empty unless the version's system messages carry the prompt)
+    counts_usage_entries, applies_edits = shape.usage_entries, shape.context_edits
+    usage_entries: list[Candidate] = []  # spending entries that are no message (the version's usage entries)
+    edit_rows: list[tuple[Any, ...]] = []  # (entry's row, targetId, action, text, applied) of context edits
+    section_rows: list[tuple[Any, ...]] = []  # (entry's row, position, section, text)
+    tool_rows: list[tuple[Any, ...]] = []  # (entry's row, change, position, name, description, parameters)
     users = assistants = tool_results = bashes = customs = 0
     models: dict[str, None] = {}
     last_provider: str | None = None
@@ -543,17 +602,27 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
                 e_role(None)
                 continue
         elif type(entry_type) is str and entry_type in SUMMARY_ENTRIES:  # a list type: unhashable
+            if prompt_roles and entry_type == "compaction":
+                system_message = entry.get("systemMessage")
+                if type(system_message) is dict:  # (the prompt a Pi 1.6 compaction restarts the context with)
+                    _prompt_rows(system_message, at, section_rows, tool_rows)
             projected = entry_to_messages(entry)
             if not projected:
                 e_role(None)
                 continue
             message = projected[0]
         else:
+            if entry_type == "usage" and counts_usage_entries:
+                usage_entries.append((entry, line, at))
+            elif entry_type == "context_edit" and applies_edits:
+                edit_rows.append(_edit_row(entry, at, read.applied))
             e_role(None)
             continue
         role = _text(message.get("role"))
         e_role(role)
-        role_counts[ROLE_COUNTS.get(role or "", "otherMessages")] += 1
+        role_counts[role_columns.get(role or "", "otherMessages")] += 1
+        if role in prompt_roles:
+            _prompt_rows(message, at, section_rows, tool_rows)
         context_messages += used
         tool_names = []
         provider = model = None
@@ -646,17 +715,29 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
         stamps = entry_times(stamp_texts, dict_stamps)
     entries_rows["timestamp"] = stamps
     _pair_results(entries, read.lines, stamps, calls, calls_by_id, results)
-    usage = usage_of_file(read, candidates, rows["usage"], stamps)
+    usage = usage_of_file(read, candidates, rows["usage"], stamps, spending)
+    if counts_usage_entries:
+        spent = usage_entry_rows(usage_entries, read.unread, rows["usage_entries"], spending)
+        for column, value in spent.items():
+            usage[column] += value
+    if applies_edits:
+        _columns(rows["context_edits"], (ENTRY, "targetId", "action", "text", "applied"), edit_rows)
+        rows["context_edits"]["targetLine"] = _target_lines(rows["context_edits"]["targetId"], ids, read.lines)
+    if prompt_roles:
+        _columns(rows["system_sections"], (ENTRY, "position", "section", "text"), section_rows)
+        _columns(rows["system_tools"], (ENTRY, "change", "position", "name", "description", "parameters"), tool_rows)
     header = read.header
     created = stamp_ms(header.get("timestamp"))
     leaf = read.leaf
-    session: Columns = own_columns("sessions")
+    session: Columns = shape.own_columns("sessions")
     values: dict[str, Any] = {
         "id": _text(header.get("id")), "cwd": _text(header.get("cwd")), "name": read.name,
         "parentSession": _text(header.get("parentSession")), "created": created,
         "modified": last_activity if last_activity is not None else created, "bytes": size,
         "entries": len(entries), "messages": len(messages[ENTRY]), **role_counts,
-        "contextMessages": context_messages, "toolCalls": len(calls[ENTRY]), "models": list(models),
+        "contextMessages": context_messages + read.extra_context, "toolCalls": len(calls[ENTRY]),
+        **({"usageEntries": len(rows["usage_entries"][ENTRY])} if counts_usage_entries else {}),
+        **({"contextEdits": len(rows["context_edits"][ENTRY])} if applies_edits else {}), "models": list(models),
         "leaf": leaf if type(leaf) is str else None, "branches": read.branches,
         "diagnostics": read.diagnostics, "contextError": read.context_error, **usage,
     }
@@ -664,6 +745,49 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
         session[column].append(value)
     rows["sessions"] = session
     return rows
+
+
+def _prompt_rows(message: dict[str, Any], at: int, sections: list[tuple[Any, ...]],
+                 tools: list[tuple[Any, ...]]) -> None:
+    """A system message's prompt sections (in their order; a text that is not a string is null) and the tools it
+    adds and removes (objects, by their name, description and parameters as JSON; a string as a tool's name)."""
+    found = message.get("sections")
+    if type(found) is dict:
+        for position, (section, text) in enumerate(found.items()):
+            sections.append((at, position, section, _text(text)))
+    for change, key in (("added", "toolsAdded"), ("removed", "toolsRemoved")):
+        listed = message.get(key)
+        if type(listed) is not list:
+            continue
+        for position, tool in enumerate(listed):
+            if type(tool) is dict:
+                parameters = _arguments_json(tool["parameters"]) if "parameters" in tool else None
+                tools.append((at, change, position, _text(tool.get("name")), _text(tool.get("description")),
+                              parameters))
+            elif type(tool) is str:
+                tools.append((at, change, position, tool, None, None))
+
+
+def _edit_row(entry: dict[str, Any], at: int, applied: set[int]) -> tuple[Any, ...]:
+    """(entry's row, targetId, action, text, applied) of a context edit: `removes` for a null replacement,
+    `replaces` for any other (as `visibility` says it; a missing one, on which Pi throws, too), and the text of
+    the replacement's content (a string as it is, text blocks joined)."""
+    replacement = entry.get("replacement")
+    action = "removes" if replacement is None else "replaces"
+    text = blocks_text(replacement.get("content")) if type(replacement) is dict else None
+    return at, _text(entry.get("targetId")), action, text, id(entry) in applied
+
+
+
+def _target_lines(targets: list[str | None], ids: list[Any], lines: list[int]) -> list[int | None]:
+    """The line of each target's entry (the last entry with that id, as Pi's index keeps it; None for none)."""
+    if not targets:
+        return []
+    line_of: dict[str, int] = {}
+    for entry_id, line in zip(ids, lines, strict=True):
+        if entry_id is not None:
+            line_of[entry_id] = line
+    return [None if target is None else line_of.get(target) for target in targets]
 
 
 def _columns(table: Columns, names: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
@@ -740,18 +864,18 @@ def _nearest_call(entries: list[Any], entry: Any, line: int, candidates: list[in
 
 
 def reference_usage_rows(read: ReadSession, candidates: list[Candidate], usage: Columns,
-                         stamps: list[int | None]) -> dict[str, Any]:
+                         stamps: list[int | None], spending: SpendingRules | None = None) -> dict[str, Any]:
     """The usage table's rows for the file through `usage`'s counter (`counter.message_usage`) over every entry,
     each read as the dict `usage` reads, and the session's sums of what `usage` counts (lines its scan cannot
     read get a row, not counted, and take no part in its de-duplication). The reference the fast count (which
     reads struct lines directly) is tested against."""
     totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": 0.0}
     entries, unread = [_usage_dict(entry) for entry in read.entries], read.unread
-    counter = UsageCounter("UTC")
+    counter = UsageCounter("UTC", spending=spending)
     rows: list[tuple[Any, ...]] = []
     for entry, line, stamp, active in zip(entries, read.lines, stamps, read.active, strict=True):
         found = message_usage(counter, entry, line not in unread)
-        if found is None:
+        if found is None or found.kind != MESSAGE_KIND:  # (usage entries have a table of their own)
             continue
         message = entry["message"]
         provider, model, api, entry_id = message.get("provider"), message.get("model"), message.get("api"), \

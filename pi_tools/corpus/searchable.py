@@ -11,7 +11,7 @@ same hits, so an entry's searchable texts are exactly the columns the index writ
    value's JSON escapes would hide it from a literal search.
 
 Under Pi 1.6 a system message is searched by its text, its prompt sections and the tools it adds and removes
-(`search --index` does not have those yet: the index holds a system message's text only).
+(`search --index` reads them from the index's `system_sections` and `system_tools` tables, in this order).
 
 An entry is searched when Pi makes a message of it: message entries, and compaction, branch summary and custom
 message entries (through Pi's own projection, so their roles are compactionSummary, branchSummary, custom).

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from pi_tools.corpus.schema import SCHEMA_VERSION, TABLES
+from pi_tools.corpus.schema import BASE, SCHEMA_VERSION, Shape
 
 MANIFEST = "manifest.json"
 FORMAT = "pi-tools-index"
@@ -37,16 +37,23 @@ def generation_dir(generation: int) -> str:
     return f".gen-{generation:06d}"
 
 
-def empty_manifest() -> dict[str, Any]:
-    return {"format": FORMAT, "schemaVersion": SCHEMA_VERSION, "generation": 0, "startedNs": 0, "files": {}}
+def empty_manifest(shape: Shape = BASE) -> dict[str, Any]:
+    """A manifest of no file; `pi` names the Pi version whose tables the index holds, when not the base ones."""
+    pi = {"pi": shape.marker} if shape.marker is not None else {}
+    return {"format": FORMAT, "schemaVersion": SCHEMA_VERSION, **pi, "generation": 0, "startedNs": 0, "files": {}}
 
 
 class Store:
-    """An index folder opened for one run (holding its lock until closed)."""
+    """An index folder opened for one run (holding its lock until closed), holding the tables of `shape`."""
 
-    def __init__(self, out: str) -> None:
+    def __init__(self, out: str, shape: Shape = BASE) -> None:
         self.out = out
-        self.manifest = empty_manifest()
+        self.shape = shape
+        self.tables = tuple(shape.tables)
+        self.manifest = empty_manifest(shape)
+        self.rebuilt = False
+        """The index held other tables (another schema version, another Pi version's): this run replaces them
+        even when no input needs reading."""
         self._lock: int | None = None
 
     # --- opening --------------------------------------------------------------------------------------------
@@ -68,7 +75,7 @@ class Store:
             generation = self.manifest["generation"]
             if generation and not os.path.isdir(os.path.join(out, generation_dir(generation))):
                 # The tables' files are gone (removed by hand): index every file again.
-                self.manifest = {**empty_manifest(), "generation": generation}
+                self.manifest = {**empty_manifest(self.shape), "generation": generation}
         self._settle()
 
     def _take_lock(self) -> None:
@@ -95,10 +102,12 @@ class Store:
             raise StoreError(f"{path}: unreadable index manifest ({exc}); remove the folder to index afresh") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise StoreError(f"{path}: not a pi-tools index manifest")
-        if manifest.get("schemaVersion") != SCHEMA_VERSION:
-            # Written by another version of the tables: every file is indexed again (the old generation stays
-            # readable until the new one replaces it).
-            manifest = {**empty_manifest(), "generation": int(manifest.get("generation") or 0)}
+        if manifest.get("schemaVersion") != SCHEMA_VERSION or manifest.get("pi") != self.shape.marker:
+            # Written by another version of the tables, or for another Pi version (its rows read by other rules,
+            # other tables): every file is indexed again (the old generation stays readable until the new one
+            # replaces it, and the links of tables this run does not write go with it).
+            manifest = {**empty_manifest(self.shape), "generation": int(manifest.get("generation") or 0)}
+            self.rebuilt = True
         return manifest
 
     def _settle(self) -> None:
@@ -106,8 +115,9 @@ class Store:
         generation = self.manifest["generation"]
         current = generation_dir(generation)
         if generation and os.path.isdir(os.path.join(self.out, current)):
-            for table in TABLES:
-                self._point(table, current)
+            for table in self.tables:
+                if os.path.isdir(os.path.join(self.out, current, table)):
+                    self._point(table, current)
         for name in os.listdir(self.out):
             path = os.path.join(self.out, name)
             if name.startswith(".gen-") and name != current:
@@ -115,12 +125,13 @@ class Store:
             elif name.endswith(".tmp"):
                 with contextlib.suppress(OSError):
                     os.unlink(path)
+        self._unlink_others(dangling_only=True)
 
     # --- writing a generation -------------------------------------------------------------------------------
     def begin(self) -> Generation:
         generation = Generation(self, self.manifest["generation"] + 1)
         os.makedirs(generation.path)
-        for table in TABLES:
+        for table in self.tables:
             os.makedirs(os.path.join(generation.path, table))
         return generation
 
@@ -129,8 +140,9 @@ class Store:
         manifest = {**manifest, "generation": generation.number}
         write_atomic(os.path.join(self.out, MANIFEST), orjson.dumps(manifest))
         old = generation_dir(self.manifest["generation"])
-        for table in TABLES:
+        for table in self.tables:
             self._point(table, generation.name)
+        self._unlink_others()
         self.manifest = manifest
         if old != generation.name:
             shutil.rmtree(os.path.join(self.out, old), ignore_errors=True)
@@ -141,6 +153,23 @@ class Store:
         manifest = {**manifest, "generation": self.manifest["generation"]}
         write_atomic(os.path.join(self.out, MANIFEST), orjson.dumps(manifest))
         self.manifest = manifest
+
+    def _unlink_others(self, dangling_only: bool = False) -> None:
+        """Remove the links of tables this index does not hold (it was written for another Pi version's tables
+        and is being rebuilt), or with `dangling_only` those whose generation is gone: links into a generation
+        only, never anything else in the folder."""
+        for name in os.listdir(self.out):
+            if name in self.tables:
+                continue
+            path = os.path.join(self.out, name)
+            try:
+                target = os.readlink(path)
+            except OSError:
+                continue
+            parts = target.split(os.sep)
+            if len(parts) == 2 and parts[0].startswith(".gen-") and parts[1] == name \
+                    and not (dangling_only and os.path.isdir(os.path.join(self.out, parts[0]))):
+                os.unlink(path)
 
     def _point(self, table: str, generation_name: str) -> None:
         link = os.path.join(self.out, table)

@@ -15,8 +15,8 @@ import io
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from pi_tools.corpus.rows import Columns, FileRows, IndexInputError, file_rows
-from pi_tools.corpus.schema import ENTRY, FROM_ENTRIES, RESULT_ENTRY, TABLES, polars_schema
+from pi_tools.corpus.rows import BASE_READING, Columns, FileRows, IndexInputError, file_rows, reading_of
+from pi_tools.corpus.schema import BASE, ENTRY, FROM_ENTRIES, RESULT_ENTRY, Shape
 from pi_tools.session.reader import paused_gc
 from pi_tools.sources.files import read_bytes
 
@@ -31,10 +31,12 @@ files no larger (the text columns compress as well; measured on the generated 1 
 
 @dataclass(frozen=True)
 class BatchJob:
-    """The files of one partition, each with the content hash the manifest holds for it (None: new file)."""
+    """The files of one partition, each with the content hash the manifest holds for it (None: new file), and
+    the Pi version they are read as (its name, resolved where the task runs; None: the code's default)."""
 
     part: str
     files: tuple[tuple[str, str | None], ...]
+    pi: str | None = None
 
 
 @dataclass
@@ -76,7 +78,12 @@ def index_batch(job: BatchJob) -> BatchResult:
 
 def _index_batch(job: BatchJob) -> BatchResult:
     outcomes: list[FileOutcome] = []
-    batch = RowsBatch()
+    reading = BASE_READING
+    if job.pi is not None:
+        from pi_tools.pi import get
+
+        reading = reading_of(get(job.pi))
+    batch = RowsBatch(reading.shape)
     for name, previous in job.files:
         outcome = FileOutcome(name)
         outcomes.append(outcome)
@@ -92,7 +99,7 @@ def _index_batch(job: BatchJob) -> BatchResult:
         if len(outcome.hash) != 64:  # changed since an earlier index recorded it: recorded as SHA-256 from now on
             outcome.hash = content_hash(data)
         try:
-            rows = file_rows(name, data)
+            rows = file_rows(name, data, reading)
         except IndexInputError as exc:
             outcome.error = str(exc)
             continue
@@ -115,7 +122,8 @@ class RowsBatch:
     final length: appending them one file at a time (`list.extend`) reallocated and copied the growing lists
     again and again (1.3-1.4 against 1.0-1.2 ms per file for a batch of 40)."""
 
-    def __init__(self) -> None:
+    def __init__(self, shape: Shape = BASE) -> None:
+        self.shape = shape
         self.parts: dict[str, dict[str, list[list[Any]]]] = {}
         self.files: list[tuple[str, dict[str, int]]] = []
         self.entries = 0
@@ -143,7 +151,7 @@ class RowsBatch:
                 for table, columns in self.parts.items()}
 
     def frames(self) -> dict[str, pl.DataFrame]:
-        return frames(self.columns, self.files)
+        return frames(self.columns, self.files, self.shape)
 
 
 def _joined(parts: list[list[Any]]) -> list[Any]:
@@ -157,16 +165,16 @@ def _joined(parts: list[list[Any]]) -> list[Any]:
     return joined
 
 
-def frames(rows: FileRows, files: list[tuple[str, dict[str, int]]]) -> dict[str, pl.DataFrame]:
+def frames(rows: FileRows, files: list[tuple[str, dict[str, int]]], shape: Shape = BASE) -> dict[str, pl.DataFrame]:
     """Every table's rows (of the `files`, each with its row count per table) as frames of exactly the tables'
     schemas: times from epoch milliseconds to UTC timestamps, `file` from one name per file, and the columns
     other tables share with the entries table (schema.FROM_ENTRIES) taken from its frame at each row's entry."""
     import polars as pl
 
     names = _series("file", [name for name, _ in files], pl.String)
-    entries = _frame("entries", rows["entries"], names, files)
+    entries = _frame("entries", rows["entries"], names, files, shape)
     built: dict[str, pl.DataFrame] = {}
-    for table in TABLES:
+    for table in shape.tables:
         if table == "entries":
             built[table] = entries
             continue
@@ -178,18 +186,19 @@ def frames(rows: FileRows, files: list[tuple[str, dict[str, int]]]) -> dict[str,
         if RESULT_ENTRY in columns:
             shared.append(pl.col("id").gather(pl.Series(columns[RESULT_ENTRY], dtype=pl.Int64))
                           .alias("resultEntryId"))
-        own = _frame(table, columns, names, files)
+        own = _frame(table, columns, names, files, shape)
         if shared:
-            own = own.hstack(entries.select(shared)).select(list(polars_schema(table)))
+            own = own.hstack(entries.select(shared)).select(list(shape.polars_schema(table)))
         built[table] = own
     return built
 
 
-def _frame(table: str, columns: Columns, names: pl.Series, files: list[tuple[str, dict[str, int]]]) -> pl.DataFrame:
+def _frame(table: str, columns: Columns, names: pl.Series, files: list[tuple[str, dict[str, int]]],
+           shape: Shape = BASE) -> pl.DataFrame:
     """The frame of a table's columns that `columns` holds, and `file` (in schema order)."""
     import polars as pl
 
-    schema = polars_schema(table)
+    schema = shape.polars_schema(table)
     series: list[pl.Series] = []
     for name, kind in schema.items():
         if name == "file":

@@ -11,11 +11,14 @@ over every entry, on every fixture.
 from __future__ import annotations
 
 from itertools import compress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.corpus.schema import ENTRY
 from pi_tools.session.line_format import RowMessageLine
-from pi_tools.usage.counter import ENTRY_TIMESTAMP, UsageCounter, message_usage, token_count
+from pi_tools.usage.counter import ENTRY_TIMESTAMP, MESSAGE_KIND, UsageCounter, message_usage, token_count
+
+if TYPE_CHECKING:
+    from pi_tools.session.spending import SpendingRules
 
 Candidate = tuple[Any, int, int]
 """(entry, line, its row in the entries table) of an entry that may carry usage (the row gives the usage row
@@ -26,10 +29,13 @@ _NAMES = (ENTRY, "provider", "model", "api", "input", "output", "cacheRead", "ca
           "costSource", "counted")
 
 
-def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, list[Any]]) -> dict[str, Any]:
+def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, list[Any]],
+               spending: SpendingRules | None = None) -> dict[str, Any]:
     """Fill `usage`'s columns and return the session's sums of what `usage` counts (lines its scan cannot read
-    get a row, not counted, and take no part in its de-duplication)."""
-    counter = UsageCounter("UTC")
+    get a row, not counted, and take no part in its de-duplication), by a Pi version's `spending` rules (None:
+    the code's default; a struct line's cost is never the provider's bill: `cost.totalFromProvider` is a field
+    line_format.RowCost does not hold, so such a line is parsed in full and counted as a dict)."""
+    counter = UsageCounter("UTC", spending=spending)
     counts, day_of, cost_of = counter.counts, counter.day_of, counter.cost
     rows: list[tuple[Any, ...]] = []
     for entry, line, at in candidates:
@@ -61,7 +67,7 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
                          cache_read, cache_write, total, stored + recomputed, source, counted))
             continue
         found = message_usage(counter, entry, line not in unread)
-        if found is None:
+        if found is None or found.kind != MESSAGE_KIND:
             continue
         message = entry["message"]
         provider, model, api = (value if type(value) is str else None for value in (
@@ -76,3 +82,30 @@ def usage_rows(candidates: list[Candidate], unread: set[int], usage: dict[str, l
     for name in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"):
         totals[name] += sum(compress(usage[name], usage["counted"]))  # the generator's order of additions
     return totals
+
+
+_ENTRY_NAMES = (ENTRY, "kind", "provider", "model", "note", "input", "output", "cacheRead", "cacheWrite",
+                "totalTokens", "cost", "costSource", "counted")
+
+
+def usage_entry_rows(candidates: list[Candidate], unread: set[int], table: dict[str, list[Any]],
+                     spending: SpendingRules | None) -> dict[str, Any]:
+    """Fill the usage_entries table's columns from the spending entries that are no message (Pi 1.6's `usage`
+    entries, by the version's `spending` rules) and return the sums of those `usage` counts. Counted by the same
+    counter as messages (`counter.message_usage`): their de-duplication is their own (`counts_entry`), so
+    counting them apart from the messages changes nothing."""
+    counter = UsageCounter("UTC", spending=spending)
+    rows: list[tuple[Any, ...]] = []
+    for entry, line, at in candidates:
+        found = message_usage(counter, entry, line not in unread)
+        if found is None or found.kind == MESSAGE_KIND:
+            continue
+        provider, model, note = (value if type(value) is str else None for value in (
+            entry.get("provider"), entry.get("model"), entry.get("note")))
+        rows.append((at, found.kind, provider, model, note, found.input, found.output, found.cacheRead,
+                     found.cacheWrite, found.totalTokens, found.cost, found.costSource, found.counted))
+    if rows:
+        for name, values in zip(_ENTRY_NAMES, zip(*rows, strict=True), strict=True):
+            table[name] = list(values)
+    return {name: sum(compress(table[name], table["counted"]))
+            for name in ("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost")}

@@ -17,9 +17,10 @@ What changed from 0.85, and where its implementation lives:
 - rewrites: repair, slim, scrub and transform --to-session through the context rules and `messageless_types` /
   `prompt_roles`, which session/context.py and session/projection.py declare (`MESSAGELESS_TYPES_16`,
   `PROMPT_ROLES_16`);
-- commands: context, convert, transform (and `--to-session`), tree, ls, audit, usage, visibility, export, search,
-  repair, slim and scrub read sessions as 1.6 does; index and search --index are not ported yet
-  (`read_by_every_command=False`: they refuse 1.6);
+- commands: context, convert, transform (and `--to-session`), tree, ls, audit, usage, visibility, export, search
+  (and `--index`), index, repair, slim and scrub read sessions as 1.6 does (`read_by_every_command`); the index
+  writes the tables of what 1.6 stores (corpus/schema.py: `shape_of`, from the rules above: `usage_entries`,
+  `context_edits`, `system_sections`, `system_tools`) and records the version in its manifest;
 - requests: the 1.6 catalog (providers/data/models-1.6.json), and per API folder an `adapter16` module building
   1.6's request from the transcript (system messages kept in place or collapsed, per model), with 1.6's
   transformMessages (providers/transform_messages.py: `TRANSFORM_16`), output budget (providers/options16.py) and
@@ -49,7 +50,7 @@ VERSION = PiVersion(
     spending=SPENDING_16,
     undrawn_roles=UNDRAWN_WITH_SYSTEM,
     names_itself=True,
-    read_by_every_command=False,
+    read_by_every_command=True,
     messageless_types=MESSAGELESS_TYPES_16,
     prompt_roles=PROMPT_ROLES_16,
     request_commands=None,

@@ -109,16 +109,16 @@ def test_tree_shows_16s_entries_without_calling_them_unknown(cli: Any) -> None:
     assert "unknown-entry-type" in cli("tree", "--pi", "0.85", case).stdout
 
 
-@pytest.mark.parametrize("args", [
-    ["search", "x", "--index", "out"], ["index", CASE, "-o", "out"],
-], ids=lambda args: args[0])
-def test_commands_not_ported_yet_say_so_under_16(cli: Any, args: list[str]) -> None:
-    """They read sessions as Pi 0.85 does: under 1.6 (--pi or PI_TOOLS_PI) they refuse rather than answer as 0.85."""
-    refused = cli(*args, "--pi", "1.6")
-    command = {"search": "search --index"}.get(args[0], args[0])
-    assert (refused.code, refused.stdout) == (2, "")
-    assert refused.stderr == f"pi-tools: pi-tools {command} does not reproduce Pi 1.6 yet; pass --pi 0.85\n"
-    assert cli(*args, env={"PI_TOOLS_PI": "1.6"}).code == 2
+def test_index_and_search_index_read_16(cli: Any, tmp_path: Any) -> None:
+    """Every command reads Pi 1.6 now: index writes 1.6's tables, search --index searches them (tests/corpus:
+    test_index16.py, test_search16.py); by --pi or PI_TOOLS_PI alike."""
+    out = tmp_path / "idx"
+    indexed = cli("index", SYSTEM, "-o", str(out), "--pi", "1.6")
+    assert (indexed.code, indexed.stdout) == (0, "") and "system_sections" in indexed.stderr
+    searched = cli("search", "--format", "json", "x", "--index", str(out), "--pi", "1.6")
+    assert searched.code in (0, 1) and searched.stderr == ""
+    assert cli("index", SYSTEM, "-o", str(tmp_path / "env"), env={"PI_TOOLS_PI": "1.6"}).code == 0
+    assert cli("search", "x", "--index", str(tmp_path / "env"), env={"PI_TOOLS_PI": "1.6"}).code in (0, 1)
 
 
 def test_transform_reads_as_the_version_it_is_given(cli: Any) -> None:
