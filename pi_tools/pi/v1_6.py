@@ -24,8 +24,12 @@ What changed from 0.85, and where its implementation lives:
 - requests: the 1.6 catalog (providers/data/models-1.6.json), and per API folder an `adapter16` module building
   1.6's request from the transcript (system messages kept in place or collapsed, per model), with 1.6's
   transformMessages (providers/transform_messages.py: `TRANSFORM_16`), output budget (providers/options16.py) and
-    request_commands=None,
-    agent="AGENT_RULES_16",
+  transcript rules (providers/transcript.py). Every request command builds them (`payload`, `preflight` and
+  --replay, `render`, `visibility --api`, `run`, `repair --for-model`), each with the edition's catalog, adapters,
+  transformMessages rules (`transform`), size estimate (`estimate`) and output budget (`output_room`);
+- `run`: pi-agent-core 1.6's loop and the coding agent's 1.6 session writer (loop/rules.py: `AGENT_RULES_16`,
+  named by `agent`): prompt and tools recorded as system messages, results carrying `thinkingLevel` and
+  `durationMs`, the file created at the first prompt, the faux provider's per-message estimate.
 """
 
 from __future__ import annotations
