@@ -10,6 +10,10 @@ import pytest
 
 from processes import ROOT, bench_cache, big_session, session_corpus
 
+# The benchmarks measure Pi 0.85's work against Pi 0.85 (../shared/oracle) unless one names a version itself
+# (`--pi 1.6` against ../shared/oracle16); a run with PI_TOOLS_PI set keeps it.
+os.environ.setdefault("PI_TOOLS_PI", "0.85")
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _compiled_bytecode() -> None:

@@ -20,6 +20,11 @@ TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
+# The suite reproduces Pi 0.85 unless a test says otherwise: most goldens (fixtures/conformance, the real-world
+# digests, the stream recordings) are Pi 0.85's. Tests of Pi 1.6 pass `--pi 1.6` (or set PI_TOOLS_PI), and the
+# tests of the default itself remove the variable (tests/cli/test_pi_option.py). A run with PI_TOOLS_PI set keeps it.
+os.environ.setdefault("PI_TOOLS_PI", "0.85")
+
 
 @dataclass
 class CliResult:

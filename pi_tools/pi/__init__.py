@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
 NAMES: tuple[str, ...] = ("0.85", "1.6")
 """The versions pi-tools reproduces, oldest first (cli/options.py's PiName holds the same)."""
-DEFAULT = "0.85"
-"""The version a stage reproduces when neither --pi nor PI_TOOLS_PI names one. Still 0.85: pi-tools does not build
-Pi 1.6 requests yet, and a default that reads sessions as 1.6 but builds requests as 0.85 would not be one Pi."""
+DEFAULT = NAMES[-1]
+"""The version a stage reproduces when neither --pi nor PI_TOOLS_PI names one: the newest pi-tools reproduces (every
+command reads its sessions and builds its requests)."""
 ENVIRONMENT = "PI_TOOLS_PI"
 """The environment variable whose value is the default version."""
 

@@ -3,6 +3,8 @@ the versions of pi_tools.pi, and the commands that do not build Pi 1.6 requests 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -89,11 +91,11 @@ def test_a_version_pi_tools_does_not_reproduce_is_refused(cli: Any) -> None:
     assert cli("context", CASE, env={"PI_TOOLS_PI": "2.0"}).code == 2
 
 
-def test_documents_name_their_version_and_085_is_today(cli: Any) -> None:
-    default = cli("context", CASE, env={"PI_TOOLS_PI": ""})
-    chosen = cli("context", "--pi", "0.85", CASE)
+def test_documents_name_their_version(cli: Any) -> None:
+    default = cli("context", CASE, env={"PI_TOOLS_PI": ""})  # empty: no choice, the newest
+    chosen = cli("context", "--pi", "1.6", CASE)
     assert default.stdout == chosen.stdout
-    (document,) = chosen.documents()
+    (document,) = cli("context", "--pi", "0.85", CASE).documents()
     assert document["pi"] == "0.85"
     assert list(document)[:3] == ["kind", "source", "pi"]
     by_environment = cli("convert", SYSTEM, env={"PI_TOOLS_PI": "1.6"})
@@ -135,3 +137,25 @@ def test_rewriting_commands_read_16(cli: Any, args: list[str]) -> None:
     """repair, slim, scrub and transform --to-session rewrite Pi 1.6 files (tests/rewrite/test_rewrite16.py)."""
     assert cli(*args, "--pi", "1.6").code == 0
     assert cli(*args, env={"PI_TOOLS_PI": "1.6"}).code == 0
+
+
+def test_without_a_choice_every_command_reproduces_the_newest_pi(cli: Any) -> None:
+    """No --pi and no PI_TOOLS_PI: Pi 1.6, the newest version pi-tools reproduces (documents say so)."""
+    import os
+
+    env = {key: value for key, value in os.environ.items() if key != pi.ENVIRONMENT}
+    assert pi.DEFAULT == pi.NAMES[-1] == "1.6"
+    import subprocess
+    import sys
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pi_tools", *args], capture_output=True, text=True, env=env,
+                              cwd=str(Path(__file__).resolve().parents[2]))
+
+    (context,) = [json.loads(line) for line in run("context", CASE).stdout.splitlines()]
+    assert context["pi"] == "1.6"
+    version = run("--version").stdout
+    assert version.endswith("default: Pi 1.6 (--pi VERSION, or PI_TOOLS_PI)\n"), version
+    payload = run("payload", "--api", "openai-responses", "--model", "openai/gpt-5.6-sol", CASE)
+    (document,) = [json.loads(line) for line in payload.stdout.splitlines()]
+    assert (document["pi"], document["kind"]) == ("1.6", "payload")
