@@ -21,7 +21,7 @@ DEMO := fixtures/conformance/cases/c004_crossprovider.jsonl
 demo: install
 	@echo "== the entry tree of a branching session"
 	$(BIN)/pi-tools tree fixtures/conformance/cases/c002_branching.jsonl | head -25
-	@echo "== what Pi 0.85 would send to Anthropic for a cross-provider session (context | convert | payload)"
+	@echo "== what Pi 1.6 (the default; --pi 0.85 for Pi 0.85) would send to Anthropic for a cross-provider session (context | convert | payload)"
 	$(BIN)/pi-tools context $(DEMO) | $(BIN)/pi-tools convert \
 	  | $(BIN)/pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 \
 	  | $(BIN)/python -c "import json,sys; d=json.loads(sys.stdin.readline()); print(json.dumps(d['payload'], indent=1, ensure_ascii=False)[:2500])"
