@@ -408,8 +408,8 @@ def differences(name: str, pi: dict[str, Any], keys: set[str] | None = None, bra
     `keys` limits the payload comparison to those `VARIANT/KEY`s (None: all of the document's)."""
     from pi_tools.pipeline.stages import PayloadRequest, as_context, as_llm
 
-    for variable in [v for v in os.environ if v.startswith("PI_")]:  # the oracle scrubs these too
-        if variable != "PI_TOOLS_SPLIT_BYTES":
+    for variable in [v for v in os.environ if v.startswith("PI_")]:  # the oracle scrubs Pi's own variables too
+        if not variable.startswith("PI_TOOLS_"):  # pi-tools' own (the version, the split size) stay
             del os.environ[variable]
     out: list[Difference] = []
     other_leaves = _library(name, pi, out) if library else None
