@@ -107,7 +107,7 @@ def run_documents(files: list[str], build: Callable[[Any], Any], *, need_input: 
         return result
 
     status = run_stage(iter_inputs(files, reader, check_all_lines=diagnostics, pi=pi), build_and_keep, writer.write,
-                       report)
+                       report, pi)
     writer.flush()
     exit_without_teardown(status)
 

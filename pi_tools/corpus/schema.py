@@ -166,16 +166,15 @@ def make_shape(roles: frozenset[str] = frozenset(), prompt_roles: frozenset[str]
 
 def shape_of(version: PiVersion | None) -> Shape:
     """The tables of `version`'s index (None: the base tables), from what its rules do: the roles its vocabulary
-    adds, its prompt roles, whether its spending rules count usage entries and its context rules apply edits. A
-    version whose documents name it (`names_itself`) is recorded in the manifest; another's index stays as
-    before."""
+    adds, its prompt roles, whether its spending rules count usage entries and its context rules apply edits. The
+    version is recorded in the manifest (an index of another version, or of none, is rebuilt)."""
     if version is None:
         return BASE
     key = version.name
     found = _SHAPES.get(key)
     if found is None:
         found = make_shape(version.context.vocabulary.roles, version.prompt_roles, version.spending.usage_entries,
-                           version.context.context_edits, version.name if version.names_itself else None)
+                           version.context.context_edits, version.name)
         if found.tables == BASE.tables and found.marker is None:
             found = BASE
         _SHAPES[key] = found

@@ -153,7 +153,7 @@ def _search_bytes(source: str, data: bytes, spec: SearchSpec, candidates: list[t
         return _search_tree(source, data, spec, candidates, version)
     ids, active = heads
     roles = version.context.vocabulary.roles
-    pi = version.name if version.names_itself else None
+    pi = version.name
     view = memoryview(data)
     hits = []
     only_active = spec.branch == "active"
@@ -226,7 +226,7 @@ def _search_tree(source: str, data: bytes, spec: SearchSpec, candidates: list[tu
     hits = []
     only_active = spec.branch == "active"
     roles = version.context.vocabulary.roles
-    pi = version.name if version.names_itself else None
+    pi = version.name
     for entry, line in zip(tree.entries, tree.line_numbers, strict=True):
         if wanted is not None and line not in wanted:
             continue

@@ -88,7 +88,7 @@ def search_index(index_dir: str, paths: list[str], spec: SearchSpec) -> Iterator
         files = _table(index_dir, "sessions", ("file",))
     except IndexError_:
         files = messages.select("file")
-    return _search(files, messages, calls, paths, spec, system, version.name if version.names_itself else None)
+    return _search(files, messages, calls, paths, spec, system, version.name)
 
 
 class _System:

@@ -66,10 +66,6 @@ class PiVersion:
     undrawn_roles: frozenset[str]
     """The message roles of pi-ai that Pi's TUI draws nothing for (messages/roles.py): what `visibility` says of
     them."""
-    names_itself: bool
-    """Whether the documents of the commands that predate versions (visibility, search, export's chat) carry this
-    version's name as `pi`. Not 0.85's: what those commands write under it stays byte for byte what they wrote
-    before versions existed, and a document without `pi` is 0.85's."""
     read_by_every_command: bool
     """Whether every command that reads sessions reproduces this version; if not, the commands not ported to it yet
     (they pass `ported=False` to cli.options.chosen_pi) refuse it rather than answer as another version would."""

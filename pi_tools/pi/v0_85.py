@@ -18,7 +18,6 @@ VERSION = PiVersion(
     passed_through=PASSED_THROUGH,
     spending=PI_085_SPENDING,
     undrawn_roles=UNDRAWN,
-    names_itself=False,
     read_by_every_command=True,
     messageless_types=MESSAGELESS_TYPES,
     prompt_roles=frozenset(),

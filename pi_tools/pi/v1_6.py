@@ -13,7 +13,7 @@ What changed from 0.85, and where its implementation lives:
   `SPENDING_16`);
 - views: `visibility` (without --api), `export` (md, html, chat) and `search` (without --index) say what 1.6's
   projection does to each entry (session/projection.py: `Projection16.projected`), that a system message is sent
-  but never drawn (messages/roles.py: `UNDRAWN_WITH_SYSTEM`), and their documents carry `pi` (`names_itself`);
+  but never drawn (messages/roles.py: `UNDRAWN_WITH_SYSTEM`);
 - rewrites: repair, slim, scrub and transform --to-session through the context rules and `messageless_types` /
   `prompt_roles`, which session/context.py and session/projection.py declare (`MESSAGELESS_TYPES_16`,
   `PROMPT_ROLES_16`);
@@ -53,7 +53,6 @@ VERSION = PiVersion(
     passed_through=PASSED_THROUGH_WITH_SYSTEM,
     spending=SPENDING_16,
     undrawn_roles=UNDRAWN_WITH_SYSTEM,
-    names_itself=True,
     read_by_every_command=True,
     messageless_types=MESSAGELESS_TYPES_16,
     prompt_roles=PROMPT_ROLES_16,

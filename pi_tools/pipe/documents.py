@@ -288,8 +288,11 @@ class DocumentWriter:
             self._size = 0
 
 
-def error_document(source: str, message: str) -> dict[str, Any]:
-    return {"kind": "error", "source": source, "error": message}
+def error_document(source: str, message: str, pi: str | None = None) -> dict[str, Any]:
+    """A stage's failure for one input; `pi`: the Pi version the stage ran as (every stage document names it)."""
+    if pi is None:
+        return {"kind": "error", "source": source, "error": message}
+    return {"kind": "error", "source": source, "pi": pi, "error": message}
 
 
 def is_session_header(value: Any) -> bool:

@@ -188,18 +188,20 @@ def as_llm(item: StageInput, leaf: str | None = None, pi: PiVersion | None = Non
 
 
 def run_stage(items: Iterable[StageInput], build: Callable[[StageInput], Document | list[Document]],
-              emit: Callable[[Document], None], report: Callable[[str], None]) -> int:
-    """Drive one stage: build documents for every input, turn failures into error documents; exit code."""
+              emit: Callable[[Document], None], report: Callable[[str], None], pi: PiVersion | None = None) -> int:
+    """Drive one stage as the Pi version `pi` (None: pi.resolve()): build documents for every input, turn failures
+    into error documents (which name the version, as every document does); exit code."""
     status = 0
+    name = (pi or resolve()).name
     for item in items:
         try:
             result = build(item)
         except (SessionReadError, ContextError, DocumentError) as exc:
-            _fail_input(item, str(exc), emit, report)
+            _fail_input(item, str(exc), emit, report, name)
             status = 2
             continue
         except Exception as exc:  # a bug or an input shape nobody foresaw: report it for this input, go on
-            _fail_input(item, f"internal error ({type(exc).__name__}: {exc}); please report it", emit, report)
+            _fail_input(item, f"internal error ({type(exc).__name__}: {exc}); please report it", emit, report, name)
             status = 2
             continue
         for document in result if isinstance(result, list) else [result]:
@@ -211,9 +213,11 @@ def run_stage(items: Iterable[StageInput], build: Callable[[StageInput], Documen
 
 
 def _fail_input(item: StageInput, message: str, emit: Callable[[Document], None],
-                report: Callable[[str], None]) -> None:
-    """An error document on stdout and one line naming the input on stderr."""
-    emit(error_document(item.source, message))
+                report: Callable[[str], None], pi: str) -> None:
+    """An error document on stdout (naming the Pi version: the input document's own, else the stage's) and one
+    line naming the input on stderr."""
+    own = item.document.get("pi") if isinstance(item.document, dict) else None
+    emit(error_document(item.source, message, own if isinstance(own, str) else pi))
     report(message if message.startswith(item.source) or item.source in message else f"{item.source}: {message}")
 
 
@@ -323,7 +327,8 @@ def _payload_result(llm_doc: Document, request: PayloadRequest, model: Any, buil
     try:
         payload = build()
     except PayloadError as exc:
-        return {"kind": "error", "source": source, "api": request.api, "model": reference, "error": str(exc)}
+        return {"kind": "error", "source": source, "pi": version.name, "api": request.api, "model": reference,
+                "error": str(exc)}
     document: Document = {"kind": "payload", "source": source, "pi": version.name,
                           "api": request.api, "model": reference, "payload": payload}
     if request.wire:

@@ -52,7 +52,7 @@ def _documents(name: str, build: Callable[[StageInput], Document | list[Document
     problems: list[str] = []
     rules = (pi or resolve()).context
     item = loaded_input(name, lambda: load_context_source(name, check_all_lines, rules))
-    status = run_stage([item], build, writer.write, problems.append)
+    status = run_stage([item], build, writer.write, problems.append, pi)
     writer.flush()
     return FileOutput(buffer.getvalue(), tuple(problems), status)
 

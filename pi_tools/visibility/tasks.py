@@ -43,7 +43,7 @@ def visibility_file(item: tuple[str, VisibilityOptions]) -> FileOutput:
         buffer = io.BytesIO()
         writer = DocumentWriter(buffer)
         for row in rows:
-            writer.write(row.document(tree.source, options.api, version.name if version.names_itself else None))
+            writer.write(row.document(tree.source, options.api, version.name))
         writer.flush()
         return FileOutput(buffer.getvalue())
     return FileOutput(render_table(rows, options.width).encode("utf-8", "backslashreplace"))
