@@ -110,8 +110,9 @@ requests; PI_TOOLS_PI in the environment is its default (checked the same way)."
 
 
 def chosen_pi(name: str | None, *, builds_requests: bool = False, ported: bool = True, command: str = "") -> Any:
-    """The pi_tools.pi.PiVersion for --pi (None when neither --pi nor PI_TOOLS_PI names one: the stage then
-    follows its input documents' version, else the default).
+    """The pi_tools.pi.PiVersion given with --pi (None without it: the stage then follows its input documents'
+    version, else pi.resolve(): PI_TOOLS_PI, else the default). A value from PI_TOOLS_PI is checked like one
+    given with --pi but is only a default.
 
     A command that builds requests refuses a version whose requests it does not build yet; a command not yet
     ported to every version (`ported=False`) refuses the versions that only ported commands read (exit 2, before
@@ -126,4 +127,13 @@ def chosen_pi(name: str | None, *, builds_requests: bool = False, ported: bool =
         (None if ported else unported_refusal(version, command))
     if refusal is not None:
         fail(refusal)
-    return version if name is not None else None
+    return version if name is not None and not _from_environment() else None
+
+
+def _from_environment() -> bool:
+    """Whether --pi's value came from PI_TOOLS_PI: a default, which documents naming their own version override
+    (sessions are still read as it says, through pi.resolve()); only --pi itself conflicts with them. (The
+    command line is read directly: the CLI dispatches its commands without a click context to ask.)"""
+    import sys
+
+    return not any(argument == "--pi" or argument.startswith("--pi=") for argument in sys.argv[1:])

@@ -141,7 +141,7 @@ def document_version(document: Document, pi: PiVersion | None = None) -> PiVersi
         return pi or resolve()
     if pi is not None and named != pi.name:
         raise DocumentError(f"{document.get('source', '<stdin>')}: the document was made for Pi {named}, "
-                            f"not Pi {pi.name} (--pi / PI_TOOLS_PI)")
+                            f"not Pi {pi.name} (--pi)")
     try:
         return resolve(named if isinstance(named, str) else repr(named))
     except UnknownPiVersion as exc:

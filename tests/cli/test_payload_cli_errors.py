@@ -16,7 +16,7 @@ def test_session_model_of_another_api_is_an_error_document(cli: Any) -> None:
     run = cli("payload", "--api", "anthropic-messages", CASE)
     assert run.code == 2
     assert run.documents() == [{
-        "kind": "error", "source": CASE,
+        "kind": "error", "source": CASE, "pi": "0.85",
         "error": "model mistral/mistral-medium-latest speaks mistral-conversations, not anthropic-messages; pass "
                  "--model with a model of that API (see pi-tools models --api anthropic-messages)",
     }]
@@ -50,5 +50,5 @@ def test_content_that_is_not_a_list_fails_as_pi_fails(cli: Any, api: str, model:
     bad = "fixtures/bad/wrong_field_types.jsonl"
     run = cli("payload", "--api", api, "--model", model, bad)
     assert run.code == 2
-    assert run.documents() == [{"kind": "error", "source": bad, "api": api, "model": model,
+    assert run.documents() == [{"kind": "error", "source": bad, "pi": "0.85", "api": api, "model": model,
                                 "error": "content is not iterable"}]

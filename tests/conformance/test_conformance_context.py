@@ -75,6 +75,7 @@ def test_cli_context_and_convert_match_reference_for_every_case(cli: Any) -> Non
             assert document == {
                 "kind": "error",
                 "source": document["source"],
+                "pi": "0.85",
                 "error": golden["error"].replace(f"{name}.jsonl", document["source"]),
             }
             continue

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BRANCHING = ROOT / "fixtures" / "conformance" / "cases" / "c002_branching.jsonl"
 REALWORLD = sorted((ROOT / "fixtures" / "realworld").glob("*.jsonl"))
 CLI = [sys.executable, "-m", "pi_tools"]
-KEYS = ["kind", "source", "line", "entryId", "role", "branch", "text"]
+KEYS = ["kind", "source", "pi", "line", "entryId", "role", "branch", "text"]
 
 
 def _strict(text: str) -> Any:
@@ -405,7 +405,7 @@ def test_cli_exit_codes_and_errors(tmp_path: Path) -> None:
     done = _cli("café", str(good), "--format", "json")
     assert done.returncode == 0, done.stderr
     assert [orjson.loads(line) for line in done.stdout.splitlines()] == [{
-        "kind": "hit", "source": str(good), "line": 2, "entryId": "u1", "role": "user", "branch": "active",
+        "kind": "hit", "source": str(good), "pi": "0.85", "line": 2, "entryId": "u1", "role": "user", "branch": "active",
         "text": 'say "hi" to café then \U0001f600 and a/b'}]
     assert _cli("nowhere-to-be-found", str(good)).returncode == 1
     done = _cli("(", "--regex", str(good))

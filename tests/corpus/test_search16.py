@@ -31,9 +31,9 @@ def test_a_prompt_section_is_found_in_its_system_message(cli: Any) -> None:
 
 
 def test_under_085_a_system_message_has_no_sections_to_search(cli: Any) -> None:
-    run = cli("search", "--format", "json", "A2", E06, env={"PI_TOOLS_PI": ""})
+    run = cli("search", "--pi", "0.85", "--format", "json", "A2", E06)
     assert (run.code, run.stdout) == (1, "")
-    assert cli("search", "--pi", "0.85", "--format", "json", "A2", E06).stdout == ""
+    assert cli("search", "--format", "json", "A2", E06, env={"PI_TOOLS_PI": "0.85"}).stdout == ""
 
 
 def test_tools_added_and_removed_are_found_by_name(cli: Any) -> None:

@@ -116,7 +116,7 @@ def test_payload_and_preflight_when_the_session_model_is_not_named_by_strings(cl
     payload = cli("payload", "--api", "anthropic-messages", str(path))
     clean(payload)
     assert payload.code == 2
-    assert payload.documents() == [{"kind": "error", "source": str(path),
+    assert payload.documents() == [{"kind": "error", "source": str(path), "pi": "0.85",
                                     "error": "the session has no model; pass --model PROVIDER/ID"}]
     preflight = cli("preflight", "--format", "json", str(path))
     clean(preflight)

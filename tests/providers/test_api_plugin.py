@@ -149,6 +149,6 @@ def test_visibility_of_a_plugin_api(cli: Any, plugin: tuple[dict[str, str], str]
             ("a1", 4, "message", "assistant", True, {}), ("r1", 5, "message", "toolResult", True, {}),
             ("a2", 6, "message", "assistant", True, {})]
     assert run.documents() == [
-        {"kind": "visibility", "source": session, "entryId": entry, "line": line, "type": kind, "role": role,
+        {"kind": "visibility", "source": session, "pi": "0.85", "entryId": entry, "line": line, "type": kind, "role": role,
          "stored": True, "context": shown, "model": shown, "tui": shown, "api": "toy", "reasons": reasons}
         for entry, line, kind, role, shown, reasons in rows]
