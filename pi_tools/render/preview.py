@@ -238,12 +238,12 @@ def _origins(tree: SessionTree, leaf: str | None, count: int, rules: ContextRule
 
 
 def _payload_top(payload: Mapping[str, Any], api: str) -> dict[str, Any]:
-    from pi_tools.providers.table import items_key
+    from pi_tools.providers.table import payload_items, with_payload_items
 
-    key = items_key(api)
-    top = {k: (f"[{len(v)} items, shown per message below]" if k == key and isinstance(v, list) else v)
-           for k, v in payload.items()}
-    return top
+    items = payload_items(api, payload)
+    if not isinstance(items, list):
+        return dict(payload)
+    return with_payload_items(api, dict(payload), f"[{len(items)} items, shown per message below]")
 
 
 def _cell(state: str, notes: list[annotate.Note], fragments: list[dict[str, Any]],
