@@ -314,8 +314,8 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
             return "lost", [annotate.lost_note(target.api)], []
         if placement.status == "skipped":
             return "skipped", [annotate.adapter_skip_note(target.api)], []
-        extra_notes = annotate.adapter_notes(target.api, message, model, edition) if isinstance(message, dict) \
-            else []
+        extra_notes = annotate.adapter_notes(target.api, message, model, edition) \
+            if isinstance(message, dict) and message.get("role") != "system" else []
         if placement.group_size > 1:
             extra_notes.append(annotate.grouped_note(placement.group_label, placement.group_size))
         fragments = [fragment(label, value) for label, value in placement.fragments]
@@ -342,8 +342,13 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
             cells[row] = _cell("turn-skipped", notes_here, [])
             continue
         if isinstance(after, dict) and after.get("role") == "system":
-            # A transcript's system message (Pi 1.x): the request's system prompt, or an update in place.
-            cells[row] = _cell("sent", [*notes_here, annotate.system_message_note(target.api)], [])
+            # A transcript's system message (Pi 1.x): the request's system prompt, an update in place, or folded.
+            state, more, fragments = place(after, positions[index])
+            how = placements[positions[index]].system if state != "lost" and placements is not None \
+                and positions[index] is not None else ""
+            if state == "skipped":
+                more = [annotate.system_skip_note(target.api)]
+            cells[row] = _cell(state, [*notes_here, annotate.system_message_note(target.api, how), *more], fragments)
             continue
         state, more, fragments = place(after, positions[index])
         changed = after is not message and after != message
