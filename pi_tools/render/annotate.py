@@ -321,7 +321,8 @@ def system_message_note(api: str, how: str = "") -> Note:
 
 def system_skip_note(api: str) -> Note:
     return note("adapter-skipped", "not sent",
-                f"the {api} adapter sends nothing of this system message: it changes no section and no tool")
+                f"the {api} request has no item of this system message: it changes no section, and the tools it "
+                "changes (if any) are in the request's top-level tool list")
 
 
 def grouped_note(label: str, size: int) -> Note:

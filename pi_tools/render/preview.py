@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from pi_tools.js.values import UNDEFINED, js_to_string
-from pi_tools.providers.transform_trace import align_positions, align_transformed, transformed_messages
+from pi_tools.providers.transform_trace import AsStored, align_positions, align_transformed, transformed_messages
 from pi_tools.render import annotate
 from pi_tools.render.payload_map import PayloadMap, map_payload
 from pi_tools.session import SessionTree
@@ -292,6 +292,7 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
         header["error"] = header["error"] or f"transformMessages fails: {type(exc).__name__}: {exc}"
         return header | {"system": []}, [_cell("error", [], []) for _ in range(row_count)], _Synthetic(), []
     per_message, synthetic = align_transformed(llm, transformed)
+    as_stored = isinstance(transformed, AsStored)
     positions, synthetic_at = align_positions(llm, transformed)
     mapping: PayloadMap | None = None
     if payload is not None:
@@ -336,7 +337,8 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
     for index, message in enumerate(llm):
         place_synthetic(index)
         after = per_message[index]
-        notes_here = annotate.transform_notes(message, after, model, edition.transform)
+        # An API sending the messages as stored runs no transformMessages: nothing of it to note.
+        notes_here = [] if as_stored else annotate.transform_notes(message, after, model, edition.transform)
         row = llm_rows[index]
         if after is None:
             cells[row] = _cell("turn-skipped", notes_here, [])

@@ -61,8 +61,11 @@ def units(message: Mapping[str, Any]) -> int:
 
 
 def item_kind16(item: dict[str, Any]) -> str:
-    """Pi 1.6's items: a system message kept in place (a ``system`` role item) is a system item."""
-    return SYSTEM if item.get("role") == "system" else item_kind(item)
+    """Pi 1.6's items: a system message kept in place (a ``system`` role item) is a system item; the effort
+    markers of managed-effort models (``system`` items with an ``output_config``) are the adapter's own."""
+    if item.get("role") == "system":
+        return EXTRA if "output_config" in item else SYSTEM
+    return item_kind(item)
 
 
 def system_units16(messages: Sequence[Any], model: Mapping[str, Any]) -> list[int | None]:
