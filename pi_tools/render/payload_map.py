@@ -56,8 +56,8 @@ class _Slot:
 def kind_of_message(message: Mapping[str, Any]) -> str:
     """The item kind a transformed message gives (EXTRA: one the walk expects nothing of)."""
     role = message.get("role")
-    return {"user": USER, "assistant": ASSISTANT, "toolResult": RESULT,  # type: ignore[arg-type]
-            "system": SYSTEM}.get(role, EXTRA)
+    kinds = {"user": USER, "assistant": ASSISTANT, "toolResult": RESULT, "system": SYSTEM}
+    return kinds.get(role, EXTRA) if isinstance(role, str) else EXTRA
 
 
 def _classify(adapter: ApiAdapter, items: list[Any], label: str, has_system: bool) -> list[_Slot]:

@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from pi_tools.js.values import UNDEFINED, js_to_string
-from pi_tools.providers.transform_trace import AsStored, align_positions, align_transformed, transformed_messages
+from pi_tools.providers.transform_trace import (
+    AsStored,
+    align_positions,
+    align_transformed,
+    transformed_messages,
+)
 from pi_tools.render import annotate
 from pi_tools.render.payload_map import PayloadMap, map_payload
 from pi_tools.session import SessionTree
@@ -345,9 +350,10 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
             continue
         if isinstance(after, dict) and after.get("role") == "system":
             # A transcript's system message (Pi 1.x): the request's system prompt, an update in place, or folded.
-            state, more, fragments = place(after, positions[index])
-            how = placements[positions[index]].system if state != "lost" and placements is not None \
-                and positions[index] is not None else ""
+            where = positions[index]
+            state, more, fragments = place(after, where)
+            how = placements[where].system if state != "lost" and placements is not None and where is not None \
+                else ""
             if state == "skipped":
                 more = [annotate.system_skip_note(target.api)]
             cells[row] = _cell(state, [*notes_here, annotate.system_message_note(target.api, how), *more], fragments)

@@ -20,6 +20,7 @@ from pi_tools.providers.transform_trace import transformed_messages
 from pi_tools.render import RenderRequest, Target, build_preview
 from pi_tools.render.payload_map import map_payload
 from pi_tools.session import load_session
+
 from support.oracle_path import CONFORMANCE16
 
 DATA = "tests/data/requests16"
