@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pi_tools.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, map_origins
 from pi_tools.preflight.rules import Hit, iter_hits, rules_by_id, rules_for
 from pi_tools.providers.rulebook.view import RequestView
-from pi_tools.providers.table import items_key
+from pi_tools.providers.table import payload_items
 
 if TYPE_CHECKING:
     from pi_tools.providers.edition import Edition
@@ -100,7 +100,7 @@ _WHOLE = 1 << 62
 
 
 def view_items(api: str, payload: dict[str, Any]) -> list[Any]:
-    items = payload.get(items_key(api))
+    items = payload_items(api, payload)
     return items if isinstance(items, list) else []
 
 

@@ -93,10 +93,14 @@ class PayloadOrigins:
         return None
 
 
-def _item_index(label: str) -> int | None:
-    start = label.find("[")
+def _item_index(label: str, key: str) -> int | None:
+    """The index of the item a fragment label (`key[i]`, `key[i].content[2]`) lies in; None for a label outside
+    the items (the system prompt's fields)."""
+    start = len(key)
+    if not label.startswith(key) or label[start:start + 1] != "[":
+        return None
     end = label.find("]", start)
-    if start < 0 or end < 0:
+    if end < 0:
         return None
     try:
         return int(label[start + 1:end])
@@ -114,34 +118,36 @@ def map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: di
     is not used). The prefix of messages is grown until it reaches past that item, so a finding early in a large
     session is traced without mapping the rest.
     """
-    from pi_tools.providers.table import items_key
+    from pi_tools.providers.table import items_key, payload_items, with_payload_items
 
     key = items_key(api)
-    items = payload.get(key)
+    items = payload_items(api, payload)
     count = len(items) if isinstance(items, list) else 0
     if upto_item is None or upto_item + 1 >= count:
         return _map_origins(api, model, llm, payload, has_system_prompt, edition)
     cut_items = upto_item + 2  # one more item than needed: the item itself must not be the last slot
     messages = min(len(llm), 2 * cut_items + 16)
     while True:
-        partial = {**payload, key: items[:cut_items]} if isinstance(items, list) else payload
+        partial = with_payload_items(api, payload, items[:cut_items]) if isinstance(items, list) else payload
         origins = _map_origins(api, model, llm[:messages], partial, has_system_prompt, edition)
         reached = origins.item_origin[upto_item] if upto_item < len(origins.item_origin) else None
         # Trust the prefix when the item was placed by a message well inside the cut (not by the fill-in of
         # unplaced items, and not by a message whose tool results or synthetic answers lie past the cut).
-        if messages >= len(llm) or (reached is not None and f"{key}[{upto_item}]" in _placed_items(origins)
+        if messages >= len(llm) or (reached is not None and f"{key}[{upto_item}]" in _placed_items(origins, key)
                                     and reached + 2 < messages):
             return origins
         messages = min(len(llm), messages * 2)
 
 
-def _placed_items(origins: PayloadOrigins) -> set[str]:
-    return {label.split(".", 1)[0] for label in origins.by_label}
+def _placed_items(origins: PayloadOrigins, key: str) -> set[str]:
+    """The item labels (`key[i]`) the mapping placed a fragment in."""
+    opening = f"{key}["
+    return {label[:label.find("]", len(opening)) + 1] for label in origins.by_label if label.startswith(opening)}
 
 
 def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: dict[str, Any],
                  has_system_prompt: bool, edition: Edition | None = None) -> PayloadOrigins:
-    from pi_tools.providers.table import items_key
+    from pi_tools.providers.table import items_key, payload_items
     from pi_tools.providers.transform_trace import align_positions, transformed_messages
     from pi_tools.render.payload_map import map_payload
 
@@ -160,13 +166,14 @@ def _map_origins(api: str, model: dict[str, Any], llm: Sequence[Any], payload: d
         order[position] = answering
     mapping = map_payload(api, payload, transformed, model, has_system_prompt, edition)
     by_label: dict[str, int] = {}
-    items = payload.get(items_key(api))
+    key = items_key(api)
+    items = payload_items(api, payload)
     count = len(items) if isinstance(items, list) else 0
     item_origin = [len(llm)] * count
     for placement, llm_index in zip(mapping.placements, order, strict=False):
         for label, _ in [*placement.fragments, *placement.extras]:
             by_label.setdefault(label, llm_index)
-            item = _item_index(label)
+            item = _item_index(label, key)
             if item is not None and item < count:
                 item_origin[item] = min(item_origin[item], llm_index)
     _with_the_message_before(item_origin, len(llm))

@@ -59,10 +59,10 @@ class PartScanner:
                 return scans
             import orjson
 
-            from pi_tools.providers.table import items_key
+            from pi_tools.providers.table import with_payload_items
 
             decoded = orjson.loads(b"[" + encoded.json + b"]") if encoded.count else []
-            mapping = map_origins(self.api, self.model, messages, {items_key(self.api): decoded},
+            mapping = map_origins(self.api, self.model, messages, with_payload_items(self.api, {}, decoded),
                                   False, upto_item=upto)
             scans[TRACE] = (len(messages), upto, mapping)
         return scans

@@ -22,7 +22,7 @@ it", which is exactly how pi-tools treats an API that lacks it:
   ``starts_by_continuing``.
 - the payload mapping (render's preview, visibility and preflight's provenance pair messages with payload items;
   see `providers.mapping` for the vocabulary): ``item_kind``, ``result_parts``, ``units``,
-  ``system_fragments``, ``max_tokens_field``, ``adapter_notes``.
+  ``system_fragments``, ``system_units``, ``max_tokens_field``, ``adapter_notes``.
 - preflight: ``rule_modules``, the modules defining the rules of this folder, in the order `preflight
   --list-rules` shows them (a rule names the APIs it applies to, so one module may serve several APIs); and
   ``request_limit``, the documented request-body limit the common request-size rule checks.
@@ -33,7 +33,7 @@ reading the table, `--help` or a command about one API never loads another API's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -154,6 +154,16 @@ class ApiAdapter:
     def system_fragments(self, payload: Mapping[str, Any]) -> list[Fragment]:
         """Where the payload holds the system prompt outside its item list (None of them by default)."""
         return []
+
+    def system_units(self, messages: Sequence[Any], model: Mapping[str, Any]) -> list[int | None]:
+        """For each system message of the transformed transcript (Pi 1.x sessions record their own), in order:
+        how many items of the list the adapter makes of it, or None where it becomes (part of) the request's
+        system prompt rather than items of its own. Items made of the leading system message (the transcript's
+        first message) open the list and are the prompt's; a later message's items stand where it does, or where
+        the API holds them, before the next assistant turn. By default every system message is the prompt: the
+        leading one carried as the API carries a prompt, the later ones folded into it (`system_fragments` and the
+        system items opening the list)."""
+        return [None for message in messages if isinstance(message, dict) and message.get("role") == "system"]
 
     def max_tokens_field(self, payload: Mapping[str, Any]) -> tuple[str, Any] | None:
         """(field path, value) of the output-token limit the payload carries, or None."""

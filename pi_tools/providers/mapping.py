@@ -73,3 +73,18 @@ def chat_item_kind(item: Any, index: int, has_system: bool, previous: str) -> st
             return EXTRA
         return USER
     return EXTRA
+
+
+def system_messages(messages: Sequence[Any]) -> list[tuple[int, dict[str, Any]]]:
+    """(position, message) of every system message of a transformed transcript (Pi 1.x), in order."""
+    return [(index, message) for index, message in enumerate(messages)
+            if isinstance(message, dict) and message.get("role") == "system"]
+
+
+def instruction_units(position: int, message: Mapping[str, Any]) -> int:
+    """One item for a system message whose text is not empty, as the APIs that send each one as an instruction
+    message write it: the leading one (position 0) as the whole prompt, a later one as a rendered update."""
+    from pi_tools.providers.transcript import render_system_message_update, system_message_text
+
+    text = system_message_text(message) if position == 0 else render_system_message_update(message)
+    return 1 if len(text) > 0 else 0

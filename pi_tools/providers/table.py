@@ -26,7 +26,9 @@ class ApiRow:
     name: str
     folder: str
     items_key: str
-    """The payload key that holds the conversation's items (``messages``, ``input``, ``contents``)."""
+    """Where the payload holds the conversation's items: a key (``messages``, ``input``, ``contents``), or the
+    keys to it joined by dots where the list sits in a nested object (``context.messages``). It is also the label
+    the mapping's fragments and preflight's locations start with (``context.messages[3]``)."""
     representative_model: str | None
     """The catalog model shown or decoded when neither --model nor the session names one (None: none)."""
     summary: str
@@ -69,7 +71,7 @@ BUILTIN_APIS: tuple[ApiRow, ...] = (
            None, "Azure OpenAI Responses", streams=False),
     ApiRow("openai-codex-responses", "pi_tools.providers.openai_codex_responses", "input",
            "openai-codex/gpt-5.5", "OpenAI Codex (ChatGPT subscription) Responses", streams=False),
-    ApiRow("pi-messages", "pi_tools.providers.pi_messages", "context",
+    ApiRow("pi-messages", "pi_tools.providers.pi_messages", "context.messages",
            "radius/balanced", "Pi's own message API (Radius gateway)"),
 )
 """The built-in APIs, in the order every listing shows them (the `--api` choices in error messages, `pi-tools
@@ -129,6 +131,31 @@ def items_key(api: str) -> str:
     the preview and preflight have always read such a payload)."""
     row = find_row(api)
     return row.items_key if row is not None else "messages"
+
+
+def payload_items(api: str, payload: Any) -> Any:
+    """The value where API `api`'s payload holds its items (its `items_key`, followed through nested objects), or
+    None where the payload has nothing there."""
+    value = payload
+    for key in items_key(api).split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def with_payload_items(api: str, payload: dict[str, Any], items: Any) -> dict[str, Any]:
+    """A shallow copy of `payload` (copied along the items' path, nothing else) with `items` where API `api`
+    holds its items; the objects on the way are made where the payload lacks them."""
+    keys = items_key(api).split(".")
+
+    def put(value: Any, depth: int) -> dict[str, Any]:
+        copy = dict(value) if isinstance(value, dict) else {}
+        key = keys[depth]
+        copy[key] = items if depth == len(keys) - 1 else put(copy.get(key), depth + 1)
+        return copy
+
+    return put(payload, 0)
 
 
 def model_speaking(api: str, model: dict[str, Any]) -> dict[str, Any] | None:

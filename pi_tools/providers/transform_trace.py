@@ -1,6 +1,8 @@
 """transformMessages with its output traced back to its input, for the views that pair them (render's preview,
 preflight's provenance): synthetic tool results carry a stamp no stored message can have, and each llm message
-is matched with the message transformMessages made of it (or None where it skipped it)."""
+is matched with the message transformMessages made of it (or None where it skipped it). An API that sends the
+messages as they are stored (`ApiAdapter.sends_messages_as_stored`: no transformMessages) gets them unchanged,
+each paired with itself."""
 
 from __future__ import annotations
 
@@ -18,6 +20,10 @@ class _Marker(int):
     """Timestamp handed to transformMessages' synthetic results so they can be told apart from stored ones."""
 
 
+class AsStored(list[Any]):
+    """The messages of an API that sends them as stored: what it sends of each message is the message itself."""
+
+
 _SYNTHETIC_STAMP = _Marker(-1)
 
 
@@ -28,13 +34,15 @@ def transformed_messages(api: str, model: Mapping[str, Any], llm: Sequence[Any],
 
     The content items that are neither objects nor null become empty objects first, as the payload builders
     see them (providers.registry.build_payload): JavaScript reads a field of a string item as undefined where
-    Python's dict access would fail."""
+    Python's dict access would fail. An API sending the messages as stored gets them as they are (`AsStored`)."""
     from pi_tools.providers.edition import BASE
     from pi_tools.providers.junk_blocks import objects_for_junk_items
-    from pi_tools.providers.registry import request_tool_call_id_normalizer
+    from pi_tools.providers.registry import adapter, request_tool_call_id_normalizer
     from pi_tools.providers.transform_messages import transform_messages
 
     chosen = edition or BASE
+    if adapter(api, chosen).sends_messages_as_stored:
+        return AsStored(llm)
     messages = objects_for_junk_items(llm if isinstance(llm, list) else list(llm))
     return transform_messages(messages, dict(model), request_tool_call_id_normalizer(api, chosen),
                               now_ms=cast(Callable[[], int], lambda: _SYNTHETIC_STAMP), rules=chosen.transform)
@@ -54,7 +62,10 @@ def align_positions(llm: Sequence[Any], transformed: Sequence[Any]) -> tuple[lis
 
     Each input gives at most one output, in order, but for the system messages a version's rules hold between a
     tool call and its results (TransformRules.holds_system_messages): they come after the batch's results and
-    synthetic ones, before the next user or assistant message (or at the end)."""
+    synthetic ones, before the next user or assistant message (or at the end). Messages sent as stored
+    (`AsStored`) are each their own output."""
+    if isinstance(transformed, AsStored):
+        return list(range(len(llm))), []
     per_message: list[int | None] = [None] * len(llm)
     synthetic: list[tuple[int, int]] = []
     held: list[int] = []

@@ -298,11 +298,31 @@ def adapter_skip_note(api: str) -> Note:
                 "empty content)")
 
 
-def system_message_note(api: str) -> Note:
+def system_message_note(api: str, how: str = "") -> Note:
+    """What became of one of the transcript's system messages (Pi 1.x): `how` is the mapping's placement.system,
+    "prompt" (the leading one), "update" (sent in place) or "folded" (into the leading prompt)."""
+    if how == "prompt":
+        return note("system-message", "system prompt",
+                    f"the transcript's leading system message is the {api} request's system prompt")
+    if how == "update":
+        return note("system-message", "system update",
+                    f"the model keeps later system messages: the {api} request carries this one in the conversation "
+                    "as a system update (changed sections framed by name, tool changes declared in place), where it "
+                    "stands or held until the next assistant turn")
+    if how == "folded":
+        return note("system-message", "folded into the system prompt",
+                    f"the model takes no system message mid-conversation: the {api} request folds every one into its "
+                    "leading system prompt (later sections replace earlier ones by name)")
     return note("system-message", "system message",
                 f"the transcript's system messages become the {api} request's system prompt (folded into one where "
                 "the model takes none later) or, where the model keeps them, system updates in place: see the "
                 "target's system fields and the items added by the adapter")
+
+
+def system_skip_note(api: str) -> Note:
+    return note("adapter-skipped", "not sent",
+                f"the {api} request has no item of this system message: it changes no section, and the tools it "
+                "changes (if any) are in the request's top-level tool list")
 
 
 def grouped_note(label: str, size: int) -> Note:

@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from pi_tools.js.values import UNDEFINED, js_to_string
-from pi_tools.providers.transform_trace import align_positions, align_transformed, transformed_messages
+from pi_tools.providers.transform_trace import (
+    AsStored,
+    align_positions,
+    align_transformed,
+    transformed_messages,
+)
 from pi_tools.render import annotate
 from pi_tools.render.payload_map import PayloadMap, map_payload
 from pi_tools.session import SessionTree
@@ -238,12 +243,12 @@ def _origins(tree: SessionTree, leaf: str | None, count: int, rules: ContextRule
 
 
 def _payload_top(payload: Mapping[str, Any], api: str) -> dict[str, Any]:
-    from pi_tools.providers.table import items_key
+    from pi_tools.providers.table import payload_items, with_payload_items
 
-    key = items_key(api)
-    top = {k: (f"[{len(v)} items, shown per message below]" if k == key and isinstance(v, list) else v)
-           for k, v in payload.items()}
-    return top
+    items = payload_items(api, payload)
+    if not isinstance(items, list):
+        return dict(payload)
+    return with_payload_items(api, dict(payload), f"[{len(items)} items, shown per message below]")
 
 
 def _cell(state: str, notes: list[annotate.Note], fragments: list[dict[str, Any]],
@@ -292,6 +297,7 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
         header["error"] = header["error"] or f"transformMessages fails: {type(exc).__name__}: {exc}"
         return header | {"system": []}, [_cell("error", [], []) for _ in range(row_count)], _Synthetic(), []
     per_message, synthetic = align_transformed(llm, transformed)
+    as_stored = isinstance(transformed, AsStored)
     positions, synthetic_at = align_positions(llm, transformed)
     mapping: PayloadMap | None = None
     if payload is not None:
@@ -314,8 +320,8 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
             return "lost", [annotate.lost_note(target.api)], []
         if placement.status == "skipped":
             return "skipped", [annotate.adapter_skip_note(target.api)], []
-        extra_notes = annotate.adapter_notes(target.api, message, model, edition) if isinstance(message, dict) \
-            else []
+        extra_notes = annotate.adapter_notes(target.api, message, model, edition) \
+            if isinstance(message, dict) and message.get("role") != "system" else []
         if placement.group_size > 1:
             extra_notes.append(annotate.grouped_note(placement.group_label, placement.group_size))
         fragments = [fragment(label, value) for label, value in placement.fragments]
@@ -336,14 +342,21 @@ def _build_target(target: Target, context_doc: dict[str, Any], llm_doc: dict[str
     for index, message in enumerate(llm):
         place_synthetic(index)
         after = per_message[index]
-        notes_here = annotate.transform_notes(message, after, model, edition.transform)
+        # An API sending the messages as stored runs no transformMessages: nothing of it to note.
+        notes_here = [] if as_stored else annotate.transform_notes(message, after, model, edition.transform)
         row = llm_rows[index]
         if after is None:
             cells[row] = _cell("turn-skipped", notes_here, [])
             continue
         if isinstance(after, dict) and after.get("role") == "system":
-            # A transcript's system message (Pi 1.x): the request's system prompt, or an update in place.
-            cells[row] = _cell("sent", [*notes_here, annotate.system_message_note(target.api)], [])
+            # A transcript's system message (Pi 1.x): the request's system prompt, an update in place, or folded.
+            where = positions[index]
+            state, more, fragments = place(after, where)
+            how = placements[where].system if state != "lost" and placements is not None and where is not None \
+                else ""
+            if state == "skipped":
+                more = [annotate.system_skip_note(target.api)]
+            cells[row] = _cell(state, [*notes_here, annotate.system_message_note(target.api, how), *more], fragments)
             continue
         state, more, fragments = place(after, positions[index])
         changed = after is not message and after != message

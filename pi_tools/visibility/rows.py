@@ -160,13 +160,16 @@ def _errored_turns(messages: list[Any], model: dict[str, Any], api: str, edition
 
     transformMessages only ever removes assistant turns and only inserts synthetic tool results (stamped here
     with an impossible time so they can be told apart), so walking both lists in order pairs them up. The system
-    messages it may hold past a tool batch's results are never dropped: they are left out of the walk.
+    messages it may hold past a tool batch's results are never dropped: they are left out of the walk. An API
+    sending the messages as stored (no transformMessages) drops none.
     """
     from pi_tools.providers.edition import BASE
-    from pi_tools.providers.registry import normalize_tool_call_id_for
+    from pi_tools.providers.registry import adapter, normalize_tool_call_id_for
     from pi_tools.providers.transform_messages import transform_messages
 
     edition = edition or BASE
+    if adapter(api, edition).sends_messages_as_stored:
+        return set()
     synthetic_stamp = -1
     transformed = transform_messages(messages, model, normalize_tool_call_id_for(api, edition),
                                      now_ms=lambda: synthetic_stamp, rules=edition.transform)

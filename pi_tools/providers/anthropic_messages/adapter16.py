@@ -1,11 +1,14 @@
 """anthropic-messages as Pi 1.6 builds it: the 0.85 adapter's stream decoder, tool-call ids, payload mapping and
 preflight rules, with 1.6's payload (``payload16``) and wire (``wire16``) builders. Large sessions are built
-whole (no parts): where a later system message lands depends on the messages after it."""
+whole (no parts): where a later system message lands depends on the messages after it. Payload mapping: 0.85's,
+with the system messages a model keeps in place as ``system`` items (``mapping.system_units16``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pi_tools.providers.anthropic_messages import mapping
 from pi_tools.providers.anthropic_messages.adapter import AnthropicMessages
 from pi_tools.providers.contract import Model
 
@@ -26,6 +29,12 @@ class AnthropicMessages16(AnthropicMessages):
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         return None
+
+    def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
+        return mapping.item_kind16(item)
+
+    def system_units(self, messages: Sequence[Any], model: Mapping[str, Any]) -> list[int | None]:
+        return mapping.system_units16(messages, model)
 
 
 ADAPTER = AnthropicMessages16()

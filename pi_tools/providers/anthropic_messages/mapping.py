@@ -4,11 +4,22 @@ left out (the adapter's skip rules, mirrored by `units`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_tools.js.strings import js_is_blank
-from pi_tools.providers.mapping import ASSISTANT, EXTRA, RESULT, USER, Fragment, blank, blocks, grouped
+from pi_tools.providers.mapping import (
+    ASSISTANT,
+    EXTRA,
+    RESULT,
+    SYSTEM,
+    USER,
+    Fragment,
+    blank,
+    blocks,
+    grouped,
+    system_messages,
+)
 
 
 def _is_result(block: Any) -> bool:
@@ -47,3 +58,39 @@ def units(message: Mapping[str, Any]) -> int:
         if kind == "toolCall":
             return 1
     return 0
+
+
+def item_kind16(item: dict[str, Any]) -> str:
+    """Pi 1.6's items: a system message kept in place (a ``system`` role item) is a system item; the effort
+    markers of managed-effort models (``system`` items with an ``output_config``) are the adapter's own."""
+    if item.get("role") == "system":
+        return EXTRA if "output_config" in item else SYSTEM
+    return item_kind(item)
+
+
+def system_units16(messages: Sequence[Any], model: Mapping[str, Any]) -> list[int | None]:
+    """Pi 1.6: the leading system message is the ``system`` field; a model that keeps later ones sends each as a
+    ``system`` item (held until just before the next assistant message) where it renders to text or, on a model
+    taking native tool changes, declares tool changes; a model that does not folds them into the prompt."""
+    from pi_tools.providers.anthropic_messages.payload import _compat_flag
+    from pi_tools.providers.anthropic_messages.payload16 import keeps_system_messages
+    from pi_tools.providers.transcript import render_system_message_update
+
+    found = system_messages(messages)
+    if not keeps_system_messages(dict(model)):
+        return [None] * len(found)
+    leading = found[0][1] if found and found[0][0] == 0 else None
+    native = _compat_flag(dict(model), "supportsMidConvoToolChanges", False) and leading is not None \
+        and len(leading.get("toolsAdded") or ()) > 0
+    counts: list[int | None] = []
+    for position, message in found:
+        if position == 0:
+            counts.append(0)
+            continue
+        added = list(message.get("toolsAdded") or ())
+        redefined = {tool.get("name") for tool in added if isinstance(tool, dict)}
+        removed = [tool for tool in message.get("toolsRemoved") or ()
+                   if not isinstance(tool, dict) or tool.get("name") not in redefined]
+        changes = native and (len(added) > 0 or len(removed) > 0)
+        counts.append(1 if len(render_system_message_update(message)) > 0 or changes else 0)
+    return counts

@@ -1,13 +1,15 @@
 """azure-openai-responses as Pi 1.6 builds it (providers.edition): this folder's ``payload16`` and ``wire16`` (on
-the shared 1.6 Responses conversion, openai_responses.convert16) behind the 0.85 Azure adapter's mapping; built
-whole, as openai-responses is in 1.6."""
+the shared 1.6 Responses conversion, openai_responses.convert16) behind the 0.85 Azure adapter, with OpenAI Responses' 1.6
+payload mapping (system messages as items in place); built whole, as openai-responses is in 1.6."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_tools.providers.azure_openai_responses.adapter import AzureOpenAIResponses
 from pi_tools.providers.contract import Model, ToolCallIdNormalizer
+from pi_tools.providers.openai_responses import mapping
 
 
 class AzureOpenAIResponses16(AzureOpenAIResponses):
@@ -35,6 +37,17 @@ class AzureOpenAIResponses16(AzureOpenAIResponses):
     def build_tail(self, model: Model, context: dict[str, Any],
                    options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
         return self.build_payload(model, context, options), None, 0
+
+    def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
+        return mapping.item_kind16(item)
+
+    def system_units(self, messages: Sequence[Any], model: Mapping[str, Any]) -> list[int | None]:
+        from pi_tools.providers.azure_openai_responses.payload16 import _flag
+
+        compat = model.get("compat") or {}
+        flags = [_flag(compat, name, False)
+                 for name in ("supportsMidConvoSystemMessages", "supportsAdditionalTools", "supportsToolSearch")]
+        return mapping.system_units16(messages, *flags)
 
 
 ADAPTER = AzureOpenAIResponses16()

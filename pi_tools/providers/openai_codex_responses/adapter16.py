@@ -1,11 +1,11 @@
 """openai-codex-responses as Pi 1.6 builds it (providers.edition): the 1.6 payload and wire modules (``payload16``,
 ``wire16``) behind the 0.85 adapter's tool-call id rules and preflight. The system prompt is now an input item, so
-the payload mapping is OpenAI Responses' (no ``instructions`` outside the items). Conversations are built whole:
+the payload mapping is OpenAI Responses' 1.6 one (no ``instructions`` outside the items). Conversations are built whole:
 the input depends on the transcript's system messages and tool declarations, which no part knows alone."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_tools.providers.contract import Model
@@ -36,7 +36,14 @@ class OpenAICodexResponses16(OpenAICodexResponses):
         return self.build_payload(model, context, options), None, 0
 
     def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
-        return mapping.item_kind(item, index, has_system)
+        return mapping.item_kind16(item)
+
+    def system_units(self, messages: Sequence[Any], model: Mapping[str, Any]) -> list[int | None]:
+        from pi_tools.providers.openai_codex_responses.payload16 import _compat
+
+        flags = [_compat(dict(model), name, False)
+                 for name in ("supportsMidConvoSystemMessages", "supportsAdditionalTools", "supportsToolSearch")]
+        return mapping.system_units16(messages, *flags)
 
     def system_fragments(self, payload: Mapping[str, Any]) -> list[Fragment]:
         return []

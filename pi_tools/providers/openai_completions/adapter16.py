@@ -4,7 +4,7 @@ whole: the 0.85 part builders know nothing of system messages in the transcript.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_tools.providers.contract import Model
@@ -41,6 +41,16 @@ class OpenAICompletions16(OpenAICompletions):
 
             return user_units16(message)
         return super().units(message, model)
+
+    def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
+        from pi_tools.providers.openai_completions.mapping import item_kind16
+
+        return item_kind16(item, index, has_system, previous)
+
+    def system_units(self, messages: Sequence[Any], model: Mapping[str, Any]) -> list[int | None]:
+        from pi_tools.providers.openai_completions.mapping import system_units16
+
+        return system_units16(messages, model)
 
 
 ADAPTER = OpenAICompletions16()

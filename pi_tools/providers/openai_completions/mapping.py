@@ -3,10 +3,19 @@ an assistant message is sent when it has text, tool calls, or thinking the model
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pi_tools.providers.mapping import blank, blocks, user_units_if_array_nonempty
+from pi_tools.js.values import js_truthy
+from pi_tools.providers.mapping import (
+    SYSTEM,
+    blank,
+    blocks,
+    chat_item_kind,
+    instruction_units,
+    system_messages,
+    user_units_if_array_nonempty,
+)
 
 
 def units(message: Mapping[str, Any], model: Mapping[str, Any]) -> int:
@@ -39,3 +48,28 @@ def max_tokens_field(payload: Mapping[str, Any]) -> tuple[str, Any] | None:
         if key in payload:
             return key, payload[key]
     return None
+
+
+def item_kind16(item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
+    """Pi 1.6's items: every instruction message (role ``system`` or ``developer``, a tool declaration
+    ``{role: "system", tools}`` included) is made of a system message."""
+    if item.get("role") in ("system", "developer"):
+        return SYSTEM
+    return chat_item_kind(item, index, has_system, previous)
+
+
+def system_units16(messages: Sequence[Any], model: Mapping[str, Any]) -> list[int | None]:
+    """Pi 1.6: on a model keeping system messages in place, each makes a tool declaration where it adds tools
+    past those the top-level list holds, then an instruction message where it has text (the leading one the
+    prompt); a model that does not folds them into the leading prompt."""
+    from pi_tools.providers.openai_completions.compat16 import resolve_compat16
+    from pi_tools.providers.openai_completions.payload16 import tool_support
+    from pi_tools.providers.transcript import resolve_transcript_tools
+
+    found = system_messages(messages)
+    compat = resolve_compat16(dict(model))
+    if not js_truthy(compat["supportsMidConvoSystemMessages"]):
+        return [None] * len(found)
+    folded = resolve_transcript_tools(list(messages), tool_support(compat))[1]  # type: ignore[arg-type]
+    return [(1 if index >= folded and len(message.get("toolsAdded") or ()) > 0 else 0)
+            + instruction_units(position, message) for index, (position, message) in enumerate(found)]

@@ -1,12 +1,16 @@
 """openai-responses as Pi 1.6 builds it (providers.edition): the 1.6 payload and wire modules (``payload16``,
 ``wire16``) behind the 0.85 adapter's mapping, stream decoder and preflight rules. Conversations are built whole:
-1.6's input depends on the transcript's system messages and tool declarations, which no part knows alone."""
+1.6's input depends on the transcript's system messages and tool declarations, which no part knows alone. Payload mapping: system
+messages make instruction items and tool declarations (``additional_tools``, a tool search) in place
+(``mapping.system_units16``); ``configuration_update`` items are the adapter's own."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_tools.providers.contract import Model
+from pi_tools.providers.openai_responses import mapping
 from pi_tools.providers.openai_responses.adapter import OpenAIResponses
 
 
@@ -30,6 +34,16 @@ class OpenAIResponses16(OpenAIResponses):
     def build_tail(self, model: Model, context: dict[str, Any],
                    options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
         return self.build_payload(model, context, options), None, 0
+
+    def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
+        return mapping.item_kind16(item)
+
+    def system_units(self, messages: Sequence[Any], model: Mapping[str, Any]) -> list[int | None]:
+        from pi_tools.providers.openai_responses.payload16 import resolved_compat16
+
+        compat = resolved_compat16(dict(model))
+        return mapping.system_units16(messages, compat["supportsMidConvoSystemMessages"],
+                                      compat["supportsAdditionalTools"], compat["supportsToolSearch"])
 
 
 ADAPTER = OpenAIResponses16()

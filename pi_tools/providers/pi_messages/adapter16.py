@@ -3,19 +3,19 @@ itself (``payload16``), posted as is (``wire16``), answered by a stream of Pi's 
 
 Payload mapping: the conversation is ``payload.context.messages``, one item per transcript message in Pi's own
 shape (roles system, user, assistant, toolResult), nothing left out, nothing added; the system prompt is the
-leading system message of that list. No preflight rules: Radius documents no request limits pi-tools could check.
+leading system message of that list, and every later one an item of its own. No preflight rules: Radius documents no request limits pi-tools could check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
 from pi_tools.providers.contract import ApiAdapter, Model
-from pi_tools.providers.mapping import ASSISTANT, EXTRA, RESULT, SYSTEM, USER
+from pi_tools.providers.mapping import ASSISTANT, EXTRA, RESULT, SYSTEM, USER, system_messages
 
-_KINDS = {"user": USER, "assistant": ASSISTANT, "toolResult": RESULT}
+_KINDS = {"user": USER, "assistant": ASSISTANT, "toolResult": RESULT, "system": SYSTEM}
 
 
 class PiMessages16(ApiAdapter):
@@ -40,14 +40,16 @@ class PiMessages16(ApiAdapter):
         import pi_tools.providers.pi_messages.payload16  # noqa: F401
 
     def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
-        """Pi's own messages: a leading system message made of the context's prompt is the prompt; any other
-        system message (a transcript's own, a later update) is EXTRA."""
+        """Pi's own messages, by role: every system message (the leading prompt, a later update) is a system
+        item."""
         if not isinstance(item, dict):
             return EXTRA
         role = item.get("role")
-        if role == "system":
-            return SYSTEM if index == 0 and has_system else EXTRA
         return _KINDS.get(role, EXTRA) if isinstance(role, str) else EXTRA
+
+    def system_units(self, messages: Sequence[Any], model: Mapping[str, Any]) -> list[int | None]:
+        """Every system message is sent as it is, in place: one item each (the leading one the prompt)."""
+        return [1 for _ in system_messages(messages)]
 
     def max_tokens_field(self, payload: Mapping[str, Any]) -> tuple[str, Any] | None:
         options = payload.get("options")

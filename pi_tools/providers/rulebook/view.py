@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pi_tools.providers.table import items_key
+from pi_tools.providers.table import items_key, payload_items
 
 T = TypeVar("T")
 
@@ -34,7 +34,7 @@ class RequestView:
         if self.given_items is not None:
             self.items = self.given_items
         else:
-            items = self.payload.get(items_key(self.api))
+            items = payload_items(self.api, self.payload)
             self.items = items if isinstance(items, list) else []
         self.key = items_key(self.api)
         if self.end < 0:
