@@ -87,15 +87,9 @@ def _decode(encoded: EncodedItems) -> list[Any]:
 
 
 def _message_count(part: Any) -> int:
-    """How many context messages a planned part produces (a message line one, a parsed entry what
-    entry_to_messages makes of it)."""
-    from pi_tools.session.context import entry_message_count
-
-    steps = part._steps
-    if dict not in set(map(type, steps)):  # message lines only (nearly every part): one message each
-        return len(steps)
-    entries = [step for step in steps if type(step) is dict]
-    return len(steps) - len(entries) + sum(map(entry_message_count, entries))
+    """How many context messages a planned part produces (PlannedMessages.message_count)."""
+    count: int = part.message_count()
+    return count
 
 
 def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_text_bytes: int = PARTS_FROM,
