@@ -60,6 +60,7 @@ never take one, so the tree checks each as a whole entry)."""
 # A line break between "}" and "{": with the count check below, each line then holds exactly one whole value.
 _BOUNDARY = re.compile(rb"\}\n(?=\{)")
 _LINES_PER_SLICE = 4096
+_SCANS_BEFORE_BY_ID = 8
 _ids = attrgetter("id")
 _parents = attrgetter("parentId")
 _message = attrgetter("message")
@@ -86,6 +87,7 @@ class BulkSession:
         self.diagnostics = diagnostics
         self._ids = ids  # per line (the header's first); unique
         self._by_id: dict[Any, int] | None = None
+        self._scans = 0  # lookups made without by_id
         self.leaf_id: Any = ids[-1] if len(ids) > 1 else None
         self._line_starts = line_starts
         self._line_ends = line_ends
@@ -152,17 +154,20 @@ class BulkSession:
         return False
 
     def line_of(self, entry_id: Any) -> int | None:
-        """The line of an entry id (None if no entry has it), without making by_id for one lookup."""
+        """The line of an entry id (None if no entry has it), without making by_id for a few lookups (past those,
+        by_id is made: the targets of many context edits would each scan the ids)."""
         if not isinstance(entry_id, str):
             return None
-        if self._by_id is not None:
-            return self._by_id.get(entry_id)
-        if entry_id == self.leaf_id:
-            return len(self._ids) - 1
-        try:
-            return self._ids.index(entry_id, 1)
-        except ValueError:
-            return None
+        if self._by_id is None:
+            if entry_id == self.leaf_id:
+                return len(self._ids) - 1
+            self._scans += 1
+            if self._scans <= _SCANS_BEFORE_BY_ID:
+                try:
+                    return self._ids.index(entry_id, 1)
+                except ValueError:
+                    return None
+        return self.by_id.get(entry_id)
 
     def _path_indices(self, leaf_id: Any) -> list[int]:
         """Line indices from root to leaf (as SessionTree.path; parents always come earlier, so no cycles)."""

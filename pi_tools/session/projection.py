@@ -221,19 +221,19 @@ class Projection16(ContextRules):
             yield entry, project_entry(entry, edits.get(key) if key is not None and edits else None)
 
     def planned_projection(self, bulk: BulkSession, entries: list[int]) -> dict[int, list[Any]]:
-        """Pi 1.6's projection of a bulk plan (`entry_projections`, over the planned entries that may give other than
-        what the index reads of them): every parsed entry (an older compaction gives nothing, a compaction its
-        `systemMessage` first, a context edit is found), every system message (null content is ""), and the
-        targets of the latest edits. The rest are message lines no edit targets: each gives its own message."""
-        parsed = bulk.parsed_entries
-        positions = set(compress(count(), map(parsed.__contains__, entries)))
+        """Pi 1.6's projection of a bulk plan (`entry_projections`, over the planned entries whose messages it may
+        change): the compactions (an older one gives nothing, one with a `systemMessage` gives it first), the
+        context edits (which give nothing, and find the latest edit of each target), the system messages (null
+        content is ""), and the targets of those edits. Every other entry gives what 0.85 makes of it."""
+        parsed, ids = bulk.parsed_entries, bulk.line_ids
+        positions = {position for position in compress(count(), map(parsed.__contains__, entries))
+                     if parsed[entries[position]].get("type") in ("compaction", "context_edit")}
         positions.update(compress(count(), map(eq, repeat("system"), map(bulk.line_roles.__getitem__, entries))))
         edits = self._edits([parsed[entries[position]] for position in sorted(positions)
                              if entries[position] in parsed])
-        if edits:
-            targets = {bulk.line_of(edit.get("targetId")) for edit in edits.values()}
-            targets.discard(None)
-            positions.update(compress(count(), map(targets.__contains__, entries)))
+        targets = {target for edit in edits.values() if type(target := edit.get("targetId")) is str}
+        if targets:
+            positions.update(compress(count(), map(targets.__contains__, map(ids.__getitem__, entries))))
         ordered = sorted(positions)
         projections = self.entry_projections([bulk.entry_at(entries[position]) for position in ordered])
         return {position: messages for position, (_, messages) in zip(ordered, projections, strict=True)}
