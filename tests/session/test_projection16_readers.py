@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import pickle
+import random
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from test_bulk_index import _mutants
 
 from pi_tools.js.json_line import loads_line
 from pi_tools.pi import PiVersion, resolve
@@ -152,6 +154,53 @@ def test_generated_16_sessions_are_read_in_bulk_alike(generated: list[Path], ver
     and gives what the line-by-line reader gives at every leaf."""
     for path in generated:
         assert assert_readers_agree(path.read_bytes(), str(path), version) == [True, True], path.name
+
+
+def _variants16(data: bytes, rng: random.Random, count: int) -> list[bytes]:
+    """What 1.6's projection turns on, changed at random (an edit without `replacement` or with a string, a system
+    message without content or timestamp, a compaction keeping from its own id or from an older entry), with the
+    structural damage test_bulk_index makes."""
+    lines = data.rstrip(b"\n").split(b"\n")
+    changes = [
+        (b'"replacement":{', b'"_":{'), (b'"replacement":null', b'"replacement":{"content":"shorter"}'),
+        (b'"role":"system","content":""', b'"role":"system"'), (b'"role":"system","content":""',
+                                                                  b'"role":"system","content":null'),
+        (b'"role":"system"', b'"role":"System"'), (b'"role":"system"', b'"role":"system","timestamp":"x"'),
+        (b'"systemMessage":{', b'"systemMessage":0,"_":{'), (b'"targetId":"', b'"targetId":"x'),
+    ]
+    out: list[bytes] = []
+    for _ in range(count):
+        edited = list(lines)
+        for _ in range(rng.randrange(1, 4)):
+            old, new = rng.choice(changes)
+            candidates = [i for i, line in enumerate(edited) if old in line]
+            if candidates:
+                i = rng.choice(candidates)
+                edited[i] = edited[i].replace(old, new, 1)
+        ids = [line.split(b'"id":"', 1)[1].split(b'"', 1)[0] for line in edited[1:] if b'"id":"' in line]
+        compactions = [i for i, line in enumerate(edited) if b'"type":"compaction"' in line]
+        if compactions and ids and rng.random() < 0.5:
+            i = rng.choice(compactions)
+            head, _, rest = edited[i].partition(b'"firstKeptEntryId":"')
+            edited[i] = head + b'"firstKeptEntryId":"' + rng.choice(ids) + b'"' + rest.split(b'"', 1)[1]
+        out.append(b"\n".join(edited) + b"\n")
+    return out + _mutants(data, rng, count // 2)
+
+
+def test_the_readers_agree_on_16_variants(generated: list[Path]) -> None:
+    """Whatever 1.6's projection meets, under either version the stages' reader gives the line-by-line reader's
+    documents (the bulk index, or the tree when the file is not clean)."""
+    rng = random.Random(23)
+    files = [*sorted((ROOT / "tests/data/pi16/cases").glob("*.jsonl")), *CONFORMANCE16_CASES, *generated[::12]]
+    taken = 0
+    for path in files:
+        data = path.read_bytes()
+        if index_clean_session(data, str(path)) is None or len(data) > 200_000:
+            continue
+        for variant in _variants16(data, rng, 12):
+            for version in VERSIONS:
+                taken += sum(assert_readers_agree(variant, "variant.jsonl", version))
+    assert taken > 500
 
 
 def test_16_files_take_the_bulk_index() -> None:
