@@ -115,13 +115,13 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
         return None
     if request.leaf is not None and request.leaf not in tree.by_id:
         raise ContextError(f"Entry {request.leaf} not found")
-    plan = tree.plan(UNDEFINED if request.leaf is None else request.leaf)
-    planned = tree.planned_messages(plan)
-    if planned.text_size() < min_text_bytes:
-        return None
     from pi_tools.pi import resolve
 
     version = resolve(request.pi)
+    plan = tree.plan(UNDEFINED if request.leaf is None else request.leaf, version.context)
+    planned = tree.planned_messages(plan)
+    if planned.text_size() < min_text_bytes:
+        return None
     model = resolve_target(request.model, plan.model, version.requests.catalog)
     api = str(model.get("api"))
     if not split.can_split(api):
