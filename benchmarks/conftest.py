@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from processes import ROOT, bench_cache, big_session, session_corpus
+from processes import ROOT, bench_cache, big_session, big_session16, session_corpus
 
 # The benchmarks measure Pi 0.85's work against Pi 0.85 (../shared/oracle) unless one names a version itself
 # (`--pi 1.6` against ../shared/oracle16); a run with PI_TOOLS_PI set keeps it.
@@ -29,6 +29,15 @@ def _compiled_bytecode() -> None:
 def big_session_path() -> Path:
     try:
         return big_session(bench_cache())
+    except FileNotFoundError as missing:
+        pytest.skip(f"benchmark session generator not found: {missing}")
+
+
+@pytest.fixture(scope="session")
+def big_session16_path() -> Path:
+    """The 100 MB session as Pi 1.6 writes sessions (processes.big_session16)."""
+    try:
+        return big_session16(bench_cache())
     except FileNotFoundError as missing:
         pytest.skip(f"benchmark session generator not found: {missing}")
 

@@ -132,6 +132,20 @@ def big_session(directory: Path, megabytes: int = 100, seed: int = 7) -> Path:
     return target
 
 
+def big_session16(directory: Path, megabytes: int = 100, seed: int = 7) -> Path:
+    """big_session as Pi 1.6 would have written it (pi16_session.py: a leading system message, usage and
+    context_edit entries, compactions' system messages), cached on disk beside it. Made in another process: a
+    child forked from this one would report this process's peak memory as its own (Linux keeps it across exec)."""
+    target = directory / f"big-{megabytes}mb-seed{seed}-pi16.jsonl"
+    if target.exists():
+        return target
+    partial = target.with_suffix(".partial")
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "pi16_session.py"),
+                    str(big_session(directory, megabytes, seed)), str(partial)], check=True)
+    partial.rename(target)
+    return target
+
+
 def bench_cache() -> Path:
     """Where generated benchmark inputs are kept between runs (PI_TOOLS_BENCH_CACHE, else the temp folder)."""
     cache = Path(os.environ.get("PI_TOOLS_BENCH_CACHE", Path(tempfile.gettempdir()) / "pi-tools-bench"))

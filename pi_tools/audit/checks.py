@@ -51,7 +51,8 @@ def audit_bytes(data: bytes, source: str, enabled: frozenset[str] | None = None,
     rules (its vocabulary, projection and what its files may hold).
 
     A clean file is audited from its bulk index (audit/clean.py) when the index's plan is the version's
-    (`rules.bulk_fits`, as the context stages decide), anything else line by line; both give the same findings.
+    (`rules.bulk_entries_fit`: every entry gives what the index reads of it), anything else line by line; both
+    give the same findings.
     """
     sink = FindingSink(source, enabled if enabled is not None else DEFAULT_RULES)
     if audit_clean_bytes(sink, data, source, rules):

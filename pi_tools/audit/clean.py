@@ -204,14 +204,14 @@ def _surely_not_clean(data: bytes) -> bool:
 
 def audit_clean_bytes(sink: FindingSink, data: bytes, source: str, rules: ContextRules = PI_085_RULES) -> bool:
     """Every check on a clean file's bytes, into `sink`; False (nothing added) when the file is not clean, or when
-    the index's plan (Pi 0.85's rules) is not the one of the Pi version whose context rules are `rules`
-    (rules.bulk_fits, as session/load.py decides for the context stages): the tree's checks then audit it."""
+    an entry of the file gives the context of the Pi version whose context rules are `rules` other than what the
+    index reads of it (rules.bulk_entries_fit): the tree's checks then audit it."""
     if _surely_not_clean(data) or not strictly_utf8(data):
         return False  # an invalid byte anywhere, even in a field the index skips, is the reader's to report
     collector = LineCollector()
     with paused_gc():
         session = index_clean_session(data, source, decoder=collector)
-    if session is None or not rules.bulk_fits(session):
+    if session is None or not rules.bulk_entries_fit(session):
         return False
     with paused_gc():
         _audit(sink, session, collector)

@@ -297,7 +297,7 @@ def file_rows(name: str, data: bytes, reading: Reading = BASE_READING) -> FileRo
     A clean file (nearly every file on disk) is indexed in bulk (session/bulk.py: its heads, tree checks,
     diagnostics and context plan in a few C passes), the others by the line-by-line reader and the tree; both
     give the same rows (tests/corpus/test_index.py compares them on every fixture). Under rules whose context the
-    bulk index's plan does not give for the file (`bulk_fits`), the tree reads it.
+    bulk index's own reading of its entries does not give (`bulk_entries_fit`), the tree reads it.
     """
     read = bulk_read(name, data, structs=True, rules=reading.rules)
     if read is None:
@@ -342,8 +342,8 @@ def tree_read(name: str, data: bytes, rules: ContextRules = PI_085_RULES) -> Rea
 
 
 def bulk_read(name: str, data: bytes, structs: bool = False, rules: ContextRules = PI_085_RULES) -> ReadSession | None:
-    """Through the bulk index, for a clean file whose context it plans as `rules` build it (`bulk_fits`; None for
-    any other: the tree reads those).
+    """Through the bulk index, for a clean file each of whose entries gives `rules`' context what the index reads of
+    it (`bulk_entries_fit`; None for any other: the tree reads those).
 
     With `structs`, the bulk index's own pass decodes the message lines into the structs of corpus/lines.py
     (entries are then those structs, and dicts for the other lines); else every line is parsed again with
@@ -353,7 +353,7 @@ def bulk_read(name: str, data: bytes, structs: bool = False, rules: ContextRules
     decoder = LineDecoder() if structs else None
     with paused_gc():
         bulk = index_clean_session(data, name, True, decoder)
-        if bulk is None or not rules.bulk_fits(bulk):
+        if bulk is None or not rules.bulk_entries_fit(bulk):
             return None
         count = len(bulk.line_ids)
         line_text = bulk.line_text

@@ -104,10 +104,11 @@ def context_document(tree: SessionTree | BulkSession, leaf: str | None = None,
     wanted = UNDEFINED if leaf is None else leaf
     messages: Any
     if isinstance(tree, BulkSession):
-        if not rules.bulk_fits(tree):  # context_source never gives one; a library caller might
+        if tree.rules.vocabulary != rules.vocabulary or not rules.bulk_fits(tree):  # context_source never gives
+            # one (its diagnostics are its own version's); a library caller might
             raise ContextError(f"{tree.source}: the bulk index does not plan Pi {version.name}'s context of this "
                                f"session; read it with session.load.context_source(..., rules)")
-        plan = tree.plan(wanted)
+        plan = tree.plan(wanted, rules)
         planned = tree.planned_messages(plan)
         messages = LazyMessages(planned.__iter__, planned.json_items, planned=planned)
     else:

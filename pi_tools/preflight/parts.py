@@ -87,15 +87,9 @@ def _decode(encoded: EncodedItems) -> list[Any]:
 
 
 def _message_count(part: Any) -> int:
-    """How many context messages a planned part produces (a message line one, a parsed entry what
-    entry_to_messages makes of it)."""
-    from pi_tools.session.context import entry_message_count
-
-    steps = part._steps
-    if dict not in set(map(type, steps)):  # message lines only (nearly every part): one message each
-        return len(steps)
-    entries = [step for step in steps if type(step) is dict]
-    return len(steps) - len(entries) + sum(map(entry_message_count, entries))
+    """How many context messages a planned part produces (PlannedMessages.message_count)."""
+    count: int = part.message_count()
+    return count
 
 
 def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_text_bytes: int = PARTS_FROM,
@@ -121,13 +115,13 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
         return None
     if request.leaf is not None and request.leaf not in tree.by_id:
         raise ContextError(f"Entry {request.leaf} not found")
-    plan = tree.plan(UNDEFINED if request.leaf is None else request.leaf)
-    planned = tree.planned_messages(plan)
-    if planned.text_size() < min_text_bytes:
-        return None
     from pi_tools.pi import resolve
 
     version = resolve(request.pi)
+    plan = tree.plan(UNDEFINED if request.leaf is None else request.leaf, version.context)
+    planned = tree.planned_messages(plan)
+    if planned.text_size() < min_text_bytes:
+        return None
     model = resolve_target(request.model, plan.model, version.requests.catalog)
     api = str(model.get("api"))
     if not split.can_split(api):

@@ -41,7 +41,7 @@ def trace_context(tree: SessionTree | BulkSession, leaf: Any, rules: ContextRule
     """buildSessionContext for `leaf` (UNDEFINED: the session's own leaf) by a Pi version's `rules`, with each
     message's entry (a BulkSession is made only where its plan is the version's: session.load.context_source)."""
     if isinstance(tree, BulkSession):
-        plan = tree.plan(leaf)
+        plan = tree.plan(leaf, rules)
         origins: list[Origin] = list(tree.origins(plan))
         messages = list(tree.planned_messages(plan))
         return TracedContext(plan, messages, origins)

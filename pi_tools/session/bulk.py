@@ -25,8 +25,10 @@ from typing import Any, Protocol, overload
 from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.js.values import UNDEFINED
 from pi_tools.session.context import (
+    PI_085_RULES,
     PI_SPREAD_LIMIT,
     ContextPlan,
+    ContextRules,
     context_settings,
     entry_message_count,
     pi_cannot_load,
@@ -34,10 +36,12 @@ from pi_tools.session.context import (
 from pi_tools.session.diagnostics import Diagnostic
 from pi_tools.session.line_format import (
     DECODE_ERRORS,
+    ENTRY_TYPES,
+    LATER_ENTRY_TYPES,
     NOT_A_MESSAGE,
     ROLE_OF_TYPE,
+    BulkMessageLine,
     HeaderLine,
-    HeadMessageLine,
     IdsMessageLine,
     entry_union_decoder,
 )
@@ -46,11 +50,17 @@ from pi_tools.session.planned import PlannedMessages
 from pi_tools.session.reader import missing_final_newline, valid_utf8
 from pi_tools.session.tree import check_entry
 
-_decode_checked = entry_union_decoder(HeadMessageLine).decode_lines
-_decode_unchecked = entry_union_decoder(IdsMessageLine).decode_lines
+# Every version's entry types and roles: which of them a version knows is its vocabulary's to say (diagnostics), and
+# what their entries give the context its rules' (BulkSession.plan).
+_decode_checked = entry_union_decoder(BulkMessageLine, ENTRY_TYPES | LATER_ENTRY_TYPES).decode_lines
+_decode_unchecked = entry_union_decoder(IdsMessageLine, ENTRY_TYPES | LATER_ENTRY_TYPES).decode_lines
+_PARSED_ROLES = frozenset({NOT_A_MESSAGE, "system"})
+"""The lines a checked index parses in full: other entries, and system messages (the line-by-line reader's heads
+never take one, so the tree checks each as a whole entry)."""
 # A line break between "}" and "{": with the count check below, each line then holds exactly one whole value.
 _BOUNDARY = re.compile(rb"\}\n(?=\{)")
 _LINES_PER_SLICE = 4096
+_SCANS_BEFORE_BY_ID = 8
 _ids = attrgetter("id")
 _parents = attrgetter("parentId")
 _message = attrgetter("message")
@@ -62,19 +72,22 @@ class BulkSession:
 
     Entries are referred to by line index (0 is the header). Per line the index keeps only its id, its parent's
     line and its message role; only the entries of the planned context are ever parsed in full, and only while
-    their messages are produced.
+    their messages are produced. `rules`: the Pi version's, whose vocabulary made the diagnostics and whose
+    projection its plans apply.
     """
 
     def __init__(self, source: str, data: bytes, header: dict[str, Any], ids: list[Any],
                  line_starts: list[int], line_ends: list[int], parent_index: list[int], roles: list[Any],
                  parsed: dict[int, dict[str, Any]], diagnostics: list[Diagnostic], checked: bool,
-                 jumps: list[int]) -> None:
+                 jumps: list[int], rules: ContextRules = PI_085_RULES) -> None:
         self.source = source
+        self.rules = rules
         self.data: bytes | None = data
         self.header = header
         self.diagnostics = diagnostics
         self._ids = ids  # per line (the header's first); unique
         self._by_id: dict[Any, int] | None = None
+        self._scans = 0  # lookups made without by_id
         self.leaf_id: Any = ids[-1] if len(ids) > 1 else None
         self._line_starts = line_starts
         self._line_ends = line_ends
@@ -88,7 +101,7 @@ class BulkSession:
     @property
     def by_id(self) -> Mapping[Any, int]:
         """The line of each entry id, made when first asked for: the context of the file's last entry never
-        needs it (a lookup or two go through _line_of)."""
+        needs it (a lookup or two go through line_of)."""
         if self._by_id is None:
             self._by_id = dict(zip(islice(self._ids, 1, None), range(1, len(self._ids)), strict=True))
         return self._by_id
@@ -140,24 +153,27 @@ class BulkSession:
             index = parent_index[low] if position >= 0 else 0
         return False
 
-    def _line_of(self, entry_id: Any) -> int | None:
-        """The line of an entry id (None if no entry has it), without making by_id for one lookup."""
+    def line_of(self, entry_id: Any) -> int | None:
+        """The line of an entry id (None if no entry has it), without making by_id for a few lookups (past those,
+        by_id is made: the targets of many context edits would each scan the ids)."""
         if not isinstance(entry_id, str):
             return None
-        if self._by_id is not None:
-            return self._by_id.get(entry_id)
-        if entry_id == self.leaf_id:
-            return len(self._ids) - 1
-        try:
-            return self._ids.index(entry_id, 1)
-        except ValueError:
-            return None
+        if self._by_id is None:
+            if entry_id == self.leaf_id:
+                return len(self._ids) - 1
+            self._scans += 1
+            if self._scans <= _SCANS_BEFORE_BY_ID:
+                try:
+                    return self._ids.index(entry_id, 1)
+                except ValueError:
+                    return None
+        return self.by_id.get(entry_id)
 
     def _path_indices(self, leaf_id: Any) -> list[int]:
         """Line indices from root to leaf (as SessionTree.path; parents always come earlier, so no cycles)."""
         if leaf_id is None:
             return []
-        index = self._line_of(leaf_id)
+        index = self.line_of(leaf_id)
         if index is None:
             index = len(self._line_starts) - 1
         # Walked a chain at a time: from a line back to the last jump before it, every line's parent is the line
@@ -174,12 +190,16 @@ class BulkSession:
             indices += stretch
         return indices
 
-    def plan(self, leaf_id: Any = UNDEFINED) -> ContextPlan:
-        """plan_session_context for a clean file, reading only the entries that decide it.
+    def plan(self, leaf_id: Any = UNDEFINED, rules: ContextRules | None = None) -> ContextPlan:
+        """plan_session_context for a clean file, reading only the entries that decide it, by `rules` (default:
+        the index's own, those it was made for).
 
         The settings depend only on setting changes and the last assistant of the path; the compaction is one of
-        the few fully parsed entries. The planned entries are line indices (see `planned_messages`).
+        the few fully parsed entries. The planned entries are line indices (see `planned_messages`); the rules'
+        kept_filter takes entries out of the kept range, and their planned_projection gives the messages of the
+        few entries that give other than what the index reads of them (`projected`).
         """
+        rules = self.rules if rules is None else rules
         effective_leaf = self.leaf_id if leaf_id is UNDEFINED else leaf_id
         path = self._path_indices(effective_leaf)
         parsed = self._parsed
@@ -188,27 +208,37 @@ class BulkSession:
         last_assistant = next((i for i in reversed(path) if roles[i] == "assistant" and i not in parsed), None)
         if last_assistant is not None:
             insort(deciding, last_assistant)
-        thinking_level, model = context_settings([self._entry(index) for index in deciding])
+        thinking_level, model = context_settings([self.entry_at(index) for index in deciding])
         compactions = [index for index in deciding if index in parsed and parsed[index].get("type") == "compaction"]
         diagnostics: list[Diagnostic] = []
         if not compactions:
-            return ContextPlan(path, thinking_level, model, effective_leaf, diagnostics)
-        compaction = compactions[-1]
-        position = bisect_left(path, compaction)
-        first_kept = parsed[compaction].get("firstKeptEntryId")
-        kept_index = self._line_of(first_kept)
-        start = position
-        if kept_index is not None:
-            kept_position = bisect_left(path, kept_index)
-            if kept_position < position and path[kept_position] == kept_index:
-                start = kept_position
-        after = len(path) - 1 - position
-        if after > PI_SPREAD_LIMIT:
-            diagnostics.append(pi_cannot_load(after, compaction + 1))
-        return ContextPlan([compaction, *path[start:position], *path[position + 1:]], thinking_level, model,
-                           effective_leaf, diagnostics)
+            entries = path
+        else:
+            compaction = compactions[-1]
+            position = bisect_left(path, compaction)
+            first_kept = parsed[compaction].get("firstKeptEntryId")
+            kept_index = self.line_of(first_kept)
+            start = position
+            if kept_index is not None:
+                kept_position = bisect_left(path, kept_index)
+                if kept_position < position and path[kept_position] == kept_index:
+                    start = kept_position
+            after = len(path) - 1 - position
+            if after > PI_SPREAD_LIMIT:
+                diagnostics.append(pi_cannot_load(after, compaction + 1, rules.who))
+            kept = path[start:position]
+            if rules.kept_filter is not None and kept:
+                kept = list(compress(kept, map(rules.kept_filter, map(self._head, kept))))
+            entries = [compaction, *kept, *path[position + 1:]]
+        projected = rules.planned_projection(self, entries)
+        return ContextPlan(entries, thinking_level, model, effective_leaf, diagnostics, rules, projected)
 
-    def _entry(self, index: int) -> dict[str, Any]:
+    def _head(self, index: int) -> dict[str, Any]:
+        """What a kept_filter looks at of a line: a parsed entry, or a message line's type and role."""
+        parsed = self._parsed.get(index)
+        return parsed if parsed is not None else {"type": "message", "message": {"role": self._roles[index]}}
+
+    def entry_at(self, index: int) -> dict[str, Any]:
         """A line's entry in full (parsed again for message lines)."""
         parsed = self._parsed.get(index)
         if parsed is not None:
@@ -219,25 +249,20 @@ class BulkSession:
 
     def origins(self, plan: ContextPlan) -> list[tuple[Any, int]]:
         """(entry id, file line) of each message the plan's entries produce, in order (clean files: line index + 1
-        is the file line; a message line gives one message, a parsed entry what entry_to_messages makes of it)."""
-        ids, parsed = self._ids, self._parsed
-        entries = plan.entries
-        if parsed.keys().isdisjoint(entries) or all(  # entries of one message each (the usual case): in C
-                entry_message_count(parsed[index]) == 1 for index in parsed.keys() & set(entries)):
-            return list(zip(map(ids.__getitem__, entries), map((1).__add__, entries), strict=True))
-        out: list[tuple[Any, int]] = []
-        for index in entries:
-            entry = parsed.get(index)
-            count = 1 if entry is None else entry_message_count(entry)
-            out.extend([(ids[index], index + 1)] * count)
-        return out
+        is the file line; a message line gives one message, a parsed entry what entry_to_messages makes of it,
+        a projected one its projection's)."""
+        return self.lazy_origins(plan)[:]
 
     def lazy_origins(self, plan: ContextPlan) -> PlanOrigins:
         """origins(plan), made only for the positions read (the index can go meanwhile): a caller that needs the
         entry of a few messages, preflight tracing its findings, then never makes a tuple per message."""
-        ids, parsed, entries = self._ids, self._parsed, plan.entries
+        ids, parsed, entries, projected = self._ids, self._parsed, plan.entries, plan.projected
         exceptions = [(position, produced) for position in compress(count(), map(parsed.__contains__, entries))
-                      if (produced := entry_message_count(parsed[entries[position]])) != 1]
+                      if position not in projected
+                      and (produced := entry_message_count(parsed[entries[position]])) != 1]
+        if projected:
+            exceptions += [(position, len(messages)) for position, messages in projected.items() if len(messages) != 1]
+            exceptions.sort()
         return PlanOrigins(ids, entries, exceptions)
 
     def planned_messages(self, plan: ContextPlan) -> PlannedMessages:
@@ -248,6 +273,8 @@ class BulkSession:
                                     map(roles.__getitem__, entries), strict=True))
         for position in compress(count(), map(parsed.__contains__, entries)):
             steps[position] = parsed[entries[position]]
+        for position, messages in plan.projected.items():
+            steps[position] = messages
         return PlannedMessages(self.data or b"", steps, self._checked)
 
 
@@ -468,13 +495,15 @@ def index_elsewhere(provider: LineHeadsElsewhere) -> None:
 
 
 def index_clean_session(data: bytes, source: str, check_all_lines: bool = True,
-                        decoder: SliceDecoder | None = None) -> BulkSession | None:
+                        decoder: SliceDecoder | None = None, rules: ContextRules = PI_085_RULES) -> BulkSession | None:
     """A BulkSession for a clean file, or None when anything at all needs the line-by-line reader.
 
     `check_all_lines=False` skips what only produces diagnostics (the UTF-8 and field checks of every line and
     the checks of other entries), for stages that report none: the context is the same, the diagnostics empty.
     Then the lines of the file's second half may come indexed from elsewhere (index_elsewhere). A `decoder`
-    (with `check_all_lines` only) decodes the line heads in the index's place (see SliceDecoder).
+    (with `check_all_lines` only) decodes the line heads in the index's place (see SliceDecoder). `rules`: the
+    Pi version's, whose vocabulary checks the entries (entry types and roles it does not know are diagnosed as
+    the line-by-line reader diagnoses them) and whose projection the session's plans apply.
     """
     cut = len(data)
     helper = None
@@ -524,13 +553,18 @@ def index_clean_session(data: bytes, source: str, check_all_lines: bool = True,
     if not ends_with_newline and check_all_lines:
         diagnostics.append(missing_final_newline(line_count))
     parsed: dict[int, dict[str, Any]] = {}
-    for index in compress(count(1), map(is_, islice(roles, 1, None), repeat(NOT_A_MESSAGE))):
+    vocabulary = rules.vocabulary
+    # Checked, system messages are parsed too (checked, in file order, then forgotten); roles are strings then.
+    to_parse = map(_PARSED_ROLES.__contains__, islice(roles, 1, None)) if check_all_lines else \
+        map(is_, islice(roles, 1, None), repeat(NOT_A_MESSAGE))
+    for index in compress(count(1), to_parse):
         entry = loads_line_lenient(view[line_starts[index]:line_ends[index]])
-        if entry.get("type") == "session":
-            return None  # a second header line
-        parsed[index] = entry
+        if roles[index] is NOT_A_MESSAGE:
+            if entry.get("type") == "session":
+                return None  # a second header line
+            parsed[index] = entry
         if check_all_lines:
-            check_entry(entry, entry["type"], entry["id"], index + 1, diagnostics)
+            check_entry(entry, entry["type"], entry["id"], index + 1, diagnostics, vocabulary=vocabulary)
     jumps = [line for line, _ in heads.other_parents if line > 0]
     return BulkSession(source, data, header, ids, line_starts, line_ends, parent_index, roles, parsed, diagnostics,
-                       check_all_lines, jumps)
+                       check_all_lines, jumps, rules)

@@ -188,10 +188,12 @@ class ContextRules:
     """Whether `context_edit` entries change the context (audit then checks what each edit does)."""
     declares_tools = False
     """Whether system messages declare the tools (`toolsAdded`, `toolsRemoved`) the model may call."""
+    kept_filter: Callable[[Any], bool] | None = None
+    """Which entries of the latest compaction's kept range stay in the context (None: every one)."""
 
     def context_entries(self, path: list[Any]) -> list[Any]:
         """buildContextEntries: the compaction-aware entry list of a path."""
-        return context_entries(path)
+        return context_entries(path, self.kept_filter)
 
     def entry_messages(self, entry: Any) -> list[Any]:
         """sessionEntryToContextMessages: one entry's messages."""
@@ -227,9 +229,22 @@ class ContextRules:
         from the settings). Called while planning, so that a stage that writes the messages lazily fails before
         it writes anything."""
 
+    def planned_projection(self, bulk: BulkSession, entries: list[int]) -> dict[int, list[Any]]:
+        """The messages of the positions of a bulk plan's entry list (line indices, `kept_filter` applied) that
+        do not give what the bulk index reads of them by itself (a message line its message, another entry
+        entry_to_messages of it), by position; raises ContextError where Pi throws (as `check`). 0.85: none."""
+        return {}
+
     def bulk_fits(self, bulk: BulkSession) -> bool:
-        """Whether the bulk index's plan (0.85's rules over line spans) gives this version's context for this
-        file; if not, the file is read by the line-by-line reader."""
+        """Whether the bulk index's plan (its compaction-aware list of lines, `kept_filter` and
+        `planned_projection` applied) gives this version's context for this file; if not, the file is read by
+        the line-by-line reader."""
+        return True
+
+    def bulk_entries_fit(self, bulk: BulkSession) -> bool:
+        """Whether every entry of this file gives this version's context what the bulk index reads of it by
+        itself (planned_projection has nothing to do whatever the leaf): the views that read the index's lines
+        rather than its plan's messages (audit, index) take only such files in bulk."""
         return True
 
 
@@ -250,6 +265,9 @@ class ContextPlan:
     leaf_id: Any
     diagnostics: list[Diagnostic]
     rules: ContextRules = PI_085_RULES
+    projected: dict[int, list[Any]] = field(default_factory=dict)
+    """A bulk plan's `rules.planned_projection`: the messages of the entries (by position) that give other than
+    what the index reads of them."""
 
 
 def plan_session_context(tree: SessionTree, leaf_id: Any = UNDEFINED,

@@ -39,6 +39,9 @@ ENTRY_TYPES = frozenset({
     "custom_message", "label", "session_info",
 })
 """The entry types Pi 0.85 writes (a line of another type stays in Pi's tree, ignored)."""
+LATER_ENTRY_TYPES = frozenset({"usage", "context_edit"})
+"""The entry types later Pis added (1.6: `usage`, `context_edit`): the bulk index decodes them as it decodes the
+other entries (ids only, parsed in full later), and the version's vocabulary says whether they are known."""
 
 Number = int | float
 
@@ -138,6 +141,19 @@ class HeadMessageLine(MessageLineBase):
     message: HeadUser | HeadAssistant | HeadToolResult | Bash | HeadCustom
 
 
+class AnySystem(Struct, tag_field="role", tag="system", gc=False):
+    """A system message (a later Pi's role; 1.6 writes it), its fields skipped: the bulk index parses such lines in
+    full, as the line-by-line reader does, and checks them with the version's vocabulary."""
+
+
+class BulkMessageLine(MessageLineBase):
+    """A message line as the bulk index takes it: HeadMessageLine, or a system message of any shape (the
+    line-by-line reader's heads never take one: heads.py decodes HeadMessageLine)."""
+
+    timestamp: datetime
+    message: HeadUser | HeadAssistant | HeadToolResult | Bash | HeadCustom | AnySystem
+
+
 class AnyRole(Struct, gc=False):
     role: Any = None
 
@@ -172,13 +188,16 @@ def _other_entry(entry_type: str) -> type[Struct]:
                              tag_field="type", tag=entry_type, gc=False, namespace={"message": _NO_MESSAGE})
 
 
-OTHER_ENTRY_LINES = tuple(_other_entry(name) for name in sorted(ENTRY_TYPES - {"message"}))
+_OTHER_ENTRY_LINES = {name: _other_entry(name) for name in sorted((ENTRY_TYPES | LATER_ENTRY_TYPES) - {"message"})}
+OTHER_ENTRY_LINES = tuple(line for name, line in _OTHER_ENTRY_LINES.items() if name in ENTRY_TYPES)
+"""The other entry lines of Pi 0.85's types."""
 
 
-def entry_union_decoder(message_line: type) -> msgspec.json.Decoder[Any]:
-    """A decoder for one line of any entry type, with `message_line` for message lines (headers and other entries
-    as the bulk index decodes them)."""
-    return msgspec.json.Decoder(Union[(message_line, HeaderLine, *OTHER_ENTRY_LINES)])  # type: ignore[valid-type]  # noqa: UP007
+def entry_union_decoder(message_line: type, entry_types: frozenset[str] = ENTRY_TYPES) -> msgspec.json.Decoder[Any]:
+    """A decoder for one line of any of `entry_types` (default 0.85's), with `message_line` for message lines
+    (headers and other entries as the bulk index decodes them)."""
+    others = [line for name, line in _OTHER_ENTRY_LINES.items() if name in entry_types]
+    return msgspec.json.Decoder(Union[(message_line, HeaderLine, *others)])  # type: ignore[valid-type]  # noqa: UP007
 
 
 class NoEntry(Struct, tag_field="type", tag="\x00", gc=False):
@@ -358,7 +377,7 @@ ROLE_OF_TYPE: dict[type, str] = {
     role_type: str(role_type.__struct_config__.tag) for role_type in (
         HeadUser, HeadAssistant, HeadToolResult, Bash, HeadCustom,
         AuditUser, AuditAssistant, AuditToolResult, AuditBash, AuditCustom,
-        RowUser, RowAssistant, RowToolResult, RowCustom,
+        RowUser, RowAssistant, RowToolResult, RowCustom, AnySystem,
     )
 }
 """The role of every message struct of every projection."""

@@ -54,11 +54,11 @@ def context_source(data: bytes, source: str, check_all_lines: bool = True,
 
     Both give the same contexts and diagnostics; the bulk index is several times faster on large files. A stage
     that reports no diagnostics passes `check_all_lines=False` (see index_clean_session). The bulk index plans
-    by Pi 0.85's rules: a file whose context another version's `rules` build otherwise (rules.bulk_fits) is
-    read line by line.
+    by the version's `rules` (their kept_filter and planned_projection); a file whose context they say it cannot
+    plan (rules.bulk_fits) is read line by line.
     """
     with paused_gc():
-        bulk = index_clean_session(data, source, check_all_lines)
+        bulk = index_clean_session(data, source, check_all_lines, rules=rules)
     if bulk is not None and rules.bulk_fits(bulk):
         return bulk
     return tree_from_raw(validate_header(parse_session_bytes(data, source, lazy=True), len(data)), rules.vocabulary)

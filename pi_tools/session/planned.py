@@ -15,7 +15,7 @@ import orjson
 
 from pi_tools.js.json_line import loads_line_lenient
 from pi_tools.messages.types import RawMessage
-from pi_tools.session.context import entry_to_messages
+from pi_tools.session.context import entry_message_count, entry_to_messages
 from pi_tools.session.heads import message_text
 
 _CONTENT_ROLES = ("user", "assistant", "toolResult")
@@ -30,8 +30,9 @@ def _no_text(start: int, end: int) -> bytes:
 class PlannedMessages:
     """A planned context's messages, produced from the file's text each time they are iterated.
 
-    Holds the file's bytes and, per planned entry, either its line span and role (message lines) or the parsed
-    entry (the few others), so a stage can drop the session index before the messages are built.
+    Holds the file's bytes and, per planned entry, its line span and role (message lines), the parsed entry (the
+    few others), or the list of its messages (the few a version's projection makes otherwise:
+    ContextPlan.projected), so a stage can drop the session index before the messages are built.
     """
 
     _shares_text = False
@@ -55,8 +56,8 @@ class PlannedMessages:
             view, base = memoryview(self._data), self._base
         loads = orjson.loads
         for step in self._steps:
-            if isinstance(step, dict):  # an entry (a migrated array line too), not a line span
-                yield from entry_to_messages(step)
+            if type(step) is not tuple:  # an entry (a migrated array line too), or its projected messages
+                yield from step if type(step) is list else entry_to_messages(step)
                 continue
             line = view[step[0] - base:step[1] - base]
             try:
@@ -66,6 +67,15 @@ class PlannedMessages:
             if message.get("content") is None and message.get("role") in _CONTENT_ROLES:
                 message = {**message, "content": []}  # as entry_to_messages; only unchecked lines can lack it
             yield message
+
+    def message_count(self) -> int:
+        """How many messages these steps produce (a message line one, a parsed entry what entry_to_messages makes of
+        it, a projected entry its messages), none of them made."""
+        steps = self._steps
+        if set(map(type, steps)) <= {tuple}:
+            return len(steps)  # message lines only (nearly every part): one message each
+        return sum(1 if type(step) is tuple else len(step) if type(step) is list else entry_message_count(step)
+                   for step in steps)
 
     def text_size(self) -> int:
         """Bytes of file text between the first and the last message line (0 without message lines)."""
@@ -154,7 +164,7 @@ class PlannedMessages:
             return
         view = memoryview(self._data)
         for step in self._steps:
-            if isinstance(step, dict):
-                yield from entry_to_messages(step)
+            if type(step) is not tuple:
+                yield from step if type(step) is list else entry_to_messages(step)
                 continue
             yield RawMessage(step[2], message_text(view[step[0] - self._base:step[1] - self._base]))

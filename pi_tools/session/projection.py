@@ -20,6 +20,8 @@ pi_tools/pi/v1_6.py selects these rules; the stages take them as they take 0.85'
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import compress, count, repeat
+from operator import eq
 from typing import TYPE_CHECKING, Any
 
 from pi_tools.js.values import UNDEFINED, js_double, js_truthy
@@ -145,9 +147,7 @@ class Projection16(ContextRules):
     own_id_keeps_nothing = True  # appendCompaction writes its own id for a keep-nothing draft
     context_edits = True
     declares_tools = True
-
-    def context_entries(self, path: list[Any]) -> list[Any]:
-        return context_entries_16(path)
+    kept_filter = staticmethod(_is_not_system_message)  # buildContextEntries: the kept range's system messages go
 
     def entry_messages(self, entry: Any) -> list[Any]:
         return entry_messages_16(entry)
@@ -220,11 +220,29 @@ class Projection16(ContextRules):
             key = _map_key(_entry_id(entry))
             yield entry, project_entry(entry, edits.get(key) if key is not None and edits else None)
 
-    def bulk_fits(self, bulk: BulkSession) -> bool:
-        """The bulk index plans by 0.85's rules, which are 1.6's for a file without system messages, usage and
-        context_edit entries (those never reach it: its decoder knows only 0.85's entry types), whose compactions
-        each have no `systemMessage`, do not keep from their own id, and keep no older compaction (checked for
-        every compaction of the file, whichever leaf is asked for later)."""
+    def planned_projection(self, bulk: BulkSession, entries: list[int]) -> dict[int, list[Any]]:
+        """Pi 1.6's projection of a bulk plan (`entry_projections`, over the planned entries whose messages it may
+        change): the compactions (an older one gives nothing, one with a `systemMessage` gives it first), the
+        context edits (which give nothing, and find the latest edit of each target), the system messages (null
+        content is ""), and the targets of those edits. Every other entry gives what 0.85 makes of it."""
+        parsed, ids = bulk.parsed_entries, bulk.line_ids
+        positions = {position for position in compress(count(), map(parsed.__contains__, entries))
+                     if parsed[entries[position]].get("type") in ("compaction", "context_edit")}
+        positions.update(compress(count(), map(eq, repeat("system"), map(bulk.line_roles.__getitem__, entries))))
+        edits = self._edits([parsed[entries[position]] for position in sorted(positions)
+                             if entries[position] in parsed])
+        targets = {target for edit in edits.values() if type(target := edit.get("targetId")) is str}
+        if targets:
+            positions.update(compress(count(), map(targets.__contains__, map(ids.__getitem__, entries))))
+        ordered = sorted(positions)
+        projections = self.entry_projections([bulk.entry_at(entries[position]) for position in ordered])
+        return {position: messages for position, (_, messages) in zip(ordered, projections, strict=True)}
+
+    def bulk_entries_fit(self, bulk: BulkSession) -> bool:
+        """Whether every entry gives 1.6's context what the index reads of it (0.85's projection, for audit's and
+        the index's own reading of its lines): no system messages, usage or context_edit entries, and compactions
+        that each have no `systemMessage`, do not keep from their own id, and keep no older compaction (checked
+        for every compaction of the file, whichever leaf is asked for later)."""
         if "system" in bulk.line_roles:
             return False
         compactions = []
@@ -243,7 +261,7 @@ def _keeps_an_older_compaction(bulk: BulkSession, line: int, compactions: list[i
     """Whether an older compaction lies on the path between compaction `line`'s first kept entry and itself
     (1.6 gives it nothing there, 0.85 its summary again). Compactions are in line order; parents come first."""
     entry = bulk.parsed_entries[line]
-    kept = bulk._line_of(entry.get("firstKeptEntryId"))  # not by_id: a dict of every id for a few lookups
+    kept = bulk.line_of(entry.get("firstKeptEntryId"))  # not by_id: a dict of every id for a few lookups
     if kept is None:
         return False  # keeps nothing: no older compaction comes back either way
     return any(kept <= older < line and bulk.is_ancestor(line, older) and (older == kept or bulk.is_ancestor(older, kept))

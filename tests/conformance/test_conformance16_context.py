@@ -112,24 +112,21 @@ def test_the_context_stages_reader_gives_pi16s_context(set_name: str, name: str)
 
 
 def test_bulk_index_is_used_where_its_plan_is_pi16s() -> None:
-    """A file without system message, usage or context_edit entry, whose compactions have no system message, do
-    not keep from their own id and keep no older compaction, keeps the fast reader; the others are read line by
-    line (the contexts above are checked either way)."""
-    assert not isinstance(load_context_source(str(EDGE / "cases" / "e10_old_comp.jsonl"), True, PI16.context),
-                          BulkSession)  # an older compaction in the kept range: 1.6 gives it nothing
-    assert isinstance(load_context_source(str(EDGE / "cases" / "e10_old_comp.jsonl"), True, PI085.context),
-                      BulkSession)
-    for name in ("e06_comp_sys", "e08_keepnothing", "e05_comp_edits"):
-        assert not isinstance(load_context_source(str(EDGE / "cases" / f"{name}.jsonl"), True, PI16.context),
-                              BulkSession)
+    """The bulk index plans 1.6's context of every clean file, system messages, usage and context_edit entries,
+    compactions with a system message, keeping from their own id or keeping an older compaction included (the
+    contexts above are checked either way); only files that are not clean are read line by line."""
+    for name in ("e10_old_comp", "e06_comp_sys", "e08_keepnothing", "e05_comp_edits", "e11_sys_null"):
+        for version in (PI16, PI085):
+            assert isinstance(load_context_source(str(EDGE / "cases" / f"{name}.jsonl"), True, version.context),
+                              BulkSession), (name, version.name)
     linear = CONFORMANCE16 / "cases" / "c001_tools.jsonl"
     if not linear.exists():
         pytest.skip(f"no Pi 1.6 conformance set at {CONFORMANCE16}")
-    assert isinstance(load_context_source(str(linear), True, PI16.context), BulkSession)
-    compacted = CONFORMANCE16 / "cases" / "c003_compaction.jsonl"
-    assert isinstance(load_context_source(str(compacted), True, PI16.context), BulkSession)
-    corners = CONFORMANCE16 / "cases" / "edge_compaction_corners.jsonl"
-    assert not isinstance(load_context_source(str(corners), True, PI16.context), BulkSession)
+    for name in ("c001_tools", "c003_compaction", "edge_compaction_corners", "gen16_new", "gen16_edits"):
+        assert isinstance(load_context_source(str(CONFORMANCE16 / "cases" / f"{name}.jsonl"), True, PI16.context),
+                          BulkSession), name
+    spread = CONFORMANCE16 / "cases" / "gen16_resumed085.jsonl"  # a value spread over two lines: not clean
+    assert not isinstance(load_context_source(str(spread), True, PI16.context), BulkSession)
 
 
 def test_cli_context_and_convert_match_pi16_for_every_case(cli: Any) -> None:
