@@ -82,7 +82,7 @@ def export_command(
     except RedactError as exc:
         fail(str(exc))
     options = ExportOptions(leaf=leaf, branches=branches, tools=not no_tools, thinking=not no_thinking, only=only,
-                            redact=tuple(redact or ()), scrub=scrub, pi=version)
+                            redact=tuple(redact or ()), scrub=scrub, pi=version or resolve(pi))
     rules = resolve(pi).context
     status = EXIT_OK
     for name, path in zip(files, output_paths(files, out, _EXTENSIONS[chosen]), strict=True):

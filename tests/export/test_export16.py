@@ -170,4 +170,7 @@ def test_085_exports_16_files_as_before(cli: Any) -> None:
     run = cli("export", "--pi", "0.85", f"{CASES}/e06_comp_sys.jsonl", "-o", "-", "--format", "chat")
     assert '"type":"data-unknownRole"' in run.stdout and '"id":"s3","role":"system"' not in run.stdout
     assert run.stdout == cli("export", f"{CASES}/e06_comp_sys.jsonl", "-o", "-", "--format", "chat",
-                             env={"PI_TOOLS_PI": ""}).stdout
+                             env={"PI_TOOLS_PI": "0.85"}).stdout
+    newest = cli("export", f"{CASES}/e06_comp_sys.jsonl", "-o", "-", "--format", "chat", env={"PI_TOOLS_PI": ""})
+    assert newest.stdout == cli("export", "--pi", "1.6", f"{CASES}/e06_comp_sys.jsonl", "-o", "-", "--format",
+                                "chat").stdout != run.stdout  # no choice: the newest

@@ -100,7 +100,7 @@ def test_cli_reports_errors_per_file_and_processes_the_rest(cli: Any, tmp_path: 
     assert run.code == 2
     docs = run.documents()
     assert [d["kind"] for d in docs] == ["context", "error", "error", "error", "context"]
-    assert docs[1] == {"kind": "error", "source": str(tmp_path), "error": f"{tmp_path}: is a directory, not a session file"}
+    assert docs[1] == {"kind": "error", "source": str(tmp_path), "pi": "0.85", "error": f"{tmp_path}: is a directory, not a session file"}
     assert docs[2]["error"] == f"{tmp_path}/missing.jsonl: no such file"
     assert docs[3]["error"] == "Session file is not a valid pi session: fixtures/bad/bom.jsonl"
     lines = run.stderr.splitlines()
@@ -116,7 +116,7 @@ def test_cli_context_error_names_the_file(cli: Any) -> None:
     run = cli("context", "fixtures/bad/message_entry_without_message.jsonl")
     assert run.code == 2
     assert run.documents() == [{
-        "kind": "error", "source": "fixtures/bad/message_entry_without_message.jsonl",
+        "kind": "error", "source": "fixtures/bad/message_entry_without_message.jsonl", "pi": "0.85",
         "error": "Cannot read properties of undefined (reading 'role')",
     }]
     assert run.stderr == (

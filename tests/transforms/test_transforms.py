@@ -153,7 +153,7 @@ def test_internal_errors_become_error_documents() -> None:
         raise TypeError("unexpected")
 
     assert run_stage([StageInput("a.jsonl"), StageInput("b.jsonl")], broken, documents.append, messages.append) == 2
-    assert documents[0] == {"kind": "error", "source": "a.jsonl",
+    assert documents[0] == {"kind": "error", "source": "a.jsonl", "pi": "0.85",
                             "error": "internal error (TypeError: unexpected); please report it"}
     assert messages == ["a.jsonl: internal error (TypeError: unexpected); please report it",
                         "b.jsonl: internal error (TypeError: unexpected); please report it"]

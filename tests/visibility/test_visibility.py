@@ -113,7 +113,7 @@ def _expected_document(source: str, entry_id: str | None, line: int, reasons: tu
     context, model, tui = reasons
     entry_type, role = types[entry_id]
     document: dict[str, Any] = {
-        "kind": "visibility", "source": source, "entryId": entry_id, "line": line, "type": entry_type,
+        "kind": "visibility", "source": source, "pi": "0.85", "entryId": entry_id, "line": line, "type": entry_type,
         "role": role, "stored": True, "context": context is None, "model": model is None, "tui": tui is None,
     }
     if api is not None:

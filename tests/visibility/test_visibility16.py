@@ -98,17 +98,17 @@ line  id  type/role          context  model  tui  why not           text
 
 
 def test_085_reads_the_same_file_as_it_always_did(cli: Any) -> None:
-    """Under 0.85 (and by default) 1.6's entries are unknown, system messages an unknown role, no edit applies,
-    and the documents carry no `pi` (what visibility wrote before versions existed)."""
-    default = cli("visibility", "--format", "json", E05, env={"PI_TOOLS_PI": ""})
+    """Under 0.85 (--pi or PI_TOOLS_PI) 1.6's entries are unknown, system messages an unknown role, no edit
+    applies; the rows name the version."""
+    default = cli("visibility", "--format", "json", E05, env={"PI_TOOLS_PI": "0.85"})
     assert cli("visibility", "--pi", "0.85", "--format", "json", E05).stdout == default.stdout
     rows = default.documents()
-    assert all("pi" not in row and "edit" not in row for row in rows)
+    assert all(row["pi"] == "0.85" and "edit" not in row for row in rows)
     assert {row["reasons"].get("context") for row in rows if row["type"] == "context_edit"} == \
         {"compacted-away", "unknown-entry-type"}
     assert [(row["entryId"], row["context"]) for row in rows if row["role"] == "user"] == \
         [("u1", False), ("u2", True), ("u3", True), ("u4", True)]
-    system = cli("visibility", "--format", "json", f"{CASES}/e06_comp_sys.jsonl", env={"PI_TOOLS_PI": ""})
+    system = cli("visibility", "--pi", "0.85", "--format", "json", f"{CASES}/e06_comp_sys.jsonl")
     assert [row["reasons"] for row in system.documents() if row["entryId"] in ("s2", "s3")] == \
         [{"model": "unknown-role", "tui": "unknown-role"}] * 2
 
