@@ -21,6 +21,13 @@ caller builds the payload whole:
   as its `carry`, and the API's `join_parts` checks the carries in order and answers the joined message list, or
   None where the whole build would differ.
 
+Under an edition whose requests are built from a transcript (Pi 1.x: Edition.records_prompt) the same holds for
+the conversation after the transcript's leading system message, which the context's systemPrompt and tools make
+and which only the last part's payload carries (its prompt and tools outside the item list, or the items its list
+opens with: `build_tail`'s opening items); a part holding a system message of its own is refused before it is
+built (pipeline.stages.build_claimed_parts), and the estimate's anchor is looked for in the last part's transcript.
+Every hook is the edition's adapter's (`edition`).
+
 Nothing else crosses a cut: a part's unanswered tool calls get their synthetic results at its end, exactly where
 the user message that follows would have put them. Every part but the last is built as history (an API takes
 part by defining `build_history` in its adapter, see contract.ApiAdapter); the last is built as a whole
