@@ -243,14 +243,15 @@ class PayloadWorker:
     # --- parts of payloads (stages.PartsBuilder) ----------------------------------------------------------------
 
     def build_parts(self, api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
-                    planned_parts: list[Any], source: str, scan: Any = None) -> tuple[Any, Callable[[], Any]]:
+                    planned_parts: list[Any], source: str, scan: Any = None,
+                    pi: str | None = None) -> tuple[Any, Callable[[], Any]]:
         """Send one task (a stages.PartsBuilder): the helper takes parts from the back, this process from the
         front of the returned claims; the function waits for the helper's parts, None if it failed.
 
         The helper may take the parts whose text it has verified (sent without it) or, for other files, those past
         SHARE of the text (sent with it). The task goes out before this process starts on its own parts: a
-        thread writing it meanwhile would wait for the interpreter lock at every chunk. `scan` (picklable, see
-        stages.build_claimed_parts) goes with the task.
+        thread writing it meanwhile would wait for the interpreter lock at every chunk. `scan` (picklable) and the
+        Pi version's name `pi` (see stages.build_claimed_parts) go with the task.
         """
         from pi_tools.pipeline.stages import LocalClaims
 
@@ -270,7 +271,7 @@ class PayloadWorker:
             sent = planned_parts[floor:]
         self._claims.reset(len(planned_parts), floor)
         try:
-            pickle.dump((api, model, options, context, floor, sent, scan), tasks, protocol=5)
+            pickle.dump((api, model, options, context, floor, sent, scan, pi), tasks, protocol=5)
             tasks.flush()
         except (OSError, ValueError, pickle.PicklingError):
             self.close()
@@ -461,12 +462,12 @@ def _serve(task_fd: int, result_fd: int, large: str, claims: SharedClaims, api: 
                 except EOFError:
                     break
                 try:
-                    api, model, options, context, floor, parts, scan = task
+                    api, model, options, context, floor, parts, scan, pi = task
                     for part in parts:
                         if part.text_is_detached():
                             part.fetch_text_with(text)
                     built = build_claimed_parts(api, model, options, context, [None] * floor + parts, claims.back,
-                                                scan)
+                                                scan, pi)
                 except Exception:  # noqa: BLE001 - the main process builds the payload whole and reports it
                     built = None
                 del task

@@ -384,31 +384,54 @@ class LocalClaims:
 
 PartsBuilder = Callable[[str, Any, dict[str, Any], dict[str, Any], list[Any], str], tuple[Claims, Callable[[], Any]]]
 """Starts build_claimed_parts elsewhere (another process, taking parts from the back) for (api, model, options,
-context without messages, planned parts, the session's source); returns the claims to take this process's parts
-from the front with, and the function that waits for the other's built parts (None if building failed)."""
+context without messages, planned parts, the session's source), and, as keywords where they apply, build_claimed_parts'
+`scan` and `pi`; returns the claims to take this process's parts from the front with, and the function
+that waits for the other's built parts (None if building failed)."""
 
 
 def build_claimed_parts(api: str, model: Any, options: dict[str, Any], context: dict[str, Any],
                         planned_parts: list[Any], claim: Callable[[], int | None],
-                        scan: Callable[..., Any] | None = None) -> dict[int, Any] | None:
+                        scan: Callable[..., Any] | None = None, pi: str | None = None) -> dict[int, Any] | None:
     """The parts `claim` hands out, built in turn ({index: Part}, the last part as the Tail): only one part's
     messages exist at a time. None where a part cannot be built apart (raises what building one raises).
-    `scan`: see split.build_part."""
+    `scan`: see split.build_part. `pi`: the name of the Pi version whose requests are built (default: the base
+    edition's, with convertToLlm's default roles).
+
+    Under a version whose requests are built from a transcript (Edition.records_prompt) the parts are built from
+    the context's systemPrompt and tools, the transcript's leading system message: a part holding a system message
+    of its own is not built apart (None), since where a later system message lands, or what it collapses into,
+    depends on the whole transcript, and a recorded prompt is sent as recorded (sent_context). (The bulk index,
+    the parts' only source, never plans such a file under those rules: ContextRules.bulk_fits.)"""
     from pi_tools.providers import split
+    from pi_tools.providers.edition import BASE
 
     registry = default_registry()
+    if pi is None:
+        edition, passed = BASE, None
+    else:
+        version = resolve(pi)
+        edition, passed = version.requests, version.passed_through
     last = len(planned_parts) - 1
     built: dict[int, Any] = {}
     while (index := claim()) is not None:
-        messages = list(iter_llm_messages(planned_parts[index], registry))
-        if index == last:
-            built[index] = split.build_tail(api, model, {**context, "messages": messages}, options, scan)
+        if passed is None:
+            messages = list(iter_llm_messages(planned_parts[index], registry))
         else:
-            part = split.build_part(api, model, {**context, "messages": messages}, options, scan)
+            messages = list(iter_llm_messages(planned_parts[index], registry, passed))
+        if edition.records_prompt and _holds_system_message(messages):
+            return None
+        if index == last:
+            built[index] = split.build_tail(api, model, {**context, "messages": messages}, options, scan, edition)
+        else:
+            part = split.build_part(api, model, {**context, "messages": messages}, options, scan, edition)
             if part is None:
                 return None
             built[index] = part
     return built
+
+
+def _holds_system_message(messages: list[Any]) -> bool:
+    return "system" in {message.get("role") for message in messages if type(message) is dict}
 
 
 def part_bytes(threshold: int) -> int:
@@ -441,8 +464,8 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
     planned = messages.planned if isinstance(messages, LazyMessages) else None
     if planned is None or request.wire or not split.can_split(request.api) or planned.text_size() < min_text_bytes:
         return None
-    if document_version(llm_doc).requests is not BASE:
-        return None  # the parts of a Pi 1.x request are not built apart yet: built whole
+    version = document_version(llm_doc)
+    edition = version.requests
     planned_parts = planned.parts(part_bytes or split.PART_BYTES)
     count = len(planned_parts)
     if count < 2:
@@ -450,20 +473,24 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
     model, options, context = _payload_inputs(llm_doc, request)
     api = request.api
     try:
-        if split.build_part(api, model, {**context, "messages": []}, options) is None:
+        if split.build_part(api, model, {**context, "messages": []}, options, None, edition) is None:
             return None  # this model's payload is never built in parts
     except Exception:  # noqa: BLE001 - payload_document reports it
         return None
+    extra: dict[str, Any] = {}
+    if scan is not None:
+        extra["scan"] = scan
+    if edition is not BASE:
+        extra["pi"] = version.name
     if build_elsewhere is None:
         claims: Claims = LocalClaims(count)
         waiting: Callable[[], Any] = dict
-    elif scan is None:
-        claims, waiting = build_elsewhere(api, model, options, context, planned_parts, str(llm_doc.get("source")))
     else:
         claims, waiting = build_elsewhere(api, model, options, context, planned_parts, str(llm_doc.get("source")),
-                                          scan=scan)  # type: ignore[call-arg]
+                                          **extra)
     try:
-        here = build_claimed_parts(api, model, options, context, planned_parts, claims.front, scan)
+        here = build_claimed_parts(api, model, options, context, planned_parts, claims.front, scan,
+                                   extra.get("pi"))
     except Exception:  # noqa: BLE001 - the whole build below reports it exactly as Pi does
         here = None
     there = waiting()  # always collected, so that the other process is ready for the next task
@@ -473,7 +500,7 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
     payload = None
     if here is not None and there is not None and len(here) + len(there) == count:
         built = {**here, **there}
-        payload = split.join(api, [built[index] for index in range(count - 1)], built[count - 1])
+        payload = split.join(api, [built[index] for index in range(count - 1)], built[count - 1], edition)
         if payload is not None and joined is not None:
             joined([built[index] for index in range(count)])
     if payload is None:

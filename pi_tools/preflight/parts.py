@@ -140,8 +140,13 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     built: list[Any] = []
     # The scans' names are looked up where the parts are scanned (after the helper has its task); an API without
     # scans has empty ones, and the rules then read nothing of them (_part_scans).
-    document = payload_document_in_parts(llm_doc, payload_request, build_elsewhere, min_text_bytes, part_bytes,
-                                         scan=PartScanner(None, api, model), joined=built.extend)
+    # A Pi 1.x request is checked whole: its parts build as payload builds them, but tracing a finding to a part
+    # (the payload mapping of a part alone, without the transcript's leading system message) is not verified.
+    from pi_tools.providers.edition import BASE
+
+    document = None if version.requests is not BASE else payload_document_in_parts(
+        llm_doc, payload_request, build_elsewhere, min_text_bytes, part_bytes, scan=PartScanner(None, api, model),
+        joined=built.extend)
     if document is None:  # not cut (one part only): built whole, from the plan, the tree being gone
         from pi_tools.preflight.session import check_whole
 

@@ -21,6 +21,13 @@ caller builds the payload whole:
   as its `carry`, and the API's `join_parts` checks the carries in order and answers the joined message list, or
   None where the whole build would differ.
 
+Under an edition whose requests are built from a transcript (Pi 1.x: Edition.records_prompt) the same holds for
+the conversation after the transcript's leading system message, which the context's systemPrompt and tools make
+and which only the last part's payload carries (its prompt and tools outside the item list, or the items its list
+opens with: `build_tail`'s opening items); a part holding a system message of its own is refused before it is
+built (pipeline.stages.build_claimed_parts), and the estimate's anchor is looked for in the last part's transcript.
+Every hook is the edition's adapter's (`edition`).
+
 Nothing else crosses a cut: a part's unanswered tool calls get their synthetic results at its end, exactly where
 the user message that follows would have put them. Every part but the last is built as history (an API takes
 part by defining `build_history` in its adapter, see contract.ApiAdapter); the last is built as a whole
@@ -41,6 +48,7 @@ from typing import Any
 from pi_tools.pipe.documents import EncodedItems, dump_items
 from pi_tools.providers import registry
 from pi_tools.providers.catalog import Model
+from pi_tools.providers.edition import BASE, Edition
 from pi_tools.providers.options import last_usage_index, message_timestamp
 from pi_tools.providers.table import find_row, items_key
 
@@ -129,46 +137,55 @@ def _loads_tools(results: list[dict[str, Any]]) -> bool:
 
 
 def build_part(api: str, model: Model, context: dict[str, Any], options: dict[str, Any],
-               scan: Callable[..., Any] | None = None) -> Part | None:
+               scan: Callable[..., Any] | None = None, edition: Edition = BASE) -> Part | None:
     """A part before the last, or None where this API or model cannot build one apart (raises what building
     it raises). `scan` is called with the part's payload messages while they are objects, its llm messages and
     its EncodedItems (preflight's rules read what it returns instead of decoding the text again), and, where
     `scan` asks for one (its `traced` is true), the ContentTrace of the part's conversion."""
     trace = ContentTrace() if getattr(scan, "traced", False) else None
-    history = registry.build_history(api, model, context, options, trace)
+    history = registry.build_history(api, model, context, options, trace, edition)
     if history is None:
         return None
     converted, renamed, *carried = history
     messages = context.get("messages") or []
     results = _tool_results(messages)
-    encoded, carry = registry.encode_part(api, converted, carried[0] if carried else None)
+    encoded, carry = registry.encode_part(api, converted, carried[0] if carried else None, edition)
     if scan is None:
         scanned = None
     else:
         scanned = scan(converted, messages, encoded) if trace is None else scan(converted, messages, encoded, trace)
     return Part(encoded, frozenset(renamed), _result_ids(results), _latest_timestamp(messages), _loads_tools(results),
-                registry.starts_by_continuing(api, converted), carry, scanned)
+                registry.starts_by_continuing(api, converted, edition), carry, scanned)
 
 
 def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[str, Any],
-               scan: Callable[..., Any] | None = None) -> Tail:
+               scan: Callable[..., Any] | None = None, edition: Edition = BASE) -> Tail:
     """The last part (raises what building it raises); `scan` as for build_part, with the payload messages
-    only."""
+    only. Under an edition whose requests are built from a transcript (`records_prompt`), the estimate's anchor
+    is found in the transcript the payload is built from: the leading system message counts in its search."""
     key = items_key(api)
     messages = context.get("messages") or []
-    payload, carry, opening = registry.build_tail(api, model, context, options)
+    payload, carry, opening = registry.build_tail(api, model, context, options, edition)
     converted = payload[key]
     conversation = converted[opening:]
-    encoded, carry = registry.encode_part(api, conversation, carry)
-    anchor = last_usage_index(messages)
+    encoded, carry = registry.encode_part(api, conversation, carry, edition)
+    if edition.records_prompt:
+        from pi_tools.providers.transcript import normalize_context
+
+        transcript = normalize_context(context)
+        anchor = last_usage_index(transcript)
+        anchored = None if anchor is None else transcript[anchor]
+    else:
+        anchor = last_usage_index(messages)
+        anchored = None if anchor is None else messages[anchor]
     results = _tool_results(messages)
     return Tail(
         payload={**payload, key: None},
         messages=encoded,
         result_ids=_result_ids(results),
-        anchor_timestamp=None if anchor is None else message_timestamp(messages[anchor]),
+        anchor_timestamp=None if anchored is None else message_timestamp(anchored),
         loads_tools=_loads_tools(results),
-        continues=registry.starts_by_continuing(api, conversation),
+        continues=registry.starts_by_continuing(api, conversation, edition),
         carry=carry,
         prefix=EncodedItems(dump_items(converted[:opening]), opening) if opening else None,
         scan=scan(conversation) if scan is not None else None,
@@ -192,7 +209,7 @@ def _latest_timestamp(messages: Sequence[dict[str, Any]]) -> float:
     return latest
 
 
-def join(api: str, parts: Sequence[Part], tail: Tail) -> dict[str, Any] | None:
+def join(api: str, parts: Sequence[Part], tail: Tail, edition: Edition = BASE) -> dict[str, Any] | None:
     """The whole payload from its parts in order, or None when building them apart would not give exactly the
     payload of the whole conversation."""
     if tail.anchor_timestamp is None or tail.messages.count == 0 or tail.loads_tools or tail.continues:
@@ -206,7 +223,7 @@ def join(api: str, parts: Sequence[Part], tail: Tail) -> dict[str, Any] | None:
     if not renamed.isdisjoint(tail.result_ids):
         return None
     key = items_key(api)
-    joined = registry.join_parts(api, list(parts), tail)
+    joined = registry.join_parts(api, list(parts), tail, edition)
     if joined is None:
         return None
     messages = [tail.prefix, *joined] if tail.prefix is not None else joined

@@ -1,6 +1,7 @@
 """anthropic-messages as Pi 1.6 builds it: the 0.85 adapter's stream decoder, tool-call ids, payload mapping and
-preflight rules, with 1.6's payload (``payload16``) and wire (``wire16``) builders. Large sessions are built
-whole (no parts): where a later system message lands depends on the messages after it. Payload mapping: 0.85's,
+preflight rules, with 1.6's payload (``payload16``) and wire (``wire16``) builders. Large sessions are built in
+parts where the transcript has no system message past its leading one (providers.split; stages.build_claimed_parts
+refuses the others: where a later system message lands depends on the messages after it). Payload mapping: 0.85's,
 with the system messages a model keeps in place as ``system`` items (``mapping.system_units16``)."""
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ class AnthropicMessages16(AnthropicMessages):
         import pi_tools.providers.anthropic_messages.payload16  # noqa: F401
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
-        return None
+        from pi_tools.providers.anthropic_messages.payload16 import build_history
+
+        return build_history(model, context, options)
 
     def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
         return mapping.item_kind16(item)

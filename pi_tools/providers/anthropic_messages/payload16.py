@@ -483,3 +483,20 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     return build_params(model, resolved, request, thread_session_id(model, options) is not UNDEFINED)
 
 
+
+
+def build_history(model: Model, context: dict[str, Any],
+                  options: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str]] | None:
+    """The messages of a part of the transcript before its last (providers.split), holding no system message: what
+    build_params makes of them inside the whole transcript, minus what only its end gets (the cache marker), with
+    the tool-call ids the part renamed. The transcript's leading system message belongs to the last part (its
+    prompt and tools are outside the message list). None for models that replay each turn's effort (a closing
+    effort message ends the list)."""
+    if _compat(model).get("supportsMidConvoEffort") is True:
+        return None
+    renamed: dict[str, str] = {}
+    transformed = transform_messages(context.get("messages") or [], model, normalize_tool_call_id, id_map=renamed,
+                                     rules=TRANSFORM_16)
+    converted, _ = convert_messages(transformed, uses_oauth(model, options), None,
+                                    _compat_flag(model, "allowEmptySignature", False), None, None)
+    return converted, renamed

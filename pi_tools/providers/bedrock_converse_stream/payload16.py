@@ -189,3 +189,15 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     transcript = normalize_context(context)
     resolved = resolve_request_options(model, transcript, options)
     return build_command_input(model, collapse_system_messages(transcript), resolved)
+
+
+def build_history(model: Model, context: dict[str, Any],
+                  options: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The messages of a part of the transcript before its last (providers.split), holding no system message (the
+    leading one is the ``system`` blocks and the tools, which the last part's command carries), with the
+    tool-call ids it renamed: what build_command_input makes of them inside the whole transcript, minus the cache
+    point only the last user message gets."""
+    renamed: dict[str, str] = {}
+    messages = convert_messages(model, {"messages": context.get("messages") or []}, "none", False, renamed,
+                                rules=TRANSFORM_16, split_error_images=is_claude(model))
+    return messages, renamed

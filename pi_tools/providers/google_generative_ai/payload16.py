@@ -170,3 +170,15 @@ def build_request(model: Model, context: dict[str, Any], options: dict[str, Any]
 def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The ``{model, contents, config}`` object google-generative-ai hands to ``onPayload`` in Pi 1.6."""
     return build_request(model, context, options, GEMINI_API)
+
+
+def build_history(model: Model, context: dict[str, Any], options: dict[str, Any],
+                  trace: Any = None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The ``contents`` of a part of the transcript before its last (providers.split), holding no system message:
+    the leading one is the ``systemInstruction`` and the tools, outside ``contents``, which the last part's
+    request carries. With the tool-call ids the part renamed; with `trace` (a split.ContentTrace), where each
+    transformed message went (payload.build_history_traced)."""
+    renamed: dict[str, str] = {}
+    contents = convert_messages(model, {"messages": context.get("messages") or []}, renamed, trace,
+                                rules=TRANSFORM_16, blank_is_empty=True)
+    return contents, renamed

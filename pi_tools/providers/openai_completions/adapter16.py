@@ -1,6 +1,7 @@
 """openai-completions as Pi 1.6 builds it: the 0.85 adapter (its stream decoder, tool-call id normaliser, payload
-mapping and preflight rules) with 1.6's payload and wire (``payload16``, ``wire16``). Large sessions are built
-whole: the 0.85 part builders know nothing of system messages in the transcript."""
+mapping and preflight rules) with 1.6's payload and wire (``payload16``, ``wire16``). Large sessions are built in
+parts (providers.split) as 0.85's are, the leading system message opening the last part's list; a transcript
+with later system messages is built whole (stages.build_claimed_parts)."""
 
 from __future__ import annotations
 
@@ -26,14 +27,15 @@ class OpenAICompletions16(OpenAICompletions):
         import pi_tools.providers.openai_completions.payload16  # noqa: F401
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
-        return None
+        from pi_tools.providers.openai_completions.payload16 import build_history
+
+        return build_history(model, context, options)
 
     def build_tail(self, model: Model, context: dict[str, Any],
                    options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
-        return self.build_payload(model, context, options), None, 0
+        from pi_tools.providers.openai_completions.payload16 import build_tail
 
-    def join_parts(self, parts: list[Any], tail: Any) -> list[Any] | None:
-        return [*(part.messages for part in parts), tail.messages]
+        return build_tail(model, context, options)
 
     def units(self, message: Mapping[str, Any], model: Mapping[str, Any]) -> int:
         if message.get("role") == "user":

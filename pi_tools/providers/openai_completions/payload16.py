@@ -47,6 +47,7 @@ from .compat16 import resolve_compat16
 from .payload import (
     _TOOL_IMAGES_INTRO,
     _TOOL_RESULT_BRIDGE,
+    _UNSET,
     _apply_cache_markers,
     _apply_reasoning,
     _assistant_message,
@@ -55,6 +56,7 @@ from .payload import (
     _has_tool_history,
     _pipe_id_digests,
     _thinking_budget,
+    _tool_history,
     normalize_tool_call_id,
     require_api_key,
 )
@@ -122,12 +124,18 @@ def _tool_result_message(message: dict[str, Any], compat: dict[str, Any]) -> tup
 
 
 def convert_messages(model: Model, transcript: list[dict[str, Any]], compat: dict[str, Any],
-                     grammar_properties: dict[Any, str]) -> list[dict[str, Any]]:
-    """The ``messages`` array of a (resolved) transcript."""
+                     grammar_properties: dict[Any, str], state: dict[str, Any] | None = None,
+                     id_map: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The ``messages`` array of a (resolved) transcript.
+
+    `state`, when given, receives what a part of a transcript carries to the next (payload.join_parts):
+    ``last_role`` (_UNSET when no message but system ones set it), ``leading_users`` (the user messages before
+    the first other message that set it: each would get a bridge after tool results of the part before) and
+    ``opening`` (the items the leading system messages made); `id_map` receives the renamed tool-call ids."""
     digests = _pipe_id_digests(transcript, model)
     normalizer = normalize_tool_call_id if not digests else (
         lambda tool_call_id, target, assistant: normalize_tool_call_id(tool_call_id, target, assistant, digests))
-    messages = transform_messages(transcript, model, normalizer, rules=TRANSFORM_16)
+    messages = transform_messages(transcript, model, normalizer, id_map=id_map, rules=TRANSFORM_16)
     folded = resolve_transcript_tools(transcript, tool_support(compat))[1]  # type: ignore[arg-type]
     instruction_role = "developer" if model.get("reasoning") and compat["supportsDeveloperRole"] else "system"
     # The assistant conversion of 0.85 writes "" for a null content where the host needs an assistant message
@@ -137,13 +145,20 @@ def convert_messages(model: Model, transcript: list[dict[str, Any]], compat: dic
     bridge_after_tools = bool(compat["requiresAssistantAfterToolResult"])
     accepts_images = "image" in (model.get("input") or [])
     converted: list[dict[str, Any]] = []
-    last_role: Any = None
+    last_role: Any = _UNSET
     system_index = 0
+    leading_users = 0
+    opening: int | None = None
     index = 0
     count = len(messages)
     while index < count:
         message = messages[index]
         role = message.get("role")
+        if state is not None and role != "system":
+            if opening is None:
+                opening = len(converted)
+            if role == "user" and last_role in (_UNSET, "system"):
+                leading_users += 1
         if bridge_after_tools and last_role == "toolResult" and role == "user":
             converted.append({"role": "assistant", "content": _TOOL_RESULT_BRIDGE})
         if role == "system":
@@ -187,6 +202,10 @@ def convert_messages(model: Model, transcript: list[dict[str, Any]], compat: dic
             continue
         index += 1
         last_role = role
+    if state is not None:
+        state["last_role"] = _UNSET if last_role == "system" else last_role
+        state["leading_users"] = leading_users
+        state["opening"] = len(converted) if opening is None else opening
     return converted
 
 
@@ -201,10 +220,12 @@ def _sends_prompt_cache_key(model: Model, compat: dict[str, Any], retention: str
 
 
 def build_params(model: Model, transcript: list[dict[str, Any]], request: dict[str, Any], compat: dict[str, Any],
-                 retention: str, grammar_properties: dict[Any, str]) -> dict[str, Any]:
-    """pi-ai 1.6 ``buildParams`` for a resolved transcript and already-resolved request options."""
+                 retention: str, grammar_properties: dict[Any, str],
+                 record: dict[str, Any] | None = None) -> dict[str, Any]:
+    """pi-ai 1.6 ``buildParams`` for a resolved transcript and already-resolved request options. `record`, when
+    given, receives what joining this transcript to parts before it must check (payload.join_parts)."""
     request_tools, _ = resolve_transcript_tools(transcript, tool_support(compat))  # type: ignore[arg-type]
-    messages = convert_messages(model, transcript, compat, grammar_properties)
+    messages = convert_messages(model, transcript, compat, grammar_properties, record)
     marker = _cache_marker(compat, retention)
     # prompt_cache_key and prompt_cache_retention are set from the start, possibly undefined: that fixes their
     # place when sampling parameters fill them in later.
@@ -224,14 +245,22 @@ def build_params(model: Model, transcript: list[dict[str, Any]], request: dict[s
     if request.get("temperature") is not None:
         params["temperature"] = request["temperature"]
 
+    if record is not None:
+        record["before_tools"] = list(params)
     if request_tools:
         params["tools"] = convert_tools(request_tools, compat)
         if compat["zaiToolStream"]:
             params["tool_stream"] = True
     elif compat["requiresToolsWithToolHistory"] and _has_tool_history(transcript):
         params["tools"] = []
+    marked = None
     if marker is not None:
-        _apply_cache_markers(messages, params.get("tools"), marker)
+        marked = _apply_cache_markers(messages, params.get("tools"), marker)
+    if record is not None:
+        record["marker"] = marker is not None
+        record["marked"] = marked
+        record["tool_history"] = (None if request_tools or not compat["requiresToolsWithToolHistory"]
+                                  else _tool_history(transcript))
     if js_truthy(request.get("toolChoice")):
         params["tool_choice"] = request["toolChoice"]
     if compat.get("vllmPriority") is not None:
@@ -318,9 +347,10 @@ def provider_target(model: Model, options: dict[str, Any]) -> tuple[Model, str |
     return resolved, (deployment if deployment != model.get("id") else None)
 
 
-def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any],
+                  record: dict[str, Any] | None = None) -> dict[str, Any]:
     """The params object Pi 1.6 passes to ``onPayload`` for this model, context (``{systemPrompt?, tools?,
-    messages}``) and SimpleStreamOptions."""
+    messages}``) and SimpleStreamOptions (`record`: see build_params)."""
     model, deployment = provider_target(model, options)
     transcript = normalize_context(context)
     request = request_options(model, transcript, options)
@@ -328,5 +358,40 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     resolved = resolve_transcript(transcript, compat["supportsMidConvoSystemMessages"])
     grammar_properties = grammar_input_properties(declared_tools(resolved),
                                                   bool(compat["supportsOpenAIGrammarTools"]))
-    params = build_params(model, resolved, request, compat, resolve_cache_retention(options), grammar_properties)
+    params = build_params(model, resolved, request, compat, resolve_cache_retention(options), grammar_properties,
+                          record)
     return params if deployment is None else {**params, "model": deployment}
+
+
+def build_history(model: Model, context: dict[str, Any],
+                  options: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, Any]]:
+    """The messages of a part of the transcript before its last (providers.split), holding no system message (the
+    leading one, made of the context's systemPrompt and tools, opens the last part), the tool-call ids it renamed,
+    and its carry for payload.join_parts: the convert_messages state, what the part says about tool history,
+    whether bridges are made."""
+    model, _ = provider_target(model, options)
+    compat = resolve_compat16(model)
+    resolved = resolve_transcript(normalize_context({**context, "messages": []}),
+                                  compat["supportsMidConvoSystemMessages"])
+    grammar_properties = grammar_input_properties(declared_tools(resolved),
+                                                  bool(compat["supportsOpenAIGrammarTools"]))
+    messages = context.get("messages") or []
+    state: dict[str, Any] = {}
+    renamed: dict[str, str] = {}
+    converted = convert_messages(model, messages, compat, grammar_properties, state, renamed)
+    state["tool_history"] = _tool_history(messages)
+    state["bridges"] = bool(compat["requiresAssistantAfterToolResult"])
+    return converted, renamed, state
+
+
+def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+    """The payload of the transcript's last part (built as build_payload builds it), its carry (as
+    build_history's, plus where the cache marker went and whether the whole history decides the tools), and how
+    many items its message list opens with that the leading system message made."""
+    record: dict[str, Any] = {}
+    params = build_payload(model, context, options, record)
+    opening = record["opening"]
+    if record["marked"] is not None:
+        record["marked"] -= opening
+    record["bridges"] = bool(resolve_compat16(provider_target(model, options)[0])["requiresAssistantAfterToolResult"])
+    return params, record, opening

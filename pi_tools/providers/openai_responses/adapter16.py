@@ -1,6 +1,8 @@
 """openai-responses as Pi 1.6 builds it (providers.edition): the 1.6 payload and wire modules (``payload16``,
-``wire16``) behind the 0.85 adapter's mapping, stream decoder and preflight rules. Conversations are built whole:
-1.6's input depends on the transcript's system messages and tool declarations, which no part knows alone. Payload mapping: system
+``wire16``) behind the 0.85 adapter's mapping, stream decoder and preflight rules. Large sessions are built in parts as 0.85's
+are (providers.split; 0.85's encode_part and join_parts renumber the ids of assistant texts), the leading system
+message opening the last part's input; a transcript with later system messages is built whole (its tool
+declarations and updates depend on the whole transcript: stages.build_claimed_parts). Payload mapping: system
 messages make instruction items and tool declarations (``additional_tools``, a tool search) in place
 (``mapping.system_units16``); ``configuration_update`` items are the adapter's own."""
 
@@ -29,11 +31,15 @@ class OpenAIResponses16(OpenAIResponses):
         import pi_tools.providers.openai_responses.payload16  # noqa: F401
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
-        return None
+        from pi_tools.providers.openai_responses.payload16 import build_history
+
+        return build_history(model, context, options)
 
     def build_tail(self, model: Model, context: dict[str, Any],
                    options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
-        return self.build_payload(model, context, options), None, 0
+        from pi_tools.providers.openai_responses.payload16 import build_tail
+
+        return build_tail(model, context, options)
 
     def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
         return mapping.item_kind16(item)

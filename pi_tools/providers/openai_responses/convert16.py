@@ -153,6 +153,10 @@ class InputBuilder16(_ResponsesInputBuilder):
                  configuration_update_effort: Any = None) -> None:
         super().__init__(model, grammar_properties, {}, None, tool_options)
         self.configuration_update_effort = configuration_update_effort
+        self.counted = 0
+        """How many messages numbered the ids of assistant texts without one (convert_messages' count)."""
+        self.opening = 0
+        """How many items the transcript's leading system message made."""
 
     def assistant(self, message: Mapping[str, Any], message_index: int) -> bool:
         update = None
@@ -331,6 +335,9 @@ def convert_messages(
             builder.tool_result(message)
         if not leading:
             message_index += 1
+        else:
+            builder.opening = len(items)
+    builder.counted = message_index
     if configuration_update_effort is not None:
         items.append(_configuration_update(configuration_update_effort))
     return builder

@@ -17,7 +17,7 @@ collapsed; none for models that declare every tool in place, GPT-5.6 and later);
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pi_tools.js.values import js_truthy
@@ -26,6 +26,7 @@ from pi_tools.providers.constrained_sampling import grammar_input_properties
 from pi_tools.providers.credentials import OFFLINE_API_KEY
 from pi_tools.providers.errors import malformed_input_guard
 from pi_tools.providers.openai_responses.convert16 import (
+    InputBuilder16,
     convert_messages,
     convert_tools,
     responses_tool_support,
@@ -86,9 +87,42 @@ def configuration_update_effort(model: Model, effort: str | None, api_key: Any, 
     return effort if mapped is None else mapped
 
 
+def _tool_options(compat: Mapping[str, Any]) -> dict[str, bool]:
+    return {
+        "supportsStrictMode": bool(compat["supportsStrictMode"]),
+        "supportsOpenAIGrammarTools": bool(compat["supportsOpenAIGrammarTools"]),
+    }
+
+
+def _convert(model: Model, resolved: list[dict[str, Any]], compat: Mapping[str, Any], update_effort: Any,
+             grammar_transcript: list[dict[str, Any]], id_map: dict[str, str] | None = None,
+             index_label: Callable[[int], str] | None = None) -> InputBuilder16:
+    """convert_messages with the model's compat (grammar tools from what `grammar_transcript` declares)."""
+    grammar_properties = grammar_input_properties(declared_tools(grammar_transcript),
+                                                  compat["supportsOpenAIGrammarTools"])
+    return convert_messages(
+        model, resolved, TOOL_CALL_PROVIDERS,
+        grammar_properties=grammar_properties,
+        supports_mid_convo_system_messages=compat["supportsMidConvoSystemMessages"],
+        supports_additional_tools=compat["supportsAdditionalTools"],
+        supports_tool_search=compat["supportsToolSearch"],
+        tool_options=_tool_options(compat),
+        configuration_update_effort=update_effort,
+        id_map=id_map,
+        index_label=index_label,
+    )
+
+
 @malformed_input_guard
 def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The params object Pi 1.6's ``streamSimple`` passes to ``onPayload`` for an ``openai-responses`` model."""
+    return _build_payload(model, context, options)
+
+
+def _build_payload(model: Model, context: dict[str, Any], options: dict[str, Any],
+                   index_label: Callable[[int], str] | None = None, built: list[Any] | None = None) -> dict[str, Any]:
+    """build_payload; `index_label` numbers the ids of assistant texts without one (build_tail), and `built`, when
+    given, receives the builder of the input."""
     client_api_key(model, options)
     transcript = normalize_context(context)
     base = build_base_options(model, transcript, options)
@@ -97,23 +131,13 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     api_key = base.get("apiKey")
     update_effort = configuration_update_effort(model, effort, api_key, compat)
     resolved = resolve_transcript(transcript, compat["supportsMidConvoSystemMessages"])
-    grammar_properties = grammar_input_properties(declared_tools(resolved), compat["supportsOpenAIGrammarTools"])
     support = responses_tool_support(compat["supportsMidConvoSystemMessages"], compat["supportsAdditionalTools"],
                                      compat["supportsToolSearch"])
     request_tools, _ = resolve_transcript_tools(resolved, support)
-    tool_options = {
-        "supportsStrictMode": bool(compat["supportsStrictMode"]),
-        "supportsOpenAIGrammarTools": bool(compat["supportsOpenAIGrammarTools"]),
-    }
-    builder = convert_messages(
-        model, resolved, TOOL_CALL_PROVIDERS,
-        grammar_properties=grammar_properties,
-        supports_mid_convo_system_messages=compat["supportsMidConvoSystemMessages"],
-        supports_additional_tools=compat["supportsAdditionalTools"],
-        supports_tool_search=compat["supportsToolSearch"],
-        tool_options=tool_options,
-        configuration_update_effort=update_effort,
-    )
+    tool_options = _tool_options(compat)
+    builder = _convert(model, resolved, compat, update_effort, resolved, index_label=index_label)
+    if built is not None:
+        built.append(builder)
     params: dict[str, Any] = {"model": model.get("id"), "input": builder.items, "stream": True}
     retention = resolve_cache_retention(base)
     sign_in = is_chatgpt_sign_in(model, api_key)
@@ -147,3 +171,35 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
         params["include"] = ["reasoning.encrypted_content"]
     params.update(base.get("samplingParams") or {})
     return params
+
+
+def build_history(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[list[Any], dict[str, str],
+                                                                                        Any]:
+    """The input items of a part of the transcript before its last (providers.split), holding no system message
+    (the leading one, made of the context's systemPrompt and tools, opens the last part), the tool-call ids it
+    renamed and its carry (payload.PartCarry: the ids it numbers are labelled until the join knows the count of
+    the messages before it). No closing configuration update: only the transcript's end has it."""
+    from pi_tools.providers.openai_responses.payload import PartCarry, _part_label
+
+    compat = resolved_compat16(model)
+    update_effort = configuration_update_effort(model, reasoning_effort(model, options), options.get("apiKey"),
+                                                compat)
+    grammar_transcript = resolve_transcript(normalize_context({**context, "messages": []}),
+                                            compat["supportsMidConvoSystemMessages"])
+    renamed: dict[str, str] = {}
+    builder = _convert(model, list(context.get("messages") or []), compat, update_effort, grammar_transcript,
+                       renamed, _part_label)
+    if update_effort is not None:
+        builder.items.pop()  # the closing configuration update
+    return builder.items, renamed, PartCarry(builder.counted, builder.labelled)
+
+
+def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+    """The payload of the transcript's last part (built as build_payload builds it, its numbered ids labelled),
+    its carry, and how many items its input opens with that the leading system message made."""
+    from pi_tools.providers.openai_responses.payload import PartCarry, _part_label
+
+    built: list[InputBuilder16] = []
+    params = _build_payload(model, context, options, _part_label, built)
+    builder = built[0]
+    return params, PartCarry(builder.counted, builder.labelled), builder.opening
