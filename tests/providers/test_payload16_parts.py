@@ -129,13 +129,19 @@ def test_parts_equal_the_whole_payload(api: str, model: str, inputs: str) -> Non
 
 
 @pytest.mark.parametrize(("api", "model"), [variant for variant in VARIANTS if variant[0] in IN_PARTS][:6])
-def test_a_recorded_transcript_is_never_cut(api: str, model: str) -> None:
-    """A session with system messages is read line by line under 1.6 (ContextRules.bulk_fits): no plan to cut."""
+def test_a_recorded_transcript_is_never_joined_from_parts(api: str, model: str) -> None:
+    """A session that records system messages is read through the bulk index under 1.6 too, but no part holding
+    one is built apart (stages.build_claimed_parts): its payload is built whole, and is the whole payload."""
     assert RECORDED
     request = PayloadRequest(api=api, model=model, reasoning="high")
-    for _, source in RECORDED:
-        assert not isinstance(source, BulkSession)
-        assert payload_document_in_parts(llm(source), request, None, part_bytes=1) is None
+    for path, source in RECORDED:
+        whole = written(payload_document(llm(source), request))
+        document = payload_document_in_parts(llm(source), request, None, part_bytes=1)
+        if document is None:
+            continue
+        assert written(document) == whole, path.name
+        listed = document.get("payload", {}).get(MESSAGE_LISTS.get(api, ""), [None])
+        assert not (listed and isinstance(listed[-1], EncodedItems)), path.name
 
 
 def _user(text: str, timestamp: int) -> dict[str, Any]:
