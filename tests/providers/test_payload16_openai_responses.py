@@ -69,13 +69,6 @@ def test_the_085_edition_is_unchanged() -> None:
     assert headers["user-agent"] == "pi (<platform> <os-release>; <arch>)"
 
 
-def test_whole_conversations_only() -> None:
-    """Pi 1.6's input depends on the transcript's system messages: no part is built apart."""
-    model = find_model("openai/gpt-5.6-sol", PI16.requests.catalog)
-    context = cases()["evolving gpt-5.6-sol undefined"]["context"]
-    assert registry.build_history(API, model, context, {"apiKey": "sk-x"}, edition=PI16.requests) is None
-
-
 def test_strict_schemas_need_typed_nodes_in_16_only() -> None:
     schema = {"type": "object", "properties": {"value": {"description": "anything"}}, "required": ["value"]}
     assert make_strict_json_schema(schema)["additionalProperties"] is False  # 0.85
