@@ -106,13 +106,13 @@ def test_wire_attribution_for_an_openrouter_base_url() -> None:
 
 
 def test_the_payload_mapping_reads_pi_messages() -> None:
-    from pi_tools.providers.mapping import ASSISTANT, EXTRA, RESULT, SYSTEM, USER
+    from pi_tools.providers.mapping import ASSISTANT, RESULT, SYSTEM, USER
 
     adapter = registry.adapter("pi-messages", PI16.requests)
     kinds = [adapter.item_kind(item, index, True, "") for index, item in enumerate(
         [{"role": "system"}, {"role": "user"}, {"role": "assistant"}, {"role": "toolResult"}, {"role": "system"}])]
-    assert kinds == [SYSTEM, USER, ASSISTANT, RESULT, EXTRA]
-    assert adapter.item_kind({"role": "system"}, 0, False, "") == EXTRA
+    assert kinds == [SYSTEM, USER, ASSISTANT, RESULT, SYSTEM]  # a later system message is a system item too
+    assert adapter.item_kind({"role": "system"}, 0, False, "") == SYSTEM
     assert adapter.max_tokens_field({"options": {"maxTokens": 5}}) == ("options.maxTokens", 5)
     assert adapter.max_tokens_field({"options": {}}) is None
     assert adapter.rule_modules == ()
