@@ -5,8 +5,9 @@ An API is one folder under `pi_tools.providers` (or a third party's package) who
 naming that folder. Everything that knows the API is reached through the adapter: nothing outside
 `pi_tools.providers` branches on API names.
 
-One method must be written, `build_payload`; every other one has a default that means "this API does not have
-it", which is exactly how pi-tools treats an API that lacks it:
+One method must be written, `build_payload`, or its module named (``payload_module``; ``wire_module`` likewise for
+`build_wire`); every other one has a default that means "this API does not have it", which is exactly how
+pi-tools treats an API that lacks it:
 
 - building (what Pi builds):
   ``build_payload(model, context, options)`` the params object Pi hands ``onPayload`` (required);
@@ -34,6 +35,7 @@ reading the table, `--help` or a command about one API never loads another API's
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from importlib import import_module
 from types import ModuleType
 from typing import Any
 
@@ -50,6 +52,13 @@ ToolCallIdNormalizer = Callable[[str, Model, Any], str]
 class ApiAdapter:
     """Everything pi-tools knows of one API (see the module docstring); subclass it and override what the API
     has. The defaults are what pi-tools does for an API without the feature."""
+
+    payload_module: str | None = None
+    """The module whose ``build_payload(model, context, options)`` builds this API's payload (dotted name, imported
+    on first use), for an adapter that does not override ``build_payload``; ``preload`` imports it."""
+
+    wire_module: str | None = None
+    """The module whose ``build_wire(model, payload, options)`` builds the HTTP request, likewise."""
 
     rule_modules: tuple[str, ...] = ()
     """Modules (dotted names) whose import registers this folder's preflight rules
@@ -72,11 +81,18 @@ class ApiAdapter:
     def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
         """The params object Pi hands ``onPayload``: the exact request body before the SDK serialises it.
         Raise `providers.errors.PayloadError` with Pi's words where Pi fails (the registry also reports the
-        JavaScript TypeErrors of malformed stored data for you)."""
-        raise NotImplementedError
+        JavaScript TypeErrors of malformed stored data for you). By default, ``payload_module``'s function."""
+        if self.payload_module is None:
+            raise NotImplementedError
+        built: dict[str, Any] = import_module(self.payload_module).build_payload(model, context, options)
+        return built
 
     def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        """The HTTP request (method, url, headers with credentials redacted, body) the SDK would send."""
+        """The HTTP request (method, url, headers with credentials redacted, body) the SDK would send. By default,
+        ``wire_module``'s function."""
+        if self.wire_module is not None:
+            wire: dict[str, Any] = import_module(self.wire_module).build_wire(model, payload, options)
+            return wire
         from pi_tools.providers.errors import PayloadError
 
         raise PayloadError("no HTTP request is known for this API")
@@ -95,7 +111,10 @@ class ApiAdapter:
         return self.tool_call_id_normalizer()
 
     def preload(self) -> None:
-        """Import what building a payload will need (called ahead of time by the engine's helper process)."""
+        """Import what building a payload will need (called ahead of time by the engine's helper process): by
+        default ``payload_module``."""
+        if self.payload_module is not None:
+            import_module(self.payload_module)
 
     # --- parts (providers.split): the defaults mean "build this API's payload whole" ---------------------------
 

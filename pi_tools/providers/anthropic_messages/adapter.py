@@ -13,18 +13,10 @@ from pi_tools.providers.mapping import Fragment
 
 
 class AnthropicMessages(ApiAdapter):
+    payload_module = "pi_tools.providers.anthropic_messages.payload"
+    wire_module = "pi_tools.providers.anthropic_messages.wire"
     rule_modules = ("pi_tools.providers.anthropic_messages.preflight_rules",)
     request_limit = 32 * 1024 * 1024  # 413 request_too_large
-
-    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.anthropic_messages.payload import build_payload
-
-        return build_payload(model, context, options)
-
-    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.anthropic_messages.wire import build_wire
-
-        return build_wire(model, payload, options)
 
     def stream_decoder(self) -> ModuleType:
         from pi_tools.providers.anthropic_messages import stream
@@ -35,9 +27,6 @@ class AnthropicMessages(ApiAdapter):
         from pi_tools.providers.anthropic_messages.payload import normalize_tool_call_id
 
         return normalize_tool_call_id
-
-    def preload(self) -> None:
-        import pi_tools.providers.anthropic_messages.payload  # noqa: F401
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         from pi_tools.providers.anthropic_messages.payload import build_history

@@ -8,28 +8,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_tools.providers.azure_openai_responses.adapter import AzureOpenAIResponses
-from pi_tools.providers.contract import Model, ToolCallIdNormalizer
+from pi_tools.providers.contract import ApiAdapter, Model, ToolCallIdNormalizer
 from pi_tools.providers.openai_responses import mapping
 
 
 class AzureOpenAIResponses16(AzureOpenAIResponses):
-    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.azure_openai_responses.payload16 import build_payload
-
-        return build_payload(model, context, options)
-
-    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.azure_openai_responses.wire16 import build_wire
-
-        return build_wire(model, payload, options)
-
+    payload_module = "pi_tools.providers.azure_openai_responses.payload16"
+    wire_module = "pi_tools.providers.azure_openai_responses.wire16"
+    # the 0.85 adapter names Azure's builders in openai_responses with methods of its own: back to the modules
+    build_payload = ApiAdapter.build_payload
+    build_wire = ApiAdapter.build_wire
+    preload = ApiAdapter.preload
     def tool_call_id_normalizer(self) -> ToolCallIdNormalizer | None:
         from pi_tools.providers.azure_openai_responses.payload16 import normalize_tool_call_id
 
         return normalize_tool_call_id
-
-    def preload(self) -> None:
-        import pi_tools.providers.azure_openai_responses.payload16  # noqa: F401
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         return None

@@ -13,18 +13,10 @@ from pi_tools.providers.mapping import Fragment
 
 
 class BedrockConverseStream(ApiAdapter):
+    payload_module = "pi_tools.providers.bedrock_converse_stream.payload"
+    wire_module = "pi_tools.providers.bedrock_converse_stream.wire"
     rule_modules = ("pi_tools.providers.bedrock_converse_stream.preflight_rules",)
     user_content_failure = "m.content is not iterable"
-
-    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.bedrock_converse_stream.payload import build_payload
-
-        return build_payload(model, context, options)
-
-    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.bedrock_converse_stream.wire import build_wire
-
-        return build_wire(model, payload, options)
 
     def stream_decoder(self) -> ModuleType:
         from pi_tools.providers.bedrock_converse_stream import stream
@@ -35,9 +27,6 @@ class BedrockConverseStream(ApiAdapter):
         from pi_tools.providers.bedrock_converse_stream.payload import normalize_tool_call_id
 
         return normalize_tool_call_id
-
-    def preload(self) -> None:
-        import pi_tools.providers.bedrock_converse_stream.payload  # noqa: F401
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         from pi_tools.providers.bedrock_converse_stream.payload import build_history

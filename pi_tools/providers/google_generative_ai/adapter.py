@@ -14,18 +14,10 @@ from pi_tools.providers.mapping import Fragment, Note, blocks, note
 
 
 class GoogleGenerativeAI(ApiAdapter):
+    payload_module = "pi_tools.providers.google_generative_ai.payload"
+    wire_module = "pi_tools.providers.google_generative_ai.wire"
     rule_modules: tuple[str, ...] = ("pi_tools.providers.google_generative_ai.preflight_rules",)
     request_limit: int | None = 20 * 1024 * 1024  # inline requests
-
-    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.google_generative_ai.payload import build_payload
-
-        return build_payload(model, context, options)
-
-    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.google_generative_ai.wire import build_wire
-
-        return build_wire(model, payload, options)
 
     def stream_decoder(self) -> ModuleType:
         from pi_tools.providers.google_generative_ai import stream
@@ -36,9 +28,6 @@ class GoogleGenerativeAI(ApiAdapter):
         from pi_tools.providers.google_generative_ai.payload import normalize_tool_call_id
 
         return normalize_tool_call_id
-
-    def preload(self) -> None:
-        import pi_tools.providers.google_generative_ai.payload  # noqa: F401
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         from pi_tools.providers.google_generative_ai.payload import build_history

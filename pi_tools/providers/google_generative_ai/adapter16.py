@@ -12,19 +12,8 @@ from pi_tools.providers.google_generative_ai.adapter import GoogleGenerativeAI
 
 
 class GoogleGenerativeAI16(GoogleGenerativeAI):
-    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.google_generative_ai.payload16 import build_payload
-
-        return build_payload(model, context, options)
-
-    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.google_generative_ai.wire16 import build_wire
-
-        return build_wire(model, payload, options)
-
-    def preload(self) -> None:
-        import pi_tools.providers.google_generative_ai.payload16  # noqa: F401
-
+    payload_module = "pi_tools.providers.google_generative_ai.payload16"
+    wire_module = "pi_tools.providers.google_generative_ai.wire16"
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         from pi_tools.providers.google_generative_ai.payload16 import build_history
 

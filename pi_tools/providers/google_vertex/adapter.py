@@ -6,28 +6,14 @@ Gemini API's kind."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from pi_tools.providers.contract import Model
 from pi_tools.providers.google_generative_ai.adapter import GoogleGenerativeAI
 
 
 class GoogleVertex(GoogleGenerativeAI):
+    payload_module = "pi_tools.providers.google_vertex.vertex"
+    wire_module = "pi_tools.providers.google_vertex.vertex"
     rule_modules = ()
     request_limit = None
-
-    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.google_vertex.vertex import build_payload
-
-        return build_payload(model, context, options)
-
-    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.google_vertex.vertex import build_wire
-
-        return build_wire(model, payload, options)
-
-    def preload(self) -> None:
-        import pi_tools.providers.google_vertex.vertex  # noqa: F401
 
 
 ADAPTER = GoogleVertex()

@@ -14,18 +14,10 @@ from pi_tools.providers.mistral_conversations import mapping
 
 
 class MistralConversations(ApiAdapter):
+    payload_module = "pi_tools.providers.mistral_conversations.payload"
+    wire_module = "pi_tools.providers.mistral_conversations.wire"
     rule_modules = ("pi_tools.providers.mistral_conversations.preflight_rules",)
     user_content_failure = "msg.content.some is not a function"
-
-    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.mistral_conversations.payload import build_payload
-
-        return build_payload(model, context, options)
-
-    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.mistral_conversations.wire import build_wire
-
-        return build_wire(model, payload, options)
 
     def stream_decoder(self) -> ModuleType:
         from pi_tools.providers.mistral_conversations import stream
@@ -43,9 +35,6 @@ class MistralConversations(ApiAdapter):
 
         normalize = make_tool_call_id_normalizer()
         return lambda tool_call_id, _model, _source: normalize(tool_call_id)
-
-    def preload(self) -> None:
-        import pi_tools.providers.mistral_conversations.payload  # noqa: F401
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         from pi_tools.providers.mistral_conversations.payload import build_history

@@ -17,17 +17,9 @@ from pi_tools.providers.openai_responses.adapter import OpenAIResponses
 
 
 class OpenAICodexResponses(OpenAIResponses):
+    payload_module = "pi_tools.providers.openai_codex_responses.payload"
+    wire_module = "pi_tools.providers.openai_codex_responses.wire"
     rule_modules = ()
-
-    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.openai_codex_responses.payload import build_payload
-
-        return build_payload(model, context, options)
-
-    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.openai_codex_responses.wire import build_wire
-
-        return build_wire(model, payload, options)
 
     def stream_decoder(self) -> Any:
         return None
@@ -36,9 +28,6 @@ class OpenAICodexResponses(OpenAIResponses):
         from pi_tools.providers.openai_codex_responses.payload import normalize_tool_call_id
 
         return normalize_tool_call_id
-
-    def preload(self) -> None:
-        import pi_tools.providers.openai_codex_responses.payload  # noqa: F401
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         from pi_tools.providers.openai_codex_responses.payload import build_history

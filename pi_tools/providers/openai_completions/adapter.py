@@ -13,17 +13,9 @@ from pi_tools.providers.openai_completions import mapping
 
 
 class OpenAICompletions(ApiAdapter):
+    payload_module = "pi_tools.providers.openai_completions.payload"
+    wire_module = "pi_tools.providers.openai_completions.wire"
     rule_modules = ("pi_tools.providers.openai_completions.preflight_rules",)
-
-    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.openai_completions.payload import build_payload
-
-        return build_payload(model, context, options)
-
-    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.openai_completions.wire import build_wire
-
-        return build_wire(model, payload, options)
 
     def stream_decoder(self) -> ModuleType:
         from pi_tools.providers.openai_completions import stream
@@ -34,9 +26,6 @@ class OpenAICompletions(ApiAdapter):
         from pi_tools.providers.openai_completions.payload import normalize_tool_call_id
 
         return normalize_tool_call_id
-
-    def preload(self) -> None:
-        import pi_tools.providers.openai_completions.payload  # noqa: F401
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         from pi_tools.providers.openai_completions.payload import build_history

@@ -15,18 +15,10 @@ from pi_tools.providers.openai_responses import mapping
 
 
 class OpenAIResponses(ApiAdapter):
+    payload_module = "pi_tools.providers.openai_responses.payload"
+    wire_module = "pi_tools.providers.openai_responses.wire"
     rule_modules: tuple[str, ...] = ("pi_tools.providers.openai_responses.preflight_rules",
                                      "pi_tools.providers.openai_responses.image_rules")
-
-    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.openai_responses.payload import build_payload
-
-        return build_payload(model, context, options)
-
-    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.openai_responses.wire import build_wire
-
-        return build_wire(model, payload, options)
 
     def stream_decoder(self) -> ModuleType | None:
         from pi_tools.providers.openai_responses import stream
@@ -37,9 +29,6 @@ class OpenAIResponses(ApiAdapter):
         from pi_tools.providers.openai_responses.payload import normalize_tool_call_id
 
         return normalize_tool_call_id
-
-    def preload(self) -> None:
-        import pi_tools.providers.openai_responses.payload  # noqa: F401
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         from pi_tools.providers.openai_responses.payload import build_history

@@ -12,32 +12,21 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
-from pi_tools.providers.contract import ApiAdapter, Model
+from pi_tools.providers.contract import ApiAdapter
 from pi_tools.providers.mapping import ASSISTANT, EXTRA, RESULT, SYSTEM, USER, system_messages
 
 _KINDS = {"user": USER, "assistant": ASSISTANT, "toolResult": RESULT, "system": SYSTEM}
 
 
 class PiMessages16(ApiAdapter):
+    payload_module = "pi_tools.providers.pi_messages.payload16"
+    wire_module = "pi_tools.providers.pi_messages.wire16"
     sends_messages_as_stored = True
-
-    def build_payload(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.pi_messages.payload16 import build_payload
-
-        return build_payload(model, context, options)
-
-    def build_wire(self, model: Model, payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-        from pi_tools.providers.pi_messages.wire16 import build_wire
-
-        return build_wire(model, payload, options)
 
     def stream_decoder(self) -> ModuleType:
         from pi_tools.providers.pi_messages import stream16
 
         return stream16
-
-    def preload(self) -> None:
-        import pi_tools.providers.pi_messages.payload16  # noqa: F401
 
     def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
         """Pi's own messages, by role: every system message (the leading prompt, a later update) is a system
