@@ -11,9 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,6 +22,8 @@ from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
 
 from support.oracle_path import CONFORMANCE16
+from support.payload16_goldens import document as golden_document
+from support.payload16_goldens import inputs_of, unmasked
 
 API = "anthropic-messages"
 EDITION = resolve("1.6").requests
@@ -35,17 +35,10 @@ def _names() -> list[str]:
     return sorted(path.stem for path in folder.glob("*.json")) if folder.is_dir() else []
 
 
-@cache
-def _doc(name: str) -> dict[str, Any]:
-    with open(CONFORMANCE16 / "expected" / f"{name}.json", encoding="utf-8") as fh:
-        doc: dict[str, Any] = json.load(fh)
-    return doc
-
-
 def _params() -> list[tuple[str, str, str]]:
     params = []
     for name in _names():
-        doc = _doc(name)
+        doc = golden_document(name)
         for variant in ("payloads", "payloadsReasoning"):
             for key in doc.get(variant) or {}:
                 if key == API or key.startswith(API + "@"):
@@ -64,28 +57,11 @@ def test_the_goldens_are_there() -> None:
     assert len(PARAMS) >= 312
 
 
-def _inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    inputs = doc["inputs"]
-    context: dict[str, Any] = {"messages": doc["llm"]}
-    if inputs["systemPrompt"] is not None:
-        context["systemPrompt"] = inputs["systemPrompt"]
-    if inputs["tools"] is not None:
-        context["tools"] = inputs["tools"]
-    options = dict(inputs["streamOptions"])
-    if entry.get("reasoning") is not None:
-        options["reasoning"] = entry["reasoning"]
-    return context, options
-
-
-def _comparable(headers: dict[str, str]) -> dict[str, str]:
-    return {name: value for name, value in headers.items() if value != "<volatile>"}
-
-
 @pytest.mark.parametrize(("name", "variant", "key"), PARAMS)
 def test_payload_and_wire_match_pi16(name: str, variant: str, key: str) -> None:
-    doc = _doc(name)
+    doc = golden_document(name)
     entry = doc[variant][key]
-    context, options = _inputs(doc, entry)
+    context, options = inputs_of(doc, entry)
     model = find_model(entry["model"], EDITION.catalog)
     if "error" in entry:
         with pytest.raises(PayloadError) as failure:
@@ -98,7 +74,7 @@ def test_payload_and_wire_match_pi16(name: str, variant: str, key: str) -> None:
     golden = entry["wire"]
     wire = registry.build_wire(API, model, payload, options, EDITION)
     assert (wire["method"], wire["url"]) == (golden["method"], golden["url"])
-    assert _comparable(wire["headers"]) == _comparable(golden["headers"])
+    assert unmasked(wire["headers"]) == unmasked(golden["headers"])
     assert js_stringify(wire["body"]) == js_stringify(golden["body"])
 
 
@@ -108,7 +84,7 @@ def test_the_cli_builds_a_session_with_system_messages_as_pi16() -> None:
     if not (CONFORMANCE16 / "cases" / f"{name}.jsonl").exists():
         pytest.skip(f"no Pi 1.6 conformance set at {CONFORMANCE16}")
     key = f"{API}@anthropic/claude-opus-4-8"
-    entry = _doc(name)["payloads"][key]
+    entry = golden_document(name)["payloads"][key]
     run = subprocess.run(
         [sys.executable, "-m", "pi_tools", "payload", "--pi", "1.6", "--api", API, "--model", entry["model"],
          "--reasoning", "off", "--wire", str(CONFORMANCE16 / "cases" / f"{name}.jsonl")],
@@ -118,4 +94,4 @@ def test_the_cli_builds_a_session_with_system_messages_as_pi16() -> None:
     assert document["kind"] == "payload", document
     assert document["payload"] == entry["payload"]
     assert document["wire"]["body"] == entry["wire"]["body"]
-    assert _comparable(document["wire"]["headers"]) == _comparable(entry["wire"]["headers"])
+    assert unmasked(document["wire"]["headers"]) == unmasked(entry["wire"]["headers"])

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import base64
 import json
-from functools import cache
-from typing import Any
 
 import pytest
 
@@ -19,6 +17,7 @@ from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
 
 from support.oracle_path import CONFORMANCE16
+from support.payload16_goldens import document, inputs_of, unmasked
 
 PI16 = resolve("1.6")
 API = "openai-codex-responses"
@@ -37,37 +36,13 @@ def _names() -> list[str]:
     return sorted(path.stem for path in (CONFORMANCE16 / "expected").glob("*.json"))
 
 
-@cache
-def _expected(name: str) -> dict[str, Any]:
-    with open(CONFORMANCE16 / "expected" / f"{name}.json", encoding="utf-8") as fh:
-        result: dict[str, Any] = json.load(fh)
-    return result
-
-
 def _entries() -> list[tuple[str, str, str]]:
     found = []
     for name in _names():
-        doc = _expected(name)
+        doc = document(name)
         for variant in VARIANTS:
             found += [(name, variant, key) for key in doc.get(variant) or {} if key.split("@", 1)[0] == API]
     return found
-
-
-def _comparable(headers: dict[str, str]) -> dict[str, str]:
-    return {name: value for name, value in headers.items() if value != "<volatile>"}
-
-
-def _inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    inputs = doc["inputs"]
-    context: dict[str, Any] = {"messages": doc["llm"]}
-    if inputs["systemPrompt"] is not None:
-        context["systemPrompt"] = inputs["systemPrompt"]
-    if inputs["tools"] is not None:
-        context["tools"] = inputs["tools"]
-    options = {**inputs["streamOptions"], "apiKey": DUMMY_TOKEN}
-    if entry.get("reasoning") is not None:
-        options["reasoning"] = entry["reasoning"]
-    return context, options
 
 
 def test_the_goldens_are_there() -> None:
@@ -79,9 +54,10 @@ def test_the_goldens_are_there() -> None:
 
 @pytest.mark.parametrize(("name", "variant", "key"), _entries())
 def test_payload_and_wire_equal_the_golden(name: str, variant: str, key: str) -> None:
-    doc = _expected(name)
+    doc = document(name)
     entry = doc[variant][key]
-    context, options = _inputs(doc, entry)
+    context, options = inputs_of(doc, entry)
+    options["apiKey"] = DUMMY_TOKEN  # a ChatGPT token naming the account, as the oracle passed
     model = find_model(entry["model"], PI16.requests.catalog)
     if "error" in entry:
         with pytest.raises(PayloadError) as failure:
@@ -94,6 +70,6 @@ def test_payload_and_wire_equal_the_golden(name: str, variant: str, key: str) ->
     golden = entry["wire"]
     wire = registry.build_wire(API, model, payload, options, PI16.requests)
     assert (wire["method"], wire["url"]) == (golden["method"], golden["url"])
-    assert _comparable(wire["headers"]) == _comparable(golden["headers"])
+    assert unmasked(wire["headers"]) == unmasked(golden["headers"])
     assert (wire["bodyBytes"], wire["bodySha256"]) == (golden["bodyBytes"], golden["bodySha256"])
     assert wire["bodyBase64"] == golden["bodyBase64"]

@@ -4,8 +4,6 @@ off and on, equal what Pi 1.6 built. Skipped without ../shared/conformance16 (su
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from typing import Any
 
 import pytest
@@ -16,17 +14,11 @@ from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
 
 from support.oracle_path import CONFORMANCE16
+from support.payload16_goldens import document, inputs_of
 from support.payloadcases import assert_same_json
 
 API = "openai-completions"
 PI16 = resolve("1.6")
-
-
-@cache
-def _doc(case: str) -> dict[str, Any]:
-    with open(CONFORMANCE16 / "expected" / f"{case}.json", encoding="utf-8") as fh:
-        doc: dict[str, Any] = json.load(fh)
-    return doc
 
 
 def _params() -> list[Any]:
@@ -34,7 +26,7 @@ def _params() -> list[Any]:
         return [pytest.param("", "", "", marks=pytest.mark.skip(reason=f"no Pi 1.6 goldens at {CONFORMANCE16}"))]
     params = []
     for path in sorted((CONFORMANCE16 / "expected").glob("*.json")):
-        doc = _doc(path.stem)
+        doc = document(path.stem)
         for variant in ("payloads", "payloadsReasoning"):
             for key in doc.get(variant) or {}:
                 if key == API or key.startswith(f"{API}@"):
@@ -42,24 +34,10 @@ def _params() -> list[Any]:
     return params
 
 
-def _inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The context Pi 1.6's streamSimple got (a session with its own system messages has no systemPrompt and no
-    tools) and the document's stream options with the entry's thinking level."""
-    inputs = doc["inputs"]
-    context: dict[str, Any] = {"messages": doc["llm"]}
-    for name in ("systemPrompt", "tools"):
-        if inputs[name] is not None:
-            context[name] = inputs[name]
-    options = dict(inputs["streamOptions"])
-    if entry.get("reasoning") is not None:
-        options["reasoning"] = entry["reasoning"]
-    return context, options
-
-
 @pytest.mark.parametrize(("case", "variant", "key"), _params())
 def test_payload_and_wire_equal_pi_16(case: str, variant: str, key: str) -> None:
-    entry = _doc(case)[variant][key]
-    context, options = _inputs(_doc(case), entry)
+    entry = document(case)[variant][key]
+    context, options = inputs_of(document(case), entry)
     model = find_model(entry["model"], PI16.requests.catalog)
     if "error" in entry:
         with pytest.raises(PayloadError) as raised:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,8 @@ from pi_tools.providers.catalog import find_model
 from pi_tools.providers.errors import PayloadError
 
 from support.oracle_path import CONFORMANCE16
+from support.payload16_goldens import document as golden_document
+from support.payload16_goldens import inputs_of, unmasked
 
 PI16 = resolve("1.6")
 PREFIX = "openai-responses"
@@ -32,37 +33,13 @@ def _names() -> list[str]:
     return sorted(path.stem for path in (CONFORMANCE16 / "expected").glob("*.json"))
 
 
-@cache
-def _expected(name: str) -> dict[str, Any]:
-    with open(CONFORMANCE16 / "expected" / f"{name}.json", encoding="utf-8") as fh:
-        result: dict[str, Any] = json.load(fh)
-    return result
-
-
 def _entries() -> list[tuple[str, str, str]]:
     found = []
     for name in _names():
-        doc = _expected(name)
+        doc = golden_document(name)
         for variant in VARIANTS:
             found += [(name, variant, key) for key in doc.get(variant) or {} if key.startswith(PREFIX)]
     return found
-
-
-def _comparable(headers: dict[str, str]) -> dict[str, str]:
-    return {name: value for name, value in headers.items() if value != "<volatile>"}
-
-
-def _inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    inputs = doc["inputs"]
-    context: dict[str, Any] = {"messages": doc["llm"]}
-    if inputs["systemPrompt"] is not None:
-        context["systemPrompt"] = inputs["systemPrompt"]
-    if inputs["tools"] is not None:
-        context["tools"] = inputs["tools"]
-    options = dict(inputs["streamOptions"])
-    if entry.get("reasoning") is not None:
-        options["reasoning"] = entry["reasoning"]
-    return context, options
 
 
 def test_the_goldens_are_there() -> None:
@@ -75,10 +52,10 @@ def test_the_goldens_are_there() -> None:
 
 @pytest.mark.parametrize(("name", "variant", "key"), _entries())
 def test_payload_and_wire_equal_the_golden(name: str, variant: str, key: str) -> None:
-    doc = _expected(name)
+    doc = golden_document(name)
     entry = doc[variant][key]
     api = key.split("@", 1)[0]
-    context, options = _inputs(doc, entry)
+    context, options = inputs_of(doc, entry)
     model = find_model(entry["model"], PI16.requests.catalog)
     if "error" in entry:
         with pytest.raises(PayloadError) as failure:
@@ -91,7 +68,7 @@ def test_payload_and_wire_equal_the_golden(name: str, variant: str, key: str) ->
     golden = entry["wire"]
     wire = registry.build_wire(api, model, payload, options, PI16.requests)
     assert (wire["method"], wire["url"]) == (golden["method"], golden["url"])
-    assert _comparable(wire["headers"]) == _comparable(golden["headers"])
+    assert unmasked(wire["headers"]) == unmasked(golden["headers"])
     assert json.dumps(wire["body"]) == json.dumps(golden["body"])
 
 
@@ -102,7 +79,7 @@ def test_cli_builds_the_goldens(cli: Any, tmp_path: Path, key: str) -> None:
         pytest.skip(f"no Pi 1.6 conformance set at {CONFORMANCE16}")
     groups: dict[tuple[str | None, str | None], list[str]] = defaultdict(list)
     for name in _names():
-        doc = _expected(name)
+        doc = golden_document(name)
         if key not in (doc.get("payloads") or {}):
             continue
         inputs = doc["inputs"]
@@ -111,7 +88,7 @@ def test_cli_builds_the_goldens(cli: Any, tmp_path: Path, key: str) -> None:
             tools_file = str(tmp_path / "tools.json")
             Path(tools_file).write_text(json.dumps(inputs["tools"]))
         groups[(inputs["systemPrompt"], tools_file)].append(name)
-    model = _expected(_names()[0])["payloads"][key]["model"]
+    model = golden_document(_names()[0])["payloads"][key]["model"]
     checked = 0
     for (system_prompt, tools_file), names in groups.items():
         args = ["payload", "--pi", "1.6", "--api", PREFIX, "--model", model, "--wire", "--reasoning", "off"]
@@ -123,13 +100,13 @@ def test_cli_builds_the_goldens(cli: Any, tmp_path: Path, key: str) -> None:
         documents = run.documents()
         assert len(documents) == len(names), run.stderr
         for name, document in zip(names, documents, strict=True):
-            entry = _expected(name)["payloads"][key]
+            entry = golden_document(name)["payloads"][key]
             if "error" in entry:
                 assert (document["kind"], document["error"]) == ("error", entry["error"]), name
                 continue
             assert document["kind"] == "payload", (name, document)
             assert document["payload"] == entry["payload"], name
-            assert _comparable(document["wire"]["headers"]) == _comparable(entry["wire"]["headers"]), name
+            assert unmasked(document["wire"]["headers"]) == unmasked(entry["wire"]["headers"]), name
             assert document["wire"]["url"] == entry["wire"]["url"]
             checked += 1
     assert checked >= 50

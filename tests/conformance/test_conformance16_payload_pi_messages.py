@@ -4,10 +4,6 @@ and on, for every case. Skipped without the goldens (support.oracle_path)."""
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from typing import Any
-
 import pytest
 
 from pi_tools.js.json_stringify import js_stringify
@@ -16,6 +12,7 @@ from pi_tools.providers import registry
 from pi_tools.providers.catalog import find_model
 
 from support.oracle_path import CONFORMANCE16
+from support.payload16_goldens import document, inputs_of
 
 PI16 = resolve("1.6")
 PREFIX = "pi-messages"
@@ -27,30 +24,10 @@ def _keys() -> list[tuple[str, str, str]]:
         return []
     found = []
     for path in sorted(EXPECTED.glob("*.json")):
-        doc = _doc(path.stem)
+        doc = document(path.stem)
         for variant in ("payloads", "payloadsReasoning"):
             found.extend((path.stem, variant, key) for key in doc.get(variant) or {} if key.startswith(PREFIX))
     return found
-
-
-@cache
-def _doc(name: str) -> dict[str, Any]:
-    with open(EXPECTED / f"{name}.json", encoding="utf-8") as fh:
-        doc: dict[str, Any] = json.load(fh)
-    return doc
-
-
-def _inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    inputs = doc["inputs"]
-    context: dict[str, Any] = {"messages": doc["llm"]}
-    if inputs["systemPrompt"] is not None:
-        context["systemPrompt"] = inputs["systemPrompt"]
-    if inputs["tools"] is not None:
-        context["tools"] = inputs["tools"]
-    options = dict(inputs["streamOptions"])
-    if entry.get("reasoning") is not None:
-        options["reasoning"] = entry["reasoning"]
-    return context, options
 
 
 KEYS = _keys()
@@ -63,10 +40,10 @@ def test_the_goldens_hold_pi_messages_keys() -> None:
 
 @pytest.mark.parametrize(("case", "variant", "key"), KEYS, ids=["/".join(k) for k in KEYS])
 def test_payload_and_wire_equal_pi_16(case: str, variant: str, key: str) -> None:
-    doc = _doc(case)
+    doc = document(case)
     entry = doc[variant][key]
     api = key.split("@", 1)[0]
-    context, options = _inputs(doc, entry)
+    context, options = inputs_of(doc, entry)
     model = find_model(entry["model"], PI16.requests.catalog)
     payload = registry.build_payload(api, model, context, options, PI16.requests)
     assert js_stringify(payload) == js_stringify(entry["payload"])

@@ -40,7 +40,14 @@ def cases(prefixes: tuple[str, ...]) -> list[tuple[str, str, str]]:
     return found
 
 
-def _inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def document(case: str) -> dict[str, Any]:
+    """The golden document of one conformance16 case (read once)."""
+    return golden(CONFORMANCE16 / "expected" / f"{case}.json")
+
+
+def inputs_of(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The context Pi 1.6's streamSimple got (a session with its own system messages has no systemPrompt and no
+    tools) and the document's stream options with the entry's thinking level."""
     inputs = doc["inputs"]
     context: dict[str, Any] = {"messages": doc["llm"]}
     if inputs["systemPrompt"] is not None:
@@ -53,7 +60,8 @@ def _inputs(doc: dict[str, Any], entry: dict[str, Any]) -> tuple[dict[str, Any],
     return context, options
 
 
-def _unmasked(headers: dict[str, str]) -> dict[str, str]:
+def unmasked(headers: dict[str, str]) -> dict[str, str]:
+    """The headers the oracle did not mask (`<volatile>` values left out)."""
     return {name: value for name, value in headers.items() if value != "<volatile>"}
 
 
@@ -62,7 +70,7 @@ def assert_matches(case: str, variant: str, key: str) -> None:
     doc = golden(CONFORMANCE16 / "expected" / f"{case}.json")
     entry = doc[variant][key]
     api = key.split("@", 1)[0]
-    context, options = _inputs(doc, entry)
+    context, options = inputs_of(doc, entry)
     model = find_model(entry["model"], VERSION.requests.catalog)
     try:
         payload = registry.build_payload(api, model, context, options, VERSION.requests)
@@ -78,5 +86,5 @@ def assert_matches(case: str, variant: str, key: str) -> None:
         return
     built = registry.build_wire(api, model, payload, options, VERSION.requests)
     assert (built["method"], built["url"]) == (wire["method"], wire["url"])
-    assert _unmasked(built["headers"]) == _unmasked(wire["headers"])
+    assert unmasked(built["headers"]) == unmasked(wire["headers"])
     assert built["body"] == wire["body"]
