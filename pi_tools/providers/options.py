@@ -180,10 +180,15 @@ def _text_and_image_chars(content: Any) -> int:
 
 def estimate_message_tokens(message: Mapping[str, Any]) -> int:
     """chars/4 of what a message sends: text and thinking, tool names plus JSON arguments, 4800 chars per image."""
+    return _ceil_tokens(message_chars(message))
+
+
+def message_chars(message: Mapping[str, Any]) -> int:
+    """The characters a user, tool-result or assistant message counts in pi-ai's estimate (every version)."""
     role = message.get("role")
     content = message.get("content")
     if role in ("user", "toolResult"):
-        return _ceil_tokens(_text_and_image_chars(content))
+        return _text_and_image_chars(content)
     chars = 0
     for block in _blocks(content, "message.content"):
         kind = block_type(block)
@@ -196,7 +201,7 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
             # JSON.stringify(undefined) yields undefined, which pi-ai prints as the word "undefined".
             serialized = js_stringify(block["arguments"]) if "arguments" in block else "undefined"
             chars += name_length + js_length(serialized)
-    return _ceil_tokens(chars)
+    return chars
 
 
 def usage_context_tokens(usage: Any) -> Any:

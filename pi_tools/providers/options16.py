@@ -15,21 +15,18 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pi_tools.js.access import block_type
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.js.strings import js_length
 from pi_tools.js.values import UNDEFINED, js_add
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.options import (
     CONTEXT_SAFETY_TOKENS,
-    _blocks,
-    _field_length,
-    _text_and_image_chars,
     clamp_thinking_level,
     js_max,
     js_min,
     js_token_count,
     last_usage_index,
+    message_chars,
     usage_context_tokens,
 )
 from pi_tools.providers.transcript import normalize_context, system_message_text
@@ -75,25 +72,10 @@ def estimate_tools_tokens(tools: Any) -> int:
 
 def estimate_message_tokens(message: Mapping[str, Any]) -> Any:
     """chars/3.5 of what a message sends; a system message counts its prompt and its tool changes."""
-    role = message.get("role")
-    content = message.get("content")
-    if role == "system":
+    if message.get("role") == "system":
         return (_tokens(js_length(system_message_text(message))) + estimate_tools_tokens(message.get("toolsAdded"))
                 + estimate_tools_tokens(message.get("toolsRemoved")))
-    if role in ("user", "toolResult"):
-        return _tokens(_text_and_image_chars(content))
-    chars = 0
-    for block in _blocks(content, "message.content"):
-        kind = block_type(block)
-        if kind == "text":
-            chars += _field_length(block, "text")
-        elif kind == "thinking":
-            chars += _field_length(block, "thinking")
-        else:
-            name_length = _field_length(block, "name")
-            serialized = js_stringify(block["arguments"]) if "arguments" in block else "undefined"
-            chars += name_length + js_length(serialized)
-    return _tokens(chars)
+    return _tokens(message_chars(message))
 
 
 def estimate_context_tokens(messages: Sequence[Mapping[str, Any]]) -> Any:
