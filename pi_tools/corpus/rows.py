@@ -36,6 +36,7 @@ from pi_tools.session.context import (
     entry_to_messages,
     plan_session_context,
 )
+from pi_tools.session.counts import message_count
 from pi_tools.session.line_format import (
     ROLE_OF_TYPE,
     Bash,
@@ -52,6 +53,7 @@ from pi_tools.session.spending import SpendingRules
 from pi_tools.session.tree import PI_085_VOCABULARY, PathCycleError, SessionTree, Vocabulary
 from pi_tools.usage.counter import MESSAGE_KIND, UsageCounter, message_usage
 from pi_tools.usage.scan import scan_reads_line
+from pi_tools.usage.totals import session_cost
 
 if TYPE_CHECKING:
     from pi_tools.pi import PiVersion
@@ -302,8 +304,12 @@ def file_rows(name: str, data: bytes, reading: Reading = BASE_READING) -> FileRo
     read = bulk_read(name, data, structs=True, rules=reading.rules)
     if read is None:
         read = tree_read(name, data, reading.rules)
-    return session_rows(name, read, read.lengths if read.lengths is not None else line_lengths(data), len(data),
+    rows = session_rows(name, read, read.lengths if read.lengths is not None else line_lengths(data), len(data),
                         shape=reading.shape, spending=reading.spending)
+    # The session's cost as `usage` reports it, by its own code (issue 25: one cost in every command); the usage
+    # table's rows keep their per-message costs.
+    rows["sessions"]["cost"] = [session_cost(data, reading.spending)]
+    return rows
 
 
 def tree_read(name: str, data: bytes, rules: ContextRules = PI_085_RULES) -> ReadSession:
@@ -734,7 +740,7 @@ def session_rows(name: str, read: ReadSession, lengths: list[int], size: int,
         "id": _text(header.get("id")), "cwd": _text(header.get("cwd")), "name": read.name,
         "parentSession": _text(header.get("parentSession")), "created": created,
         "modified": last_activity if last_activity is not None else created, "bytes": size,
-        "entries": len(entries), "messages": len(messages[ENTRY]), **role_counts,
+        "entries": len(entries), "messages": message_count(entries), **role_counts,
         "contextMessages": context_messages + read.extra_context, "toolCalls": len(calls[ENTRY]),
         **({"usageEntries": len(rows["usage_entries"][ENTRY])} if counts_usage_entries else {}),
         **({"contextEdits": len(rows["context_edits"][ENTRY])} if applies_edits else {}), "models": list(models),

@@ -1,5 +1,8 @@
 """Session listing (Pi's SessionInfo): id, cwd, name, created, modified, message count, first message.
 
+The message count is session/counts.py's (message entries, custom messages and summaries), the one `index`
+and `export` give, not Pi's (message entries only).
+
 Reads the header line first and gives up on a file that is not a session without reading the rest; other
 files are parsed line by line without building the tree.
 """
@@ -14,6 +17,7 @@ import orjson
 from pi_tools.js.date import js_date_ms, js_iso_string
 from pi_tools.js.errors import JsonSyntaxError
 from pi_tools.js.json_line import loads_line
+from pi_tools.session.counts import is_message
 from pi_tools.session.reader import paused_gc
 from pi_tools.sources.files import find_session_files
 
@@ -71,8 +75,9 @@ def session_info(path: str) -> dict[str, Any] | None:
                 if kind == "session_info":
                     raw = entry.get("name")
                     name = (raw.strip() or None) if isinstance(raw, str) else None
-                elif kind == "message":
-                    count += 1
+                elif is_message(entry):
+                    count += 1  # (session/counts.py: the count `index` and `export` give too)
+                if kind == "message":
                     message = entry.get("message")
                     if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
                         continue

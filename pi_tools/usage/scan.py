@@ -224,7 +224,11 @@ def scan_all(path: str, into: _Accumulator) -> None:
     """
     from pi_tools.sources.files import read_bytes
 
-    data = read_bytes(path)
+    scan_data(read_bytes(path), into)
+
+
+def scan_data(data: bytes, into: _Accumulator) -> None:
+    """`scan_all` of a file's bytes already read (the index and the one-session totals have them)."""
     find = data.find
     rfind = data.rfind
     head_match = _PI_HEAD.match
