@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -86,8 +87,10 @@ def export_command(
     rules = resolve(pi).context
     status = EXIT_OK
     for name, path in zip(files, output_paths(files, out, _EXTENSIONS[chosen]), strict=True):
+        sidecars: list[tuple[str, str]] = []
         try:
-            pieces = export_session(load_session(name, rules=rules), chosen, options)
+            pieces = export_session(load_session(name, rules=rules), chosen,
+                                    replace(options, page=None if path == "-" else path), sidecars)
         except MissingTemplateError as exc:
             fail(str(exc))
         except (SessionReadError, ContextError, ExportError) as exc:
@@ -95,6 +98,8 @@ def export_command(
             report(message if name in message else f"{name}: {message}")
             status = EXIT_BAD_INPUT
             continue
+        for sidecar, text in sidecars:  # the full texts cut out of the page, beside it, before it
+            write_pieces(sidecar, [text])
         write_pieces(path, pieces)
     # The session, the model and the page are freed with the process, not object by object.
     exit_without_teardown(status)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pi_tools.export.chat import ChatMessage, ChatProjection
+from pi_tools.export.cutting import cut_texts
 from pi_tools.export.redaction import Rewrite, make_rewrite, rewrite_value
 from pi_tools.export.transcript import TranscriptOptions, build_transcript, hidden_by_compaction
 from pi_tools.session.context import PI_085_RULES, ContextError
@@ -29,6 +30,9 @@ class ExportOptions(TranscriptOptions):
 
     redact: Sequence[str] = field(default_factory=tuple)
     scrub: bool = False
+    page: str | None = None
+    """The file the page goes to (None: stdout): texts above cutting.CUT_AT are cut, and kept in full in
+    sidecar files named after it (md, html)."""
 
 
 def rewritten_tree(tree: SessionTree, rewrite: Rewrite) -> SessionTree:
@@ -121,8 +125,12 @@ def _wanted(message: Any, only: str | None) -> bool:
     return role == only or (only == "assistant" and role == "toolResult")
 
 
-def export_session(tree: SessionTree, fmt: str, options: ExportOptions | None = None) -> Iterator[str]:
-    """The export of one session in pieces (raises ContextError, ExportError before the first piece)."""
+def export_session(tree: SessionTree, fmt: str, options: ExportOptions | None = None,
+                   sidecars: list[tuple[str, str]] | None = None) -> Iterator[str]:
+    """The export of one session in pieces (raises ContextError, ExportError before the first piece).
+
+    The texts cut out of an md or html page (cutting.py) are appended to `sidecars` as (path, full text), for
+    the caller to write beside the page (they are left out of the page whether or not it asks)."""
     options = options or ExportOptions()
     if fmt not in FORMATS:
         raise ExportError(f"--format: unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
@@ -132,7 +140,25 @@ def export_session(tree: SessionTree, fmt: str, options: ExportOptions | None = 
 
     template = export_template(fmt)  # a template missing from the installation is said before any output
     view = build_transcript(_prepared(tree, options), options)
+    view["session"] = session_totals(tree, options)
+    kept = cut_texts(view, options.page)
+    if sidecars is not None:
+        sidecars.extend(kept)
     return _page(template, view)
+
+
+def session_totals(tree: SessionTree, options: ExportOptions) -> dict[str, Any] | None:
+    """The whole session's message count and cost, by the code `ls`, `index` and `usage` use (session/counts.py,
+    usage/totals.py), so that the header and those commands agree; None when the file cannot be read again."""
+    from pi_tools.session.counts import message_count
+    from pi_tools.session.spending import PI_085_SPENDING
+    from pi_tools.usage.totals import file_cost, format_cost
+
+    try:
+        cost = file_cost(tree.source, options.pi.spending if options.pi is not None else PI_085_SPENDING)
+    except OSError:
+        return None
+    return {"messages": message_count(tree.entries), "cost": cost, "costText": format_cost(cost)}
 
 
 def _chat_lines(messages: list[ChatMessage]) -> Iterator[str]:

@@ -588,7 +588,7 @@ def build_transcript(tree: SessionTree, options: TranscriptOptions | None = None
     leaf_id = path[-1].get("id") if path and isinstance(path[-1], dict) else None
     return {
         "source": tree.source,
-        "title": tree.name or js_to_string(header.get("id", "session")),
+        "title": session_title(tree),
         "header": {"id": js_to_string(header.get("id", "")), "cwd": js_to_string(header.get("cwd", "")),
                    "time": format_time(header), "version": js_to_string(header.get("version", ""))},
         "leafId": js_to_string(leaf_id) if leaf_id is not None else "",
@@ -598,6 +598,29 @@ def build_transcript(tree: SessionTree, options: TranscriptOptions | None = None
         "rows": _with_context_markers(kept),
         "left_out": _left_out(options),
     }
+
+
+TITLE_CHARS = 80
+"""A title taken from the first user message is cut to this many characters (with an ellipsis)."""
+
+
+def session_title(tree: SessionTree) -> str:
+    """The page's title: the session's name (its latest `session_info` entry), else its first user message in
+    the file with whitespace collapsed and cut to TITLE_CHARS, else its id (what a reader knows a session by;
+    the id stays in the header)."""
+    if tree.name and tree.name.strip():
+        return tree.name.strip()
+    for entry in tree.entries:
+        message = entry.get("message") if isinstance(entry, dict) and entry.get("type") == "message" else None
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        raw = "\n".join(_text_blocks(message.get("content")))
+        skill = _skill(raw)  # a skill invocation: the user's own words after it, else the skill's name
+        text = " ".join((skill["message"] or f"/skill:{skill['name']}" if skill is not None else raw).split())
+        if text:
+            return text if len(text) <= TITLE_CHARS else text[:TITLE_CHARS - 1].rstrip() + "…"
+    header = tree.header if isinstance(tree.header, dict) else {}
+    return js_to_string(header.get("id", "session"))
 
 
 def context_notes(tree: SessionTree, path: list[Any], rules: ContextRules = PI_085_RULES) -> dict[int, str]:
