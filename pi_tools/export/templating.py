@@ -185,7 +185,14 @@ def md_prose(value: Any) -> Markup:
     return _safe("\n".join(out).rstrip())
 
 
-_FILTERS = {"md_prose": md_prose, "md_line": md_line, "md_block": md_block, "md_tick": md_tick}
+def md_html(value: Any) -> Markup:
+    """Markdown rendered as HTML, raw HTML off (export/markdown.py), for the HTML page's assistant text."""
+    from pi_tools.export.markdown import render_markdown
+
+    return render_markdown(value)
+
+
+_FILTERS = {"md_prose": md_prose, "md_line": md_line, "md_block": md_block, "md_tick": md_tick, "md_html": md_html}
 
 
 def export_template(fmt: str) -> jinja2.Template:
