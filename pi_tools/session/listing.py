@@ -16,7 +16,7 @@ import orjson
 
 from pi_tools.js.date import js_date_ms, js_iso_string
 from pi_tools.js.errors import JsonSyntaxError
-from pi_tools.js.json_line import loads_line
+from pi_tools.js.json_line import loads_line, loads_line_lenient
 from pi_tools.session.counts import is_message
 from pi_tools.session.reader import paused_gc
 from pi_tools.sources.files import find_session_files
@@ -66,7 +66,7 @@ def session_info(path: str) -> dict[str, Any] | None:
                     entry = orjson.loads(line)
                 except orjson.JSONDecodeError:
                     try:
-                        entry = loads_line(line.rstrip(b"\r\n"))
+                        entry = loads_line_lenient(line.rstrip(b"\r\n"))  # invalid UTF-8: U+FFFD, as Pi reads it
                     except (JsonSyntaxError, UnicodeDecodeError):
                         continue
                 if not isinstance(entry, dict):

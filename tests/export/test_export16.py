@@ -10,16 +10,16 @@ from typing import Any
 CASES = "tests/data/pi16/cases"
 
 E06_MD = '''\
-# edge-1
+# q1
 
 - session: `edge-1`
 - started: 2026-12-01 00:00:00 UTC
 - directory: `/tmp/x`
 - models: anthropic/claude-sonnet-4-5
-- messages: 3 user, 2 assistant, 1 compactions
+- messages: 9 in the session; on the path shown: 3 user, 2 assistant, 1 compactions
 - tool calls: 0
 - tokens: ↑2 ↓2
-- cost: $0.000
+- cost: $0.0000 for the session, as `pi-tools usage` counts it; stored on the path shown: $0.000
 - shown: the active path to u3
 
 > **Not in the model's context: history a later compaction summarised**

@@ -330,7 +330,13 @@ def test_the_page_is_self_contained(path: Path) -> None:
     """One file: no stylesheet, script, image, font or frame from anywhere else; images only as data: URLs."""
     page = "".join(export_session(load_session(str(path)), "html", ExportOptions(branches="all")))
     tags = re.findall(r"<[a-zA-Z][^<>]*>", page)
-    assert not [t for t in tags if re.match(r"<(link|iframe|object|embed|base|a)\b", t)]
+    assert not [t for t in tags if re.match(r"<(link|iframe|object|embed|base)\b", t)]
+    # Links: only those of rendered assistant Markdown (markdown-it's checked targets, never followed with the
+    # page's referrer) and the links to cut texts' sidecar files.
+    links = [t for t in tags if re.match(r"<a\b", t)]
+    assert all(re.fullmatch(r'<a href="[^"]*" rel="noopener noreferrer nofollow">', t)
+               or re.fullmatch(r'<a class="full" href="[^"/]*">', t) for t in links), links
+    assert not [t for t in links if re.search(r'href="\s*(javascript|vbscript|data|file):', t, re.I)]
     assert [t for t in tags if t.startswith("<script")] == [t for t in tags if t.startswith("<script nonce=")]
     assert len([t for t in tags if t.startswith("<script")]) == 1
     assert all(re.search(r' src="data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\r\n]*"', t)

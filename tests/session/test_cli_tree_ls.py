@@ -45,10 +45,10 @@ def test_ls_lists_sessions_newest_first(cli: Any, tmp_path: Path) -> None:
     assert infos[0]["modified"] >= infos[1]["modified"]
     for info in infos:
         assert set(info) == {"path", "id", "cwd", "name", "parentSessionPath", "created", "modified",
-                             "messageCount", "firstMessage"}
+                             "messageCount", "cost", "firstMessage"}
         assert info["messageCount"] > 0 and info["firstMessage"] != "(no messages)"
     table = cli("ls", str(tmp_path))
-    assert table.stdout.splitlines()[0].split() == ["MODIFIED", "ID", "MSGS", "NAME", "CWD", "FIRST", "MESSAGE"]
+    assert table.stdout.splitlines()[0].split() == ["MODIFIED", "ID", "MSGS", "COST", "NAME", "CWD", "FIRST", "MESSAGE"]
 
 
 def test_ls_rejects_a_file(cli: Any) -> None:
