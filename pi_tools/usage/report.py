@@ -84,7 +84,7 @@ class Shape:
 PLAIN = Shape()
 """The code's default shape (Pi 0.85's)."""
 COST_DECIMALS = 6
-"""Costs in rows and totals are rounded to 6 decimals: dollars to the micro-dollar, finer than any price list
+"""Costs in the json, csv and parquet outputs are rounded to 6 decimals: dollars to the micro-dollar, finer than any price list
 (per-token prices are micro-dollars: $3 per million tokens is $0.000003 a token) and free of the float sums'
 noise (`30.330197699999978`)."""
 
@@ -230,7 +230,7 @@ def period_of(day: str, by: str) -> str:
 
 def usage_rows(data: UsageData, by: str | tuple[str, ...]) -> list[dict[str, Any]]:
     """One row per value of the `by` keys (one key or several: `model,day`), sorted by them: token sums, costs
-    (rounded to COST_DECIMALS), and how many messages' costs came from each source."""
+    (exact sums; the outputs round them, `rounded`), and how many messages' costs came from each source."""
     names = grouping_keys(by)
     columns = data.columns
     key_columns = [_key_column(columns, name) for name in names]
@@ -262,14 +262,14 @@ def usage_rows(data: UsageData, by: str | tuple[str, ...]) -> list[dict[str, Any
         row: dict[str, Any] = dict(zip(names, key, strict=True))
         for name in shape.row_columns:
             if name == "cost":
-                row[name] = round(float(values["costStored"] + values["costRecomputed"]), COST_DECIMALS)
+                row[name] = float(values["costStored"] + values["costRecomputed"])
             elif name == "cacheHitRatio":
                 row[name] = values["cacheRead"] / prompt if prompt > 0 else None
             elif name == "costSources":
                 row[name] = {source: int(values[field]) for source, field in zip(shape.sources, SOURCE_FIELDS,
                                                                                   strict=False)}
             elif name.startswith("cost"):
-                row[name] = round(float(values[name]), COST_DECIMALS)
+                row[name] = float(values[name])
             else:
                 row[name] = int(values[name])
         rows.append(row)
@@ -290,7 +290,7 @@ def usage_totals(rows: list[dict[str, Any]], shape: Shape = PLAIN) -> dict[str, 
     totals: dict[str, Any] = {}
     for key in shape.total_keys:
         if key.startswith("cost") and key != "costSources":
-            totals[key] = round(float(sum(row[key] for row in rows)), COST_DECIMALS)
+            totals[key] = float(sum(row[key] for row in rows))
         elif key == "costSources":
             totals[key] = {source: sum(row[key][source] for row in rows) for source in shape.sources}
         else:
@@ -298,9 +298,16 @@ def usage_totals(rows: list[dict[str, Any]], shape: Shape = PLAIN) -> dict[str, 
     return totals
 
 
+def rounded(values: dict[str, Any]) -> dict[str, Any]:
+    """A row or totals with its costs rounded to COST_DECIMALS, as every output gives them (totals are rounded
+    from the exact sums, not summed from rounded rows)."""
+    return {name: round(value, COST_DECIMALS) if name.startswith("cost") and isinstance(value, float) else value
+            for name, value in values.items()}
+
+
 def usage_document(rows: list[dict[str, Any]], shape: Shape = PLAIN) -> dict[str, Any]:
-    """`{"rows": [...], "totals": {...}}`: what `--format json` prints as one JSON object."""
-    return {"rows": rows, "totals": usage_totals(rows, shape)}
+    """`{"rows": [...], "totals": {...}}`: what `--format json` prints as one JSON object, costs rounded."""
+    return {"rows": [rounded(row) for row in rows], "totals": rounded(usage_totals(rows, shape))}
 
 
 def flat_row(row: dict[str, Any]) -> dict[str, Any]:
@@ -324,7 +331,7 @@ def rows_frame(rows: list[dict[str, Any]], by: str | tuple[str, ...], shape: Sha
             schema.update((flat, pl.Int64) for flat in shape.flat_sources)
         else:
             schema[name] = pl.Float64 if name.startswith("cost") or name == "cacheHitRatio" else pl.Int64
-    flat_rows = [flat_row(row) for row in rows]
+    flat_rows = [flat_row(rounded(row)) for row in rows]
     return pl.DataFrame(flat_rows, schema=schema) if rows else pl.DataFrame(schema=schema)
 
 
