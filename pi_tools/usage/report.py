@@ -84,9 +84,9 @@ class Shape:
 PLAIN = Shape()
 """The code's default shape (Pi 0.85's)."""
 COST_DECIMALS = 6
-"""Costs in the json, csv and parquet outputs are rounded to 6 decimals: dollars to the micro-dollar, finer than any price list
-(per-token prices are micro-dollars: $3 per million tokens is $0.000003 a token) and free of the float sums'
-noise (`30.330197699999978`)."""
+"""Costs in the json, csv and parquet outputs are rounded to 6 decimals, dollars to the micro-dollar: off by at
+most half a micro-dollar (far below what is billed or compared), a cheap message still shows, and the float
+sums' noise (`30.330197699999978`) is gone."""
 
 
 @dataclass
