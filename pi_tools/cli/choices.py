@@ -89,3 +89,24 @@ class ApiChoice(Choice):
 
     def accepts(self, value: str) -> bool:
         return value in self.listed() or value in self.every()
+
+
+class ChoiceList(Choice):
+    """One or several of a fixed set of values, comma-separated (`--by model,day`); `refusal` names the first
+    value outside the set."""
+
+    def get_metavar(self, param: Any, ctx: Any = None) -> str:
+        return f"[{'|'.join(self.listed())}][,...]"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if not isinstance(value, str):
+            return super().convert(value, param, ctx)
+        for item in value.split(","):
+            if not self.accepts(item.strip()):
+                return super().convert(item.strip(), param, ctx)  # refused in the command's words
+        return value
+
+    def shell_complete(self, ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
+        done, _, last = incomplete.rpartition(",")
+        prefix = f"{done}," if done else ""
+        return [CompletionItem(prefix + value) for value in self.every() if value.startswith(last)]

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, get_args
 import typer
 
 from pi_tools import pi as pi_versions
-from pi_tools.cli.choices import ApiChoice, Choice
+from pi_tools.cli.choices import ApiChoice, Choice, ChoiceList
 
 # The allowed values; the libraries hold the same tuples (tests/cli/test_shared_options.py keeps them equal).
 AuditFormat = Literal["table", "json", "junit", "sarif"]
@@ -50,6 +50,11 @@ REFUSAL_UNKNOWN_API = "{flag}: unknown API {value!r} (choose from {choices})"
 def choice_option(flag: str, values: Any, help: str, refusal: str) -> Any:
     """An option taking one of `values` (a Literal type), refusing any other with `refusal`."""
     return typer.Option(flag, help=help, click_type=Choice(flag, get_args(values), refusal))
+
+
+def choices_option(flag: str, values: Any, help: str, refusal: str) -> Any:
+    """An option taking one or several of `values` (a Literal type), comma-separated; any other is refused."""
+    return typer.Option(flag, help=help, click_type=ChoiceList(flag, get_args(values), refusal))
 
 
 def format_option(values: Any, help: str, refusal: str) -> Any:

@@ -18,6 +18,7 @@ from pi_tools.cli.options import (
     UsageGrouping,
     UsageScope,
     choice_option,
+    choices_option,
     chosen_pi,
     format_option,
     output_option,
@@ -26,22 +27,32 @@ from pi_tools.cli.options import (
 
 def usage_command(
     paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
-    by: Annotated[UsageGrouping, choice_option(
-        "--by", UsageGrouping, "Group rows by session, day, week (ISO), month, model, provider, api or kind "
-               "(message, or a usage entry's kind, e.g. cache_warm: Pi 1.6).",
+    by: Annotated[str, choices_option(
+        "--by", UsageGrouping, "Group rows by one key or several, comma-separated (--by model,day): session, day, "
+               "week (ISO), month, model, provider, api or kind (message, or a usage entry's kind, e.g. "
+               "cache_warm: Pi 1.6).",
         REFUSAL_VALUE_EXPECTED_ONE_OF)] = "day",
     scope: Annotated[UsageScope, choice_option(
         "--scope", UsageScope, "all: every assistant message in the files (as ccusage counts); "
                                "active: only the path from the root to each session's leaf.",
         REFUSAL_VALUE_EXPECTED)] = "all",
     since: Annotated[str | None, typer.Option(
-        "--since", help="First day to include (YYYY-MM-DD or YYYYMMDD, in the report's time zone).")] = None,
-    until: Annotated[str | None, typer.Option("--until", help="Last day to include (inclusive).")] = None,
+        "--since", metavar="DAY", help="First day to include, in the report's time zone: YYYY-MM-DD, YYYYMMDD, "
+                                       "YYYY-MM (its first day), today, yesterday, Nd or Nw (N days or weeks "
+                                       "ago: 30d, 2w), this-month or last-month.")] = None,
+    until: Annotated[str | None, typer.Option(
+        "--until", metavar="DAY", help="Last day to include (inclusive; the same forms, a month to its last "
+                                       "day).")] = None,
+    month: Annotated[str | None, typer.Option(
+        "--month", metavar="YYYY-MM|this|last", help="One calendar month (instead of --since/--until).")] = None,
     fmt: Annotated[UsageFormat, format_option(UsageFormat, "table, json, csv or parquet (parquet needs -o).",
                                               REFUSAL_VALUE_EXPECTED)] = "table",
     out: Annotated[str | None, output_option("Write the rows to this file.", metavar=None)] = None,
     chart: Annotated[str | None, typer.Option(
-        "--chart", help="Also write a self-contained offline HTML page with charts to this file.")] = None,
+        "--chart", metavar="OUT.html|OUT.svg|OUT.png",
+        help="Also draw cost and tokens over time, coloured by the --by key (Vega-Lite): an offline HTML page "
+             "(hover values, width of the page), or an SVG or PNG image, by the file's extension. Needs the "
+             "charts extra: pip install 'pi-tools[charts]'.")] = None,
     timezone: Annotated[str | None, typer.Option(
         "--timezone", help="IANA zone that decides which day a message belongs to (default: local, TZ).")] = None,
     dedupe_copies: Annotated[bool, typer.Option(
@@ -74,31 +85,42 @@ def usage_command(
 
     Without PATH, reads Pi's session folder ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions).
 
-    Example: pi-tools usage ~/.pi/agent/sessions --by month --since 2026-01-01 --chart usage.html
+    When the range holds no usage, stderr says which days the sessions read do cover.
+
+    Examples: pi-tools usage --month last --by model; pi-tools usage --since 30d --by model,day --chart usage.html
     """
     version = chosen_pi(pi, command="usage")
     from pi_tools.output.templates import MissingTemplateError
-    from pi_tools.usage.report import PERIODS, UsageError, UsageOptions, collect_usage, usage_rows
+    from pi_tools.usage.report import UsageError, UsageOptions, collect_usage, empty_range_note, usage_rows
 
     chosen = chosen_engine(engine, scheduler, jobs, progress="usage")
     if not paths:
         paths = [default_session_folder()]
-    options = UsageOptions(by=by, scope=scope, since=since, until=until, timezone=timezone,
+    options = UsageOptions(by=by, scope=scope, since=since, until=until, month=month, timezone=timezone,
                            dedupe_copies=dedupe_copies, engine=chosen, cost=cost, pi=version)
     from pi_tools.engine import EngineError
 
     try:
         if fmt == "parquet" and out is None:
             raise UsageError("--format parquet writes a binary file: name it with -o OUT.parquet")
+        if chart is not None:
+            from pi_tools.usage.chart import check_chart
+
+            check_chart(chart)
         data = collect_usage(paths, options)
-        rows = usage_rows(data, by)
         for message in data.errors.values():
             report(message)
+        if data.errors and len(data.errors) == data.files:
+            raise SystemExit(EXIT_BAD_INPUT)  # nothing was read: no table of zeros
+        rows = usage_rows(data, by)
+        note = empty_range_note(data)
+        if note is not None:
+            report(note)
         if chart is not None:
             from pi_tools.usage.chart import write_chart
 
-            write_chart(data.frame(), by if by in PERIODS else "day", chart)
-        payload = _render(rows, by, fmt, out, data.shape)
+            write_chart(data, by, chart)
+        payload = None if note is not None and fmt == "table" else _render(rows, by, fmt, out, data.shape)
     except (UsageError, MissingTemplateError, EngineError) as exc:
         fail(str(exc))
     except OSError as exc:

@@ -1,136 +1,193 @@
-"""The `usage --chart` page: stacked bar charts drawn as inline SVG, so the file works offline and anywhere.
+"""The `usage --chart` output: cost and tokens over time as Vega-Lite charts (built with altair), written as an
+offline HTML page, an SVG or a PNG.
 
-Geometry is computed here and every label goes through the template's autoescaping: model names come from
-session files, which anyone can write, so nothing from them is placed in the page unescaped.
+Why a charting library: the axis is a real time axis (each bar spans its day, ISO week or month, so a gap of
+four months shows as one), the page's charts take the page's width, hovering a bar shows its values, and the
+same spec renders to SVG and PNG for reports. The HTML page embeds the Vega, Vega-Lite and vega-embed
+JavaScript that vl-convert bundles, so it opens offline and fetches nothing.
+
+altair and vl-convert-python are the `charts` extra: the core install stays light, and `check_chart` says how to
+install them before any file is read. Labels from session files (model names, paths) reach the page only as
+JSON data inside a script, with `<`, `>` and `&` escaped, and through the template's autoescaping.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+import os
 from typing import TYPE_CHECKING, Any
+
+from pi_tools.usage.errors import UsageError
 
 if TYPE_CHECKING:
     import polars as pl
 
+    from pi_tools.usage.report import UsageData
+
 TEMPLATE = "usage_chart.html.j2"
-PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-           "#9c755f", "#bab0ac")
-TOKEN_KINDS = (("input", "#4e79a7"), ("output", "#f28e2b"), ("cacheRead", "#59a14f"), ("cacheWrite", "#e15759"))
-# Most models get their own colour; the rest share one bucket so the legend stays readable.
-MAX_SERIES = len(PALETTE) - 1
-PLOT_HEIGHT = 260
-BAR_SLOT = 28
-MIN_WIDTH = 480
-LEFT_MARGIN = 80
+EXTRA = "pip install 'pi-tools[charts]'"
+FORMATS = (".html", ".htm", ".svg", ".png")
+PERIOD_KEYS = ("day", "week", "month")
+TOKEN_KINDS = ("input", "output", "cacheRead", "cacheWrite")
+MAX_SERIES = 11
+"""The colour key's values drawn apart (by total cost); the rest share one "N others" series, so the legend stays
+readable."""
+IMAGE_WIDTH = 900
+"""SVG and PNG have no page to follow: a width that reads well in a report."""
+HEIGHT = 260
 
 
-@dataclass
-class Bar:
-    x: float
-    y: float
-    width: float
-    height: float
-    color: str
-    title: str
+def check_chart(out: str) -> None:
+    """Refuse a --chart file whose kind is unknown, or the missing extra, before any session is read."""
+    extension = os.path.splitext(out)[1].lower()
+    if extension not in FORMATS:
+        raise UsageError(f"--chart {out!r}: expected a file ending in .html, .svg or .png")
+    from importlib.util import find_spec
+
+    if find_spec("altair") is None or find_spec("vl_convert") is None:
+        raise UsageError(f"--chart needs the charts extra: {EXTRA}")
 
 
-@dataclass
-class Chart:
-    title: str
-    width: int
-    height: int
-    bars: list[Bar]
-    labels: list[tuple[float, str]]  # x centre, period label
-    ticks: list[tuple[float, str]]  # y, value label
-    legend: list[tuple[str, str]]  # colour, series name
-    unit: str
+def chart_keys(by: str | tuple[str, ...]) -> tuple[str, str]:
+    """(period, colour) for the --by keys: the first period key (else day) spans the time axis, the first other
+    key (else model) colours the bars."""
+    from pi_tools.usage.report import grouping_keys
+
+    keys = grouping_keys(by)
+    period = next((key for key in keys if key in PERIOD_KEYS), "day")
+    colour = next((key for key in keys if key not in PERIOD_KEYS), "model")
+    return period, colour
 
 
-def _nice_ceiling(value: float) -> float:
-    """A round axis maximum (1, 2, 5 × 10^k) at or above `value`."""
-    if value <= 0:
-        return 1.0
-    magnitude = 10 ** len(str(int(value))) / 10 if value >= 1 else 1.0
-    while magnitude > value:
-        magnitude /= 10
-    for step in (1, 2, 5, 10):
-        if step * magnitude >= value:
-            return step * magnitude
-    return 10 * magnitude
+def period_span(day: str, period: str) -> tuple[str, str, str]:
+    """(label, first day, the day after the last) of the day's period: its ISO week starts on Monday."""
+    from datetime import date, timedelta
+
+    from pi_tools.usage.dates import month_span
+    from pi_tools.usage.report import period_of
+
+    value = date.fromisoformat(day)
+    if period == "month":
+        first, last = month_span(value.year, value.month)
+    elif period == "week":
+        first = value - timedelta(days=value.weekday())
+        last = first + timedelta(days=6)
+    else:
+        first = last = value
+    label = day if period == "day" else period_of(day, period)
+    return label, first.isoformat(), (last + timedelta(days=1)).isoformat()
 
 
-def stacked_chart(title: str, periods: list[str], series: list[tuple[str, str, list[float]]],
-                  unit: str, fmt: str) -> Chart:
-    """Bars per period, one stacked segment per series (name, colour, value per period)."""
-    totals = [sum(values[i] for _, _, values in series) for i in range(len(periods))]
-    top = _nice_ceiling(max(totals, default=0.0))
-    width = max(MIN_WIDTH, LEFT_MARGIN + BAR_SLOT * len(periods) + 20)
-    bars: list[Bar] = []
-    for index, period in enumerate(periods):
-        x = LEFT_MARGIN + index * BAR_SLOT + 4
-        base = float(PLOT_HEIGHT)
-        for name, color, values in series:
-            value = values[index]
-            if value <= 0:
-                continue
-            height = PLOT_HEIGHT * value / top
-            base -= height
-            bars.append(Bar(x, base + 10, BAR_SLOT - 8, height, color, f"{period} · {name}: {fmt.format(value)}"))
-    labels = [(LEFT_MARGIN + i * BAR_SLOT + BAR_SLOT / 2, period) for i, period in enumerate(periods)]
-    ticks = [(10 + PLOT_HEIGHT * (1 - step / 4), fmt.format(top * step / 4)) for step in range(5)]
-    legend = [(color, name) for name, color, _ in series]
-    return Chart(title, width, PLOT_HEIGHT + 90, bars, labels, ticks, legend, unit)
+def chart_records(frame: pl.DataFrame, period: str, colour: str) -> list[dict[str, Any]]:
+    """One record per (period, colour value): its span and sums, the rows the charts draw."""
+    import polars as pl
+
+    if not frame.height:
+        return []
+    frame = frame.with_columns(
+        (pl.col("costStored") + pl.col("costRecomputed")).alias("cost"),
+        pl.col(colour).fill_null("unknown").alias("series"),
+    )
+    if colour == "session":
+        frame = frame.with_columns(pl.col("series").map_elements(os.path.basename, return_dtype=pl.String))
+    ranked = frame.group_by("series").agg(pl.col("cost").sum(), pl.col("totalTokens").sum()) \
+        .sort(["cost", "totalTokens", "series"], descending=[True, True, False]).get_column("series").to_list()
+    if len(ranked) > MAX_SERIES + 1:
+        others = f"{len(ranked) - MAX_SERIES} others"
+        frame = frame.with_columns(pl.when(pl.col("series").is_in(ranked[:MAX_SERIES])).then(pl.col("series"))
+                                   .otherwise(pl.lit(others)).alias("series"))
+    sums = ["cost", "messages", *TOKEN_KINDS, "totalTokens"]
+    from pi_tools.usage.counter import MESSAGE_KIND
+
+    frame = frame.with_columns(pl.when(pl.col("kind") == MESSAGE_KIND).then(pl.col("messages")).otherwise(0)
+                               .alias("messages"))  # usage entries are spending, not messages
+    grouped = frame.group_by(["day", "series"]).agg([pl.col(name).sum() for name in sums])
+    records: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in grouped.iter_rows(named=True):
+        label, start, end = period_span(row["day"], period)
+        record = records.get((label, row["series"]))
+        if record is None:
+            records[(label, row["series"])] = {"period": label, "start": start, "end": end,
+                                               colour: row["series"], **{name: row[name] for name in sums}}
+        else:
+            for name in sums:
+                record[name] += row[name]
+    for record in records.values():
+        record["cost"] = round(record["cost"], 6)
+    return [records[key] for key in sorted(records)]
 
 
-def chart_data(frame: pl.DataFrame, period: str) -> dict[str, Any]:
-    """The two charts: cost per period by model, and tokens per period by kind."""
+def chart_specs(records: list[dict[str, Any]], period: str, colour: str,
+                width: int | str = "container") -> list[dict[str, Any]]:
+    """The two Vega-Lite specs: cost per period coloured by `colour`, and tokens per period by kind. Both have a
+    temporal x axis (a bar spans its period, in UTC as the days are given) and hover tooltips."""
+    import altair as alt
+
+    data = alt.Data(values=records)
+    x = alt.X("start:T", title=period, scale=alt.Scale(type="utc"), axis=alt.Axis(format=_AXIS_FORMATS[period]))
+    x2 = alt.X2("end:T")
+    size: dict[str, Any] = {"width": width, "height": HEIGHT}
+    if width == "container":
+        size["autosize"] = alt.AutoSizeParams(type="fit-x", contains="padding")
+    cost = alt.Chart(data, title=f"Cost per {period} by {colour}", **size) \
+        .mark_bar(stroke="white", strokeWidth=0.5).encode(
+            x=x, x2=x2,
+            y=alt.Y("sum(cost):Q", title="cost (USD)", stack="zero"),
+            color=alt.Color(f"{colour}:N", title=colour, scale=alt.Scale(scheme="tableau20"),
+                            sort=alt.EncodingSortField("cost", op="sum", order="descending")),
+            tooltip=[alt.Tooltip("period:N", title=period), alt.Tooltip(f"{colour}:N", title=colour),
+                     alt.Tooltip("sum(cost):Q", title="cost", format="$,.4f"),
+                     alt.Tooltip("sum(messages):Q", title="messages", format=","),
+                     alt.Tooltip("sum(totalTokens):Q", title="tokens", format=",")],
+        )
+    tokens = alt.Chart(data, title=f"Tokens per {period} by kind", **size) \
+        .mark_bar(stroke="white", strokeWidth=0.5).transform_fold(list(TOKEN_KINDS), as_=["kind", "tokens"]) \
+        .encode(
+            x=x, x2=x2,
+            y=alt.Y("sum(tokens):Q", title="tokens", stack="zero"),
+            color=alt.Color("kind:N", title="kind", sort=list(TOKEN_KINDS)),
+            tooltip=[alt.Tooltip("period:N", title=period), alt.Tooltip("kind:N", title="kind"),
+                     alt.Tooltip("sum(tokens):Q", title="tokens", format=",")],
+        )
+    specs = []
+    for chart in (cost, tokens):
+        spec = chart.to_dict()
+        spec.pop("$schema", None)  # a URL the page would never fetch; kept out so the page names no network
+        specs.append(spec)
+    return specs
+
+
+_AXIS_FORMATS = {"day": "%Y-%m-%d", "week": "%Y-%m-%d", "month": "%Y-%m"}
+
+
+def chart_data(frame: pl.DataFrame, period: str, colour: str = "model") -> dict[str, Any]:
+    """The page's figures: the chart records and the summary line (sessions, messages, tokens, cost)."""
     import polars as pl
 
     from pi_tools.usage.counter import MESSAGE_KIND
-    from pi_tools.usage.report import with_periods
 
-    if period != "day":
-        frame = with_periods(frame)
-    frame = frame.with_columns(
-        (pl.col("costStored") + pl.col("costRecomputed")).alias("cost"),
-        pl.col("model").fill_null("unknown"),
-    )
-    periods = sorted(frame.get_column(period).unique().to_list()) if frame.height else []
-    index = {value: i for i, value in enumerate(periods)}
-    by_model = frame.group_by("model").agg(pl.col("cost").sum()).sort(["cost", "model"], descending=[True, False])
-    models = by_model.get_column("model").to_list()
-    named = models if len(models) <= len(PALETTE) else models[:MAX_SERIES]
-    cost_series: dict[str, list[float]] = {name: [0.0] * len(periods) for name in named}
-    other = [0.0] * len(periods)
-    for row in frame.group_by([period, "model"]).agg(pl.col("cost").sum()).iter_rows(named=True):
-        target = cost_series.get(row["model"], other)
-        target[index[row[period]]] += row["cost"]
-    series = [(name, PALETTE[i], values) for i, (name, values) in enumerate(cost_series.items())]
-    if len(models) > len(named):
-        series.append((f"{len(models) - len(named)} other models", PALETTE[-1], other))
-    sums = frame.group_by(period).agg([pl.col(kind).sum() for kind, _ in TOKEN_KINDS])
-    token_values = {kind: [0.0] * len(periods) for kind, _ in TOKEN_KINDS}
-    for row in sums.iter_rows(named=True):
-        for kind, _ in TOKEN_KINDS:
-            token_values[kind][index[row[period]]] = float(row[kind])
-    token_series = [(kind, color, token_values[kind]) for kind, color in TOKEN_KINDS]
+    empty = not frame.height
     return {
         "period": period,
-        "charts": [
-            stacked_chart(f"Cost per {period} by model", periods, series, "USD", "${:,.2f}"),
-            stacked_chart(f"Tokens per {period} by kind", periods, token_series, "tokens", "{:,.0f}"),
-        ],
-        "total_cost": float(frame.get_column("cost").sum()) if frame.height else 0.0,
-        "total_tokens": int(frame.get_column("totalTokens").sum()) if frame.height else 0,
+        "colour": colour,
+        "records": chart_records(frame, period, colour),
+        "total_cost": 0.0 if empty else float(frame.get_column("costStored").sum())
+        + float(frame.get_column("costRecomputed").sum()),
+        "total_tokens": 0 if empty else int(frame.get_column("totalTokens").sum()),
         # usage entries (Pi 1.6's cache warming) are spending, counted in cost and tokens, not messages
-        "messages": int(frame.filter(pl.col("kind") == MESSAGE_KIND).get_column("messages").sum())
-        if frame.height else 0,
-        "sessions": int(frame.get_column("session").n_unique()) if frame.height else 0,
+        "messages": 0 if empty else int(frame.filter(pl.col("kind") == MESSAGE_KIND).get_column("messages").sum()),
+        "sessions": 0 if empty else int(frame.get_column("session").n_unique()),
     }
 
 
-def render_chart(frame: pl.DataFrame, period: str) -> str:
+def _script_json(value: Any) -> str:
+    """JSON safe inside a <script> element: no `</script>`, no comment or CDATA opener can form."""
+    import orjson
+
+    return orjson.dumps(value).decode().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_chart(frame: pl.DataFrame, period: str, colour: str = "model") -> str:
+    """The offline HTML page: summary, two charts as wide as the page, the JavaScript inlined."""
     import jinja2
 
     from pi_tools.output.templates import template_loader
@@ -139,8 +196,56 @@ def render_chart(frame: pl.DataFrame, period: str) -> str:
         loader=template_loader(), autoescape=True, undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True,
     )
-    return environment.get_template(TEMPLATE).render(**chart_data(frame, period))
+    template = environment.get_template(TEMPLATE)  # first: a broken install is named before any work
+    import vl_convert
+
+    figures = chart_data(frame, period, colour)
+    specs = chart_specs(figures["records"], period, colour)
+    return template.render(**figures, specs=[_script_json(spec) for spec in specs],
+                           javascript=vl_convert.javascript_bundle())  # type: ignore[call-arg]
 
 
-def write_chart(frame: pl.DataFrame, period: str, out: str) -> None:
-    Path(out).write_text(render_chart(frame, period), encoding="utf-8")
+def render_image(frame: pl.DataFrame, period: str, colour: str, extension: str) -> bytes:
+    """The two charts one above the other, as SVG or PNG (vl-convert renders them without a browser)."""
+    import vl_convert
+
+    records = chart_records(frame, period, colour)
+    cost, tokens = chart_specs(records, period, colour, IMAGE_WIDTH)
+    for part in (cost, tokens):
+        part.pop("config", None)
+    spec = {"vconcat": [cost, tokens], "resolve": {"scale": {"color": "independent"}}}
+    if extension == ".svg":
+        return str(vl_convert.vegalite_to_svg(spec)).encode("utf-8")
+    return bytes(vl_convert.vegalite_to_png(spec, scale=2))
+
+
+def write_chart(data: UsageData, by: str | tuple[str, ...], out: str) -> None:
+    """Draw the report's data grouped as --by asks, into `out` (.html, .svg or .png), written atomically."""
+    check_chart(out)
+    period, colour = chart_keys(by)
+    frame = data.frame()
+    extension = os.path.splitext(out)[1].lower()
+    if extension in (".html", ".htm"):
+        content = render_chart(frame, period, colour).encode("utf-8")
+    else:
+        content = render_image(frame, period, colour, extension)
+    _write_atomic(out, content)
+
+
+def _write_atomic(path: str, content: bytes) -> None:
+    """Write beside the target and rename over it, so a failed run never leaves half a chart."""
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".chart-", suffix=".partial")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(temporary, 0o666 & ~mask)  # a new file's usual mode, not mkstemp's private 0600
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

@@ -8,12 +8,13 @@ tabular outputs (csv, parquet) and the chart are polars'. Counting follows ccusa
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_tools.usage.counter import ALL_COST_SOURCES, COST_MODES, COST_SOURCES, MESSAGE_KIND, PROVIDER
+from pi_tools.usage.errors import UsageError
 from pi_tools.usage.scan import (
     GROUP_FIELDS,
     KEY_FIELDS,
@@ -82,19 +83,23 @@ class Shape:
 
 PLAIN = Shape()
 """The code's default shape (Pi 0.85's)."""
-_DATE = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
-
-
-class UsageError(Exception):
-    """Bad options (a date that is not a date, an unknown time zone): the user's input, not a crash."""
+COST_DECIMALS = 6
+"""Costs in the json, csv and parquet outputs are rounded to 6 decimals, dollars to the micro-dollar: off by at
+most half a micro-dollar (far below what is billed or compared), a cheap message still shows, and the float
+sums' noise (`30.330197699999978`) is gone."""
 
 
 @dataclass
 class UsageOptions:
     by: str = "day"
+    """One grouping key or several, comma-separated (GROUPINGS): `model,day`."""
     scope: str = "all"
     since: str | None = None
+    """First day (dates.parse_span's forms: `2026-03-01`, `2026-03`, `30d`, `last-month`, ...)."""
     until: str | None = None
+    """Last day, inclusive (the same forms; a month counts to its last day)."""
+    month: str | None = None
+    """One calendar month (`2026-03`, `this`, `last`), instead of --since/--until."""
     timezone: str | None = None  # IANA name; None = local (TZ or the system zone), as ccusage does
     dedupe_copies: bool = False
     engine: Engine | None = None
@@ -103,6 +108,8 @@ class UsageOptions:
     pi: PiVersion | None = None
     """The Pi version whose spending is counted (None: pi.resolve(), --pi's, else PI_TOOLS_PI's, else the
     default)."""
+    today: date | None = None
+    """The day relative forms count from (None: today in the report's zone); tests pin it."""
 
 
 @dataclass
@@ -114,6 +121,10 @@ class UsageData:
     files: int = 0
     shape: Shape = PLAIN
     """The report's columns, per the version's spending rules."""
+    asked: tuple[str | None, str | None] = (None, None)
+    """The first and last day asked for (None: unbounded)."""
+    covered: tuple[str, str] | None = None
+    """The first and last day of the data read, before the range was applied (None: the files hold no usage)."""
 
     def frame(self) -> pl.DataFrame:
         """The sums as a polars frame, for column-wise work such as the chart."""
@@ -125,19 +136,26 @@ class UsageData:
         return pl.DataFrame({name: self.columns[name] for name in schema}, schema=schema)
 
 
-def parse_date(value: str | None, option: str) -> str | None:
-    """`YYYY-MM-DD` or `YYYYMMDD` (ccusage accepts both) as `YYYY-MM-DD`."""
-    if value is None:
+def empty_range_note(data: UsageData) -> str | None:
+    """What to say when the range holds no usage although the files do: the range asked and the days the data
+    covers, so that the next try can aim at them (None when there are rows, or no range was asked)."""
+    if data.columns["day"] or data.covered is None or data.asked == (None, None):
         return None
-    match = _DATE.fullmatch(value.strip())
-    if match is None:
-        raise UsageError(f"{option} {value!r} is not a date (YYYY-MM-DD or YYYYMMDD)")
-    from datetime import date
+    first, last = data.asked
+    asked = f"from {first} to {last}" if first and last else f"from {first} on" if first else f"up to {last}"
+    return (f"no usage {asked}; the sessions read cover {data.covered[0]} to {data.covered[1]} "
+            f"(--since {data.covered[0]} --until {data.covered[1]})")
 
-    try:
-        return date(int(match[1]), int(match[2]), int(match[3])).isoformat()
-    except ValueError:
-        raise UsageError(f"{option} {value!r} is not a date in the calendar") from None
+
+def grouping_keys(by: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The --by keys (`model,day` or a sequence), each one of GROUPINGS, none twice."""
+    keys = tuple(key.strip() for key in by.split(",")) if isinstance(by, str) else tuple(by)
+    for key in keys:
+        if key not in GROUPINGS:
+            raise UsageError(f"--by {key!r}: expected one of {', '.join(GROUPINGS)}")
+    if len(set(keys)) != len(keys):
+        raise UsageError(f"--by {','.join(keys)!r}: a key is named twice")
+    return keys
 
 
 def _check_timezone(name: str | None) -> None:
@@ -152,10 +170,13 @@ def _check_timezone(name: str | None) -> None:
 
 
 def collect_usage(paths: list[str], options: UsageOptions) -> UsageData:
-    """Scan every session file below `paths` and return the per-file sums within --since/--until."""
-    since = parse_date(options.since, "--since")
-    until = parse_date(options.until, "--until")
+    """Scan every session file below `paths` and return the per-file sums within the range asked."""
+    from pi_tools.usage.dates import report_range, today_in
+
     _check_timezone(options.timezone)
+    grouping_keys(options.by)
+    today = options.today if options.today is not None else today_in(options.timezone)
+    since, until = report_range(options.since, options.until, options.month, today)
     if options.cost not in COST_MODES:
         raise UsageError(f"--cost {options.cost!r}: expected one of {', '.join(COST_MODES)}")
     version = options.pi
@@ -177,6 +198,7 @@ def collect_usage(paths: list[str], options: UsageOptions) -> UsageData:
             for name, values in rows.items():
                 columns[name].extend(values)
             columns["session"].extend([path] * len(rows["day"]))
+    covered = (min(columns["day"]), max(columns["day"])) if columns["day"] else None
     keep = [(since is None or day >= since) and (until is None or day <= until) for day in columns["day"]]
     if options.dedupe_copies:
         # Forks copy entries verbatim (same id and timestamp); keep the first file's copy (files sorted by name).
@@ -193,7 +215,7 @@ def collect_usage(paths: list[str], options: UsageOptions) -> UsageData:
     if not all(keep):
         columns = {name: [value for value, kept in zip(values, keep, strict=True) if kept]
                    for name, values in columns.items()}
-    return UsageData(columns, errors, len(files), shape)
+    return UsageData(columns, errors, len(files), shape, (since, until), covered)
 
 
 def period_of(day: str, by: str) -> str:
@@ -206,15 +228,13 @@ def period_of(day: str, by: str) -> str:
     return f"{year}-W{week:02d}"
 
 
-def usage_rows(data: UsageData, by: str) -> list[dict[str, Any]]:
-    """One row per `by` value, sorted by it: token sums, costs, and how many messages' costs came from each source."""
-    if by not in GROUPINGS:
-        raise UsageError(f"--by {by!r}: expected one of {', '.join(GROUPINGS)}")
+def usage_rows(data: UsageData, by: str | tuple[str, ...]) -> list[dict[str, Any]]:
+    """One row per value of the `by` keys (one key or several: `model,day`), sorted by them: token sums, costs
+    (exact sums; the outputs round them, `rounded`), and how many messages' costs came from each source."""
+    names = grouping_keys(by)
     columns = data.columns
-    keys: list[Any] = columns["day"] if by in PERIODS else columns[by]
-    if by in ("week", "month"):
-        periods: dict[str, str] = {}
-        keys = [periods[day] if day in periods else periods.setdefault(day, period_of(day, by)) for day in keys]
+    key_columns = [_key_column(columns, name) for name in names]
+    keys: list[tuple[Any, ...]] = list(zip(*key_columns, strict=True))
     shape = data.shape
     sum_names: tuple[str, ...] = SUM_FIELDS
     sum_columns = [columns[name] for name in SUM_FIELDS]
@@ -234,12 +254,12 @@ def usage_rows(data: UsageData, by: str) -> list[dict[str, Any]]:
             for position, column in enumerate(sum_columns):
                 running[position] += column[index]
     rows: list[dict[str, Any]] = []
-    for key in sorted(sums, key=lambda value: (value is None, value or "")):
+    for key in sorted(sums, key=lambda values: tuple((value is None, value or "") for value in values)):
         values = dict(zip(sum_names, sums[key], strict=True))
         if shape.usage_entries:
             values["messages"] -= values["usageEntries"]
         prompt = values["input"] + values["cacheRead"] + values["cacheWrite"]
-        row: dict[str, Any] = {by: key}
+        row: dict[str, Any] = dict(zip(names, key, strict=True))
         for name in shape.row_columns:
             if name == "cost":
                 row[name] = float(values["costStored"] + values["costRecomputed"])
@@ -256,6 +276,15 @@ def usage_rows(data: UsageData, by: str) -> list[dict[str, Any]]:
     return rows
 
 
+def _key_column(columns: dict[str, list[Any]], name: str) -> list[Any]:
+    """One --by key's value per summed row: a column as scanned, or the week or month of its day."""
+    if name not in ("week", "month"):
+        return columns["day" if name == "day" else name]
+    periods: dict[str, str] = {}
+    return [periods[day] if day in periods else periods.setdefault(day, period_of(day, name))
+            for day in columns["day"]]
+
+
 def usage_totals(rows: list[dict[str, Any]], shape: Shape = PLAIN) -> dict[str, Any]:
     """The totals object of the json format (exactly the shape's total_keys: TOTAL_KEYS by default)."""
     totals: dict[str, Any] = {}
@@ -269,9 +298,16 @@ def usage_totals(rows: list[dict[str, Any]], shape: Shape = PLAIN) -> dict[str, 
     return totals
 
 
+def rounded(values: dict[str, Any]) -> dict[str, Any]:
+    """A row or totals with its costs rounded to COST_DECIMALS, as every output gives them (totals are rounded
+    from the exact sums, not summed from rounded rows)."""
+    return {name: round(value, COST_DECIMALS) if name.startswith("cost") and isinstance(value, float) else value
+            for name, value in values.items()}
+
+
 def usage_document(rows: list[dict[str, Any]], shape: Shape = PLAIN) -> dict[str, Any]:
-    """`{"rows": [...], "totals": {...}}`: what `--format json` prints as one JSON object."""
-    return {"rows": rows, "totals": usage_totals(rows, shape)}
+    """`{"rows": [...], "totals": {...}}`: what `--format json` prints as one JSON object, costs rounded."""
+    return {"rows": [rounded(row) for row in rows], "totals": rounded(usage_totals(rows, shape))}
 
 
 def flat_row(row: dict[str, Any]) -> dict[str, Any]:
@@ -285,17 +321,17 @@ def flat_row(row: dict[str, Any]) -> dict[str, Any]:
     return flat
 
 
-def rows_frame(rows: list[dict[str, Any]], by: str, shape: Shape = PLAIN) -> pl.DataFrame:
+def rows_frame(rows: list[dict[str, Any]], by: str | tuple[str, ...], shape: Shape = PLAIN) -> pl.DataFrame:
     """The rows as a polars frame with fixed column types (an empty report still has its columns)."""
     import polars as pl
 
-    schema: dict[str, Any] = {by: pl.String}
+    schema: dict[str, Any] = {name: pl.String for name in grouping_keys(by)}
     for name in shape.row_columns:
         if name == "costSources":
             schema.update((flat, pl.Int64) for flat in shape.flat_sources)
         else:
             schema[name] = pl.Float64 if name.startswith("cost") or name == "cacheHitRatio" else pl.Int64
-    flat_rows = [flat_row(row) for row in rows]
+    flat_rows = [flat_row(rounded(row)) for row in rows]
     return pl.DataFrame(flat_rows, schema=schema) if rows else pl.DataFrame(schema=schema)
 
 
@@ -313,14 +349,15 @@ def _tokens(value: Any) -> str:
     return f"{int(value):,}"
 
 
-def render_table(rows: list[dict[str, Any]], by: str, shape: Shape = PLAIN) -> str:
+def render_table(rows: list[dict[str, Any]], by: str | tuple[str, ...], shape: Shape = PLAIN) -> str:
     """A fixed-width table for people. The cost says where it came from: `*` marks rows with messages priced
     by usage itself (catalog or price table), `!` rows with messages no source could price (counted as $0);
     the lines under the table count the messages per source. With usage entries (the shape's), a column counts
     them and one says how much of the cost they are; with provider-billed costs, one says how much of it the
     provider billed."""
     entries, billed = shape.usage_entries, shape.provider_billed
-    headers = [by, "msgs", *["usage entries"] * entries, "input", "output", "cache read", "cache write",
+    names = grouping_keys(by)
+    headers = [*names, "msgs", *["usage entries"] * entries, "input", "output", "cache read", "cache write",
                "total tokens", "cost $", *["usage entries $"] * entries, *["provider-billed $"] * billed,
                "cache hit"]
     body: list[list[str]] = []
@@ -329,7 +366,7 @@ def render_table(rows: list[dict[str, Any]], by: str, shape: Shape = PLAIN) -> s
         mark = ("*" if sources["catalog"] or sources["priceTable"] else "") + ("!" if sources["unpriced"] else "")
         ratio = row["cacheHitRatio"]
         body.append([
-            "-" if row[by] is None else str(row[by]), _tokens(row["messages"]),
+            *("-" if row[name] is None else str(row[name]) for name in names), _tokens(row["messages"]),
             *([_tokens(row["usageEntries"])] if entries else []), _tokens(row["input"]),
             _tokens(row["output"]), _tokens(row["cacheRead"]), _tokens(row["cacheWrite"]),
             _tokens(row["totalTokens"]), f"{row['cost']:.4f}{mark}",
@@ -338,16 +375,19 @@ def render_table(rows: list[dict[str, Any]], by: str, shape: Shape = PLAIN) -> s
             "-" if ratio is None else f"{ratio:.1%}",
         ])
     totals = usage_totals(rows, shape)
-    body.append(["total", _tokens(totals["messages"]), *([_tokens(totals["usageEntries"])] if entries else []),
+    body.append(["total", *[""] * (len(names) - 1), _tokens(totals["messages"]), *([_tokens(totals["usageEntries"])] if entries else []),
                  _tokens(totals["input"]), _tokens(totals["output"]),
                  _tokens(totals["cacheRead"]), _tokens(totals["cacheWrite"]), _tokens(totals["totalTokens"]),
                  f"{totals['cost']:.4f}", *([f"{totals['costUsageEntries']:.4f}"] if entries else []),
                  *([f"{totals['costFromProvider']:.4f}"] if billed else []), ""])
     widths = [max(len(line[i]) for line in [headers, *body]) for i in range(len(headers))]
 
+    keys = len(names)
+
     def fmt(cells: list[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        return "  ".join([first, *(cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))])
+        first = [cell.ljust(width) for cell, width in zip(cells[:keys], widths[:keys], strict=True)]
+        return "  ".join([*first, *(cell.rjust(width) for cell, width in zip(cells[keys:], widths[keys:],
+                                                                              strict=True))])
 
     lines = [fmt(headers), "  ".join("-" * width for width in widths)]
     lines.extend(fmt(cells) for cells in body[:-1])
@@ -387,7 +427,7 @@ def cost_source_notes(sources: dict[str, int], records: str = "message(s)") -> l
     return notes
 
 
-def write_rows(rows: list[dict[str, Any]], by: str, fmt: str, out: str | None,
+def write_rows(rows: list[dict[str, Any]], by: str | tuple[str, ...], fmt: str, out: str | None,
                shape: Shape = PLAIN) -> bytes | None:
     """csv/parquet writer (polars): the csv bytes for stdout when no file is given (parquet needs one)."""
     frame = rows_frame(rows, by, shape)
