@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_tools.usage.report import PLAIN, Shape, UsageData, usage_rows
+from pi_tools.usage.report import COST_DECIMALS, PLAIN, Shape, UsageData, usage_rows
 from pi_tools.usage.scan import _Accumulator, scan_data
 
 if TYPE_CHECKING:
@@ -24,14 +24,15 @@ TIMEZONE = "UTC"
 
 def session_cost(data: bytes, spending: SpendingRules | None = None) -> float:
     """The cost `usage --by session --timezone UTC` reports for a session file's bytes (0.0 when nothing
-    counts), by a Pi version's `spending` rules (None: the code's default, Pi 0.85's)."""
+    counts), by a Pi version's `spending` rules (None: the code's default, Pi 0.85's), rounded as `usage`
+    writes costs (to the micro-dollar, `report.COST_DECIMALS`) so that every command shows the same figure."""
     shape = Shape(spending.usage_entries, spending.provider_billed) if spending is not None else PLAIN
     into = _Accumulator(TIMEZONE, False, "auto", spending if shape != PLAIN else None)
     scan_data(data, into)
     columns = into.columns()
     columns["session"] = [""] * len(columns["day"])
     rows = usage_rows(UsageData(columns, shape=shape), "session")
-    return float(rows[0]["cost"]) if rows else 0.0
+    return round(float(rows[0]["cost"]), COST_DECIMALS) if rows else 0.0
 
 
 def file_cost(path: str, spending: SpendingRules | None = None) -> float:

@@ -101,4 +101,4 @@ def test_the_session_from_the_issue(cli: Any, tmp_path: Path) -> None:
     assert "- cost: $24.42 for the session, as `pi-tools usage` counts it; stored on the path shown: $3.696" in lines
     listing = cli("ls", str(path.parent), "--format", "json")
     info = next(info for info in listing.documents() if Path(info["path"]).name == path.name)
-    assert (info["messageCount"], info["cost"]) == (1345, 24.421707509999994)
+    assert (info["messageCount"], info["cost"]) == (1345, 24.421708)
