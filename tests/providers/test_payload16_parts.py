@@ -28,6 +28,7 @@ from pi_tools.pipeline.stages import (
     payload_document,
     payload_document_in_parts,
 )
+from pi_tools.providers.credentials import OFFLINE_API_KEY
 from pi_tools.session.bulk import BulkSession
 from pi_tools.session.load import load_context_source
 
@@ -40,12 +41,16 @@ if not GOLDEN.exists():
     pytest.skip(f"the conformance16 goldens are not at {CONFORMANCE16}", allow_module_level=True)
 
 VARIANTS = [(key.split("@")[0], entry["model"]) for key, entry in orjson.loads(GOLDEN.read_bytes())["payloads"].items()]
+VARIANTS.append(("azure-openai-responses", "azure/gpt-5.1"))  # no golden: Azure's endpoint comes from the environment
+AZURE_RESOURCE = "AZURE_OPENAI_RESOURCE_NAME"
 INPUTS = orjson.loads(GOLDEN.read_bytes())["inputs"]
 IN_PARTS = {"anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai",
-            "bedrock-converse-stream"}
+            "bedrock-converse-stream", "mistral-conversations", "openai-codex-responses", "azure-openai-responses"}
 """The APIs whose 1.6 adapters build a history apart (the others build every 1.6 payload whole)."""
 MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
-                 "google-generative-ai": "contents", "openai-responses": "input", "openai-completions": "messages"}
+                 "google-generative-ai": "contents", "openai-responses": "input", "openai-completions": "messages",
+                 "mistral-conversations": "messages", "openai-codex-responses": "input",
+                 "azure-openai-responses": "input"}
 
 
 def _sources(paths: list[Path]) -> list[tuple[Path, Any]]:
@@ -106,7 +111,8 @@ def test_enough_sessions_are_cut() -> None:
 
 @pytest.mark.parametrize(("api", "model"), VARIANTS, ids=[f"{api}@{model}" for api, model in VARIANTS])
 @pytest.mark.parametrize("inputs", ["bare", "reasoning", "prompt and tools"])
-def test_parts_equal_the_whole_payload(api: str, model: str, inputs: str) -> None:
+def test_parts_equal_the_whole_payload(api: str, model: str, inputs: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(AZURE_RESOURCE, "pi-tools-test")
     request = PayloadRequest(api=api, model=model, reasoning=None if inputs == "bare" else "high",
                              system_prompt=INPUTS["systemPrompt"] if inputs == "prompt and tools" else None,
                              tools=INPUTS["tools"] if inputs == "prompt and tools" else None)
@@ -156,12 +162,13 @@ def _assistant(text: str, timestamp: int) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("api", sorted(IN_PARTS))
-def test_a_part_holding_a_system_message_is_refused(api: str) -> None:
+def test_a_part_holding_a_system_message_is_refused(api: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where a later system message lands, or what it collapses into, depends on the whole transcript."""
+    monkeypatch.setenv(AZURE_RESOURCE, "pi-tools-test")
     from pi_tools.providers.catalog import find_model
 
     model = find_model(next(model for name, model in VARIANTS if name == api), PI16.requests.catalog)
-    options = {"apiKey": "key"}
+    options = {"apiKey": OFFLINE_API_KEY if api == "openai-codex-responses" else "key"}  # Codex reads an account
     context = {"systemPrompt": "Be brief.", "tools": INPUTS["tools"]}
     system = {"role": "system", "content": "", "sections": {"preamble": "Be briefer."}, "timestamp": 3}
     parts = [[_user("a", 1), _assistant("b", 2)], [_user("c", 4), _assistant("d", 5)]]
