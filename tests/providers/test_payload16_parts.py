@@ -45,12 +45,13 @@ VARIANTS.append(("azure-openai-responses", "azure/gpt-5.1"))  # no golden: Azure
 AZURE_RESOURCE = "AZURE_OPENAI_RESOURCE_NAME"
 INPUTS = orjson.loads(GOLDEN.read_bytes())["inputs"]
 IN_PARTS = {"anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai",
-            "bedrock-converse-stream", "mistral-conversations", "openai-codex-responses", "azure-openai-responses"}
+            "bedrock-converse-stream", "mistral-conversations", "openai-codex-responses", "azure-openai-responses",
+            "pi-messages"}
 """The APIs whose 1.6 adapters build a history apart (the others build every 1.6 payload whole)."""
 MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
                  "google-generative-ai": "contents", "openai-responses": "input", "openai-completions": "messages",
                  "mistral-conversations": "messages", "openai-codex-responses": "input",
-                 "azure-openai-responses": "input"}
+                 "azure-openai-responses": "input", "pi-messages": "context.messages"}
 
 
 def _sources(paths: list[Path]) -> list[tuple[Path, Any]]:
@@ -72,6 +73,14 @@ RECORDED = _sources(sorted((ROOT / "tests" / "data" / "requests16").glob("*.json
 
 def written(document: Any) -> bytes:
     return b"".join(iter_document_bytes(document))
+
+
+def listed_items(document: Any, api: str) -> Any:
+    """The payload's conversation (at MESSAGE_LISTS' path, ``[None]`` where there is none)."""
+    value = document.get("payload", {})
+    for key in MESSAGE_LISTS.get(api, "").split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value if value is not None else [None]
 
 
 def llm(source: Any) -> dict[str, Any]:
@@ -113,6 +122,8 @@ def test_enough_sessions_are_cut() -> None:
 @pytest.mark.parametrize("inputs", ["bare", "reasoning", "prompt and tools"])
 def test_parts_equal_the_whole_payload(api: str, model: str, inputs: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(AZURE_RESOURCE, "pi-tools-test")
+    # a recorded transcript given a prompt gets an update stamped now (stages._as_recorded), which pi-messages sends
+    monkeypatch.setattr("time.time_ns", lambda: 1_800_000_000_000_000_000)
     request = PayloadRequest(api=api, model=model, reasoning=None if inputs == "bare" else "high",
                              system_prompt=INPUTS["systemPrompt"] if inputs == "prompt and tools" else None,
                              tools=INPUTS["tools"] if inputs == "prompt and tools" else None)
@@ -126,7 +137,7 @@ def test_parts_equal_the_whole_payload(api: str, model: str, inputs: str, monkey
                 outcomes["not cut"] += 1
                 continue
             assert written(document) == whole, (path.name, taking)
-            listed = document.get("payload", {}).get(MESSAGE_LISTS.get(api, ""), [None])
+            listed = listed_items(document, api)
             outcomes["joined" if listed and isinstance(listed[-1], EncodedItems) else "whole"] += 1
     if api in IN_PARTS:
         assert outcomes["joined"] >= 2 * (len(CUT) - 3), outcomes
@@ -146,7 +157,7 @@ def test_a_recorded_transcript_is_never_joined_from_parts(api: str, model: str) 
         if document is None:
             continue
         assert written(document) == whole, path.name
-        listed = document.get("payload", {}).get(MESSAGE_LISTS.get(api, ""), [None])
+        listed = listed_items(document, api)
         assert not (listed and isinstance(listed[-1], EncodedItems)), path.name
 
 
@@ -193,7 +204,7 @@ def test_a_real_helper_builds_pi16_parts(monkeypatch: pytest.MonkeyPatch) -> Non
                 whole = written(payload_document(llm(source), request))
                 document = payload_document_in_parts(llm(source), request, worker.build_parts, part_bytes=1)
                 assert document is not None and written(document) == whole
-                listed = document["payload"][MESSAGE_LISTS[api]]
+                listed = listed_items(document, api)
                 built += isinstance(listed[-1], EncodedItems)
         assert built >= 2 * (len(CUT) - 3)
     finally:
