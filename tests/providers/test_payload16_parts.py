@@ -221,3 +221,46 @@ def test_cli_with_a_helper_writes_what_it_writes_whole(cli: Any) -> None:
         assert split_run.code == 0 and split_run.stderr == whole_run.stderr
         assert split_run.stdout == whole_run.stdout
         assert len(whole_run.documents()) == len(sessions)
+
+
+@pytest.fixture(scope="module")
+def generated_session(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A 3 MiB session of the 0.85 generator (no system messages of its own: cut into parts under 1.6 too)."""
+    import subprocess
+    import sys
+
+    from support.oracle_path import GEN_CORPUS
+
+    if not GEN_CORPUS.exists():
+        pytest.skip(f"{GEN_CORPUS} is not available")
+    path = tmp_path_factory.mktemp("generated") / "big.jsonl"
+    subprocess.run([sys.executable, str(GEN_CORPUS), "--big", "--seed", "7", "--out", str(path), "--target-mb", "3"],
+                   check=True, capture_output=True)
+    source = load_context_source(str(path), False, PI16.context)
+    assert isinstance(source, BulkSession)
+    return source
+
+
+@pytest.mark.parametrize(("api", "model"), [("mistral-conversations", "mistral/magistral-medium-latest"),
+                                            ("openai-codex-responses", "openai-codex/gpt-5.6-sol"),
+                                            ("azure-openai-responses", "azure/gpt-5.1"),
+                                            ("pi-messages", "radius/balanced")])
+@pytest.mark.parametrize("inputs", ["bare", "prompt and tools"])
+def test_a_large_generated_session_joins_from_default_parts(api: str, model: str, inputs: str, generated_session: Any,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The four APIs whose 1.6 adapters were the last to build in parts, on a large session cut into parts of the
+    default size (split.PART_BYTES), here and with a helper taking parts from the back: joined, and the bytes of
+    the whole payload."""
+    monkeypatch.setenv(AZURE_RESOURCE, "pi-tools-test")
+    request = PayloadRequest(api=api, model=model, reasoning="high",
+                             system_prompt=INPUTS["systemPrompt"] if inputs != "bare" else None,
+                             tools=INPUTS["tools"] if inputs != "bare" else None)
+    whole = written(payload_document(llm(generated_session), request))
+    assert b'"kind":"payload"' in whole
+    for taking in (None, 3):
+        document = payload_document_in_parts(llm(generated_session), request,
+                                             None if taking is None else elsewhere_taking(taking))
+        assert document is not None
+        listed = listed_items(document, api)
+        assert sum(isinstance(item, EncodedItems) for item in listed) >= 10, taking
+        assert written(document) == whole, taking
