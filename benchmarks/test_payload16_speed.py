@@ -7,10 +7,11 @@ payload), each counted at its own peak, in a run of its own (as benchmarks/test_
 Point PI_TOOLS_ORACLE16 at an installed copy of the 1.6 oracle (default /tmp/oracle16; `cp -r ../shared/oracle16
 /tmp/oracle16 && cd /tmp/oracle16 && npm ci`). Without it the benchmark is skipped.
 
-The 1.6 payload is built in parts, as 0.85's, for anthropic-messages, openai-completions, openai-responses,
-google-generative-ai (and google-vertex) and bedrock-converse-stream; mistral-conversations,
-openai-codex-responses and pi-messages still build 1.6 payloads whole. Measured figures: see the branch's report
-and docs (the machine's load says how much they mean).
+The 1.6 payload is built in parts, as 0.85's, for every API: anthropic-messages, openai-completions,
+openai-responses, azure-openai-responses, openai-codex-responses, google-generative-ai (and google-vertex),
+mistral-conversations, bedrock-converse-stream and pi-messages (tests/providers/test_payload16_parts.py checks
+the parts join into the whole payload). Measured figures: see the branch's report and docs (the machine's load
+says how much they mean).
 """
 
 from __future__ import annotations

@@ -167,13 +167,31 @@ def _long_list(document: Any) -> tuple[dict[str, Any], Any] | None:
         return {**document, "messages": _LIST_MARKER}, messages
     payload = document.get("payload")
     if isinstance(payload, dict):
-        lists = [(key, items) for key, items in payload.items() if isinstance(items, list) and items]
-        chosen = next(((key, items) for key, items in lists if type(items[-1]) is EncodedItems), None) \
-            or next(((key, items) for key, items in lists if len(items) >= _STREAM_THRESHOLD), None)
+        lists = list(_payload_lists(payload, ()))
+        chosen = next(((path, items) for path, items in lists if type(items[-1]) is EncodedItems), None) \
+            or next(((path, items) for path, items in lists if len(items) >= _STREAM_THRESHOLD), None)
         if chosen is not None:
-            key, items = chosen
-            return {**document, "payload": {**payload, key: _LIST_MARKER}}, items
+            path, items = chosen
+            return {**document, "payload": _with_marker(payload, path)}, items
     return None
+
+
+def _payload_lists(value: dict[str, Any], path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], list[Any]]]:
+    """The payload's non-empty lists with their key paths, the top level's before those of its objects (an API
+    may hold its conversation in an object of the payload: pi-messages' ``context.messages``)."""
+    nested: list[tuple[str, dict[str, Any]]] = []
+    for key, items in value.items():
+        if isinstance(items, list) and items:
+            yield (*path, key), items
+        elif isinstance(items, dict):
+            nested.append((key, items))
+    for key, inner in nested:
+        yield from _payload_lists(inner, (*path, key))
+
+
+def _with_marker(value: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    head, *rest = path
+    return {**value, head: _with_marker(value[head], tuple(rest)) if rest else _LIST_MARKER}
 
 
 def _item_pieces(items: list[Any]) -> Iterator[bytes]:

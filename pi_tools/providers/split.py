@@ -50,7 +50,7 @@ from pi_tools.providers import registry
 from pi_tools.providers.catalog import Model
 from pi_tools.providers.edition import BASE, Edition
 from pi_tools.providers.options import last_usage_index, message_timestamp
-from pi_tools.providers.table import find_row, items_key
+from pi_tools.providers.table import find_row, payload_items, with_payload_items
 
 PART_BYTES = 128 << 10
 """How much message text a part of a large payload holds. Small parts are fast: a part's objects are made, used
@@ -163,10 +163,9 @@ def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[st
     """The last part (raises what building it raises); `scan` as for build_part, with the payload messages
     only. Under an edition whose requests are built from a transcript (`records_prompt`), the estimate's anchor
     is found in the transcript the payload is built from: the leading system message counts in its search."""
-    key = items_key(api)
     messages = context.get("messages") or []
     payload, carry, opening = registry.build_tail(api, model, context, options, edition)
-    converted = payload[key]
+    converted = payload_items(api, payload)
     conversation = converted[opening:]
     encoded, carry = registry.encode_part(api, conversation, carry, edition)
     if edition.records_prompt:
@@ -180,7 +179,7 @@ def build_tail(api: str, model: Model, context: dict[str, Any], options: dict[st
         anchored = None if anchor is None else messages[anchor]
     results = _tool_results(messages)
     return Tail(
-        payload={**payload, key: None},
+        payload=with_payload_items(api, payload, None),
         messages=encoded,
         result_ids=_result_ids(results),
         anchor_timestamp=None if anchored is None else message_timestamp(anchored),
@@ -222,9 +221,8 @@ def join(api: str, parts: Sequence[Part], tail: Tail, edition: Edition = BASE) -
         renamed.update(part.renamed)
     if not renamed.isdisjoint(tail.result_ids):
         return None
-    key = items_key(api)
     joined = registry.join_parts(api, list(parts), tail, edition)
     if joined is None:
         return None
     messages = [tail.prefix, *joined] if tail.prefix is not None else joined
-    return {name: messages if name == key else value for name, value in tail.payload.items()}
+    return with_payload_items(api, tail.payload, messages)

@@ -28,6 +28,7 @@ from pi_tools.pipeline.stages import (
     payload_document,
     payload_document_in_parts,
 )
+from pi_tools.providers.credentials import OFFLINE_API_KEY
 from pi_tools.session.bulk import BulkSession
 from pi_tools.session.load import load_context_source
 
@@ -40,12 +41,17 @@ if not GOLDEN.exists():
     pytest.skip(f"the conformance16 goldens are not at {CONFORMANCE16}", allow_module_level=True)
 
 VARIANTS = [(key.split("@")[0], entry["model"]) for key, entry in orjson.loads(GOLDEN.read_bytes())["payloads"].items()]
+VARIANTS.append(("azure-openai-responses", "azure/gpt-5.1"))  # no golden: Azure's endpoint comes from the environment
+AZURE_RESOURCE = "AZURE_OPENAI_RESOURCE_NAME"
 INPUTS = orjson.loads(GOLDEN.read_bytes())["inputs"]
 IN_PARTS = {"anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai",
-            "bedrock-converse-stream"}
+            "bedrock-converse-stream", "mistral-conversations", "openai-codex-responses", "azure-openai-responses",
+            "pi-messages"}
 """The APIs whose 1.6 adapters build a history apart (the others build every 1.6 payload whole)."""
 MESSAGE_LISTS = {"anthropic-messages": "messages", "bedrock-converse-stream": "messages",
-                 "google-generative-ai": "contents", "openai-responses": "input", "openai-completions": "messages"}
+                 "google-generative-ai": "contents", "openai-responses": "input", "openai-completions": "messages",
+                 "mistral-conversations": "messages", "openai-codex-responses": "input",
+                 "azure-openai-responses": "input", "pi-messages": "context.messages"}
 
 
 def _sources(paths: list[Path]) -> list[tuple[Path, Any]]:
@@ -67,6 +73,14 @@ RECORDED = _sources(sorted((ROOT / "tests" / "data" / "requests16").glob("*.json
 
 def written(document: Any) -> bytes:
     return b"".join(iter_document_bytes(document))
+
+
+def listed_items(document: Any, api: str) -> Any:
+    """The payload's conversation (at MESSAGE_LISTS' path, ``[None]`` where there is none)."""
+    value = document.get("payload", {})
+    for key in MESSAGE_LISTS.get(api, "").split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value if value is not None else [None]
 
 
 def llm(source: Any) -> dict[str, Any]:
@@ -106,7 +120,10 @@ def test_enough_sessions_are_cut() -> None:
 
 @pytest.mark.parametrize(("api", "model"), VARIANTS, ids=[f"{api}@{model}" for api, model in VARIANTS])
 @pytest.mark.parametrize("inputs", ["bare", "reasoning", "prompt and tools"])
-def test_parts_equal_the_whole_payload(api: str, model: str, inputs: str) -> None:
+def test_parts_equal_the_whole_payload(api: str, model: str, inputs: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(AZURE_RESOURCE, "pi-tools-test")
+    # a recorded transcript given a prompt gets an update stamped now (stages._as_recorded), which pi-messages sends
+    monkeypatch.setattr("time.time_ns", lambda: 1_800_000_000_000_000_000)
     request = PayloadRequest(api=api, model=model, reasoning=None if inputs == "bare" else "high",
                              system_prompt=INPUTS["systemPrompt"] if inputs == "prompt and tools" else None,
                              tools=INPUTS["tools"] if inputs == "prompt and tools" else None)
@@ -120,7 +137,7 @@ def test_parts_equal_the_whole_payload(api: str, model: str, inputs: str) -> Non
                 outcomes["not cut"] += 1
                 continue
             assert written(document) == whole, (path.name, taking)
-            listed = document.get("payload", {}).get(MESSAGE_LISTS.get(api, ""), [None])
+            listed = listed_items(document, api)
             outcomes["joined" if listed and isinstance(listed[-1], EncodedItems) else "whole"] += 1
     if api in IN_PARTS:
         assert outcomes["joined"] >= 2 * (len(CUT) - 3), outcomes
@@ -140,7 +157,7 @@ def test_a_recorded_transcript_is_never_joined_from_parts(api: str, model: str) 
         if document is None:
             continue
         assert written(document) == whole, path.name
-        listed = document.get("payload", {}).get(MESSAGE_LISTS.get(api, ""), [None])
+        listed = listed_items(document, api)
         assert not (listed and isinstance(listed[-1], EncodedItems)), path.name
 
 
@@ -156,12 +173,13 @@ def _assistant(text: str, timestamp: int) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("api", sorted(IN_PARTS))
-def test_a_part_holding_a_system_message_is_refused(api: str) -> None:
+def test_a_part_holding_a_system_message_is_refused(api: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where a later system message lands, or what it collapses into, depends on the whole transcript."""
+    monkeypatch.setenv(AZURE_RESOURCE, "pi-tools-test")
     from pi_tools.providers.catalog import find_model
 
     model = find_model(next(model for name, model in VARIANTS if name == api), PI16.requests.catalog)
-    options = {"apiKey": "key"}
+    options = {"apiKey": OFFLINE_API_KEY if api == "openai-codex-responses" else "key"}  # Codex reads an account
     context = {"systemPrompt": "Be brief.", "tools": INPUTS["tools"]}
     system = {"role": "system", "content": "", "sections": {"preamble": "Be briefer."}, "timestamp": 3}
     parts = [[_user("a", 1), _assistant("b", 2)], [_user("c", 4), _assistant("d", 5)]]
@@ -186,7 +204,7 @@ def test_a_real_helper_builds_pi16_parts(monkeypatch: pytest.MonkeyPatch) -> Non
                 whole = written(payload_document(llm(source), request))
                 document = payload_document_in_parts(llm(source), request, worker.build_parts, part_bytes=1)
                 assert document is not None and written(document) == whole
-                listed = document["payload"][MESSAGE_LISTS[api]]
+                listed = listed_items(document, api)
                 built += isinstance(listed[-1], EncodedItems)
         assert built >= 2 * (len(CUT) - 3)
     finally:
@@ -203,3 +221,46 @@ def test_cli_with_a_helper_writes_what_it_writes_whole(cli: Any) -> None:
         assert split_run.code == 0 and split_run.stderr == whole_run.stderr
         assert split_run.stdout == whole_run.stdout
         assert len(whole_run.documents()) == len(sessions)
+
+
+@pytest.fixture(scope="module")
+def generated_session(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A 3 MiB session of the 0.85 generator (no system messages of its own: cut into parts under 1.6 too)."""
+    import subprocess
+    import sys
+
+    from support.oracle_path import GEN_CORPUS
+
+    if not GEN_CORPUS.exists():
+        pytest.skip(f"{GEN_CORPUS} is not available")
+    path = tmp_path_factory.mktemp("generated") / "big.jsonl"
+    subprocess.run([sys.executable, str(GEN_CORPUS), "--big", "--seed", "7", "--out", str(path), "--target-mb", "3"],
+                   check=True, capture_output=True)
+    source = load_context_source(str(path), False, PI16.context)
+    assert isinstance(source, BulkSession)
+    return source
+
+
+@pytest.mark.parametrize(("api", "model"), [("mistral-conversations", "mistral/magistral-medium-latest"),
+                                            ("openai-codex-responses", "openai-codex/gpt-5.6-sol"),
+                                            ("azure-openai-responses", "azure/gpt-5.1"),
+                                            ("pi-messages", "radius/balanced")])
+@pytest.mark.parametrize("inputs", ["bare", "prompt and tools"])
+def test_a_large_generated_session_joins_from_default_parts(api: str, model: str, inputs: str, generated_session: Any,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The four APIs whose 1.6 adapters were the last to build in parts, on a large session cut into parts of the
+    default size (split.PART_BYTES), here and with a helper taking parts from the back: joined, and the bytes of
+    the whole payload."""
+    monkeypatch.setenv(AZURE_RESOURCE, "pi-tools-test")
+    request = PayloadRequest(api=api, model=model, reasoning="high",
+                             system_prompt=INPUTS["systemPrompt"] if inputs != "bare" else None,
+                             tools=INPUTS["tools"] if inputs != "bare" else None)
+    whole = written(payload_document(llm(generated_session), request))
+    assert b'"kind":"payload"' in whole
+    for taking in (None, 3):
+        document = payload_document_in_parts(llm(generated_session), request,
+                                             None if taking is None else elsewhere_taking(taking))
+        assert document is not None
+        listed = listed_items(document, api)
+        assert sum(isinstance(item, EncodedItems) for item in listed) >= 10, taking
+        assert written(document) == whole, taking

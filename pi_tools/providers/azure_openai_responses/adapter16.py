@@ -1,6 +1,8 @@
 """azure-openai-responses as Pi 1.6 builds it (providers.edition): this folder's ``payload16`` and ``wire16`` (on
 the shared 1.6 Responses conversion, openai_responses.convert16) behind the 0.85 Azure adapter, with OpenAI Responses' 1.6
-payload mapping (system messages as items in place); built whole, as openai-responses is in 1.6."""
+payload mapping (system messages as items in place). Large sessions are built in parts as openai-responses' 1.6
+ones are (the parts' carry and join are OpenAI Responses' 0.85 ones: the ids of assistant texts renumbered), the
+leading system message opening the last part's input."""
 
 from __future__ import annotations
 
@@ -25,11 +27,15 @@ class AzureOpenAIResponses16(AzureOpenAIResponses):
         return normalize_tool_call_id
 
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
-        return None
+        from pi_tools.providers.azure_openai_responses.payload16 import build_history
+
+        return build_history(model, context, options)
 
     def build_tail(self, model: Model, context: dict[str, Any],
                    options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
-        return self.build_payload(model, context, options), None, 0
+        from pi_tools.providers.azure_openai_responses.payload16 import build_tail
+
+        return build_tail(model, context, options)
 
     def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
         return mapping.item_kind16(item)

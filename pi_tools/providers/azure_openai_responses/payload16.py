@@ -11,6 +11,7 @@ endpoint and the deployment are resolved as before (azure-openai-config.ts; opti
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pi_tools.js.values import js_truthy
@@ -18,6 +19,7 @@ from pi_tools.providers.catalog import Model
 from pi_tools.providers.constrained_sampling import grammar_input_properties
 from pi_tools.providers.errors import malformed_input_guard, require_api_key
 from pi_tools.providers.openai_responses.convert16 import (
+    InputBuilder16,
     convert_messages,
     convert_tools,
     responses_tool_support,
@@ -55,29 +57,52 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     """The params object Pi 1.6's ``streamSimple`` passes to ``onPayload`` for an ``azure-openai-responses`` model.
 
     pi-ai resolves the endpoint before building the params, so a missing base URL fails the request here too."""
+    return _build_payload(model, context, options)
+
+
+def _tool_flags(compat: dict[str, Any]) -> tuple[Any, bool, bool, Any, Any]:
+    """(mid-convo system messages, grammar tools, strict mode, additional tools, tool search) with Azure's
+    defaults."""
+    return (_flag(compat, "supportsMidConvoSystemMessages", False),
+            bool(_flag(compat, "supportsOpenAIGrammarTools", False)), bool(_flag(compat, "supportsStrictMode", True)),
+            _flag(compat, "supportsAdditionalTools", False), _flag(compat, "supportsToolSearch", False))
+
+
+def _convert(model: Model, resolved: list[dict[str, Any]], compat: dict[str, Any], grammar_transcript: list[Any],
+             id_map: dict[str, str] | None = None,
+             index_label: Callable[[int], str] | None = None) -> InputBuilder16:
+    """convert_messages with Azure's providers and the model's compat (grammar tools from what
+    `grammar_transcript` declares)."""
+    mid_convo, supports_grammar, supports_strict, additional, tool_search = _tool_flags(compat)
+    return convert_messages(
+        model, resolved, AZURE_TOOL_CALL_PROVIDERS,
+        grammar_properties=grammar_input_properties(declared_tools(grammar_transcript), supports_grammar),
+        supports_mid_convo_system_messages=mid_convo,
+        supports_additional_tools=additional,
+        supports_tool_search=tool_search,
+        tool_options={"supportsStrictMode": supports_strict, "supportsOpenAIGrammarTools": supports_grammar},
+        id_map=id_map,
+        index_label=index_label,
+    )
+
+
+def _build_payload(model: Model, context: dict[str, Any], options: dict[str, Any],
+                   index_label: Callable[[int], str] | None = None, built: list[Any] | None = None) -> dict[str, Any]:
+    """build_payload; `index_label` numbers the ids of assistant texts without one (build_tail), and `built`, when
+    given, receives the builder of the input."""
     api_key = require_api_key(model, options)
     transcript = normalize_context(context)
     base = build_base_options(model, transcript, options, api_key)
     effort = reasoning_effort(model, options)
     compat = model.get("compat") or {}
-    mid_convo = _flag(compat, "supportsMidConvoSystemMessages", False)
+    mid_convo, supports_grammar, supports_strict, additional, tool_search = _tool_flags(compat)
     resolved = resolve_transcript(transcript, mid_convo)
     deployment = azure_deployment_name(model, base)
     azure_endpoint(model, base)
-    supports_grammar = bool(_flag(compat, "supportsOpenAIGrammarTools", False))
-    supports_strict = bool(_flag(compat, "supportsStrictMode", True))
-    additional = _flag(compat, "supportsAdditionalTools", False)
-    tool_search = _flag(compat, "supportsToolSearch", False)
-    grammar_properties = grammar_input_properties(declared_tools(resolved), supports_grammar)
     request_tools, _ = resolve_transcript_tools(resolved, responses_tool_support(mid_convo, additional, tool_search))
-    builder = convert_messages(
-        model, resolved, AZURE_TOOL_CALL_PROVIDERS,
-        grammar_properties=grammar_properties,
-        supports_mid_convo_system_messages=mid_convo,
-        supports_additional_tools=additional,
-        supports_tool_search=tool_search,
-        tool_options={"supportsStrictMode": supports_strict, "supportsOpenAIGrammarTools": supports_grammar},
-    )
+    builder = _convert(model, resolved, compat, resolved, index_label=index_label)
+    if built is not None:
+        built.append(builder)
     params: dict[str, Any] = {"model": deployment, "input": builder.items, "stream": True}
     if compat.get("promptCacheKeyMode") != "disabled" and base.get("sessionId") is not None:
         params["prompt_cache_key"] = clamp_prompt_cache_key(base["sessionId"])
@@ -94,3 +119,32 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     _apply_reasoning(params, model, effort, skip_off_effort=False)
     params.update(base.get("samplingParams") or {})
     return params
+
+
+# --- in parts (see pi_tools.providers.split; the item counter is carried as openai-responses carries it) -----
+
+
+def build_history(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[list[Any], dict[str, str],
+                                                                                        Any]:
+    """The input items of a part of the transcript before its last, holding no system message (the leading one,
+    made of the context's systemPrompt and tools, opens the last part), the tool-call ids it renamed and its
+    carry (openai_responses.payload.PartCarry)."""
+    from pi_tools.providers.openai_responses.payload import PartCarry, _part_label
+
+    compat = model.get("compat") or {}
+    grammar_transcript = resolve_transcript(normalize_context({**context, "messages": []}),
+                                            _flag(compat, "supportsMidConvoSystemMessages", False))
+    renamed: dict[str, str] = {}
+    builder = _convert(model, list(context.get("messages") or []), compat, grammar_transcript, renamed, _part_label)
+    return builder.items, renamed, PartCarry(builder.counted, builder.labelled)
+
+
+def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+    """The payload of the transcript's last part (built as build_payload builds it, its numbered ids labelled),
+    its carry, and how many items its input opens with that the leading system message made."""
+    from pi_tools.providers.openai_responses.payload import PartCarry, _part_label
+
+    built: list[InputBuilder16] = []
+    params = _build_payload(model, context, options, _part_label, built)
+    builder = built[0]
+    return params, PartCarry(builder.counted, builder.labelled), builder.opening

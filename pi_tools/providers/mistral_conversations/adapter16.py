@@ -1,5 +1,7 @@
 """mistral-conversations as Pi 1.6 builds it: the 0.85 adapter's mapping, preflight and stream hooks, the 1.6
-payload (``payload16``) and wire (``wire16``). Large sessions are built whole (no parts)."""
+payload (``payload16``) and wire (``wire16``). Large sessions are built in parts as 0.85's are (the parts'
+normaliser tables checked by 0.85's join_parts), the leading system message opening the last part's messages; a
+transcript with system messages of its own is built whole (stages.build_claimed_parts)."""
 
 from __future__ import annotations
 
@@ -13,10 +15,15 @@ class MistralConversations16(MistralConversations):
     payload_module = "pi_tools.providers.mistral_conversations.payload16"
     wire_module = "pi_tools.providers.mistral_conversations.wire16"
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
-        return None
+        from pi_tools.providers.mistral_conversations.payload16 import build_history
 
-    def build_tail(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
-        return None  # the whole payload (registry.build_tail builds it when the adapter gives none)
+        return build_history(model, context, options)
+
+    def build_tail(self, model: Model, context: dict[str, Any],
+                   options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+        from pi_tools.providers.mistral_conversations.payload16 import build_tail
+
+        return build_tail(model, context, options)
 
 
 ADAPTER = MistralConversations16()

@@ -83,15 +83,28 @@ def convert_transcript(messages: list[dict[str, Any]], supports_images: bool) ->
 @malformed_input_guard
 def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The camelCase payload Pi 1.6's ``streamSimple`` passes to ``onPayload`` for a Mistral model."""
+    return _build_payload(model, context, options, {})
+
+
+def _transformed(model: Model, messages: list[dict[str, Any]], assigned: dict[str, str],
+                 renamed: dict[str, str] | None) -> list[dict[str, Any]]:
+    """transformMessages with one request's tool-call id normaliser, its ids going to `assigned` and the renamed
+    ones to `renamed`."""
+    normalizer = make_tool_call_id_normalizer(assigned, first_candidates(messages, model))
+    return transform_messages(messages, model, lambda tool_call_id, _m, _s: normalizer(tool_call_id), id_map=renamed,
+                              rules=TRANSFORM_16)
+
+
+def _build_payload(model: Model, context: dict[str, Any], options: dict[str, Any],
+                   assigned: dict[str, str]) -> dict[str, Any]:
+    """build_payload, the normaliser's ids going to `assigned`."""
     require_api_key(model, options)
     transcript = normalize_context(context)
     base = build_base_options(model, transcript, options)
     prompt_mode, reasoning_effort = reasoning_options(model, options)
     compat = _compat(model)
     messages = resolve_transcript(transcript, compat.get("supportsMidConvoSystemMessages"))
-    normalizer = make_tool_call_id_normalizer({}, first_candidates(messages, model))
-    transformed = transform_messages(messages, model, lambda tool_call_id, _m, _s: normalizer(tool_call_id),
-                                     rules=TRANSFORM_16)
+    transformed = _transformed(model, messages, assigned, None)
     payload: dict[str, Any] = {
         "model": model.get("id"),
         "stream": True,
@@ -114,3 +127,27 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     if uses_prompt_caching(base):
         payload["promptCacheKey"] = base["sessionId"]
     return payload
+
+
+# --- in parts (see pi_tools.providers.split; the normaliser's ids are carried and checked as in 0.85: payload.py) --
+
+
+def build_history(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[list[dict[str, Any]],
+                                                                                        dict[str, str], dict[str, str]]:
+    """The messages of a part of the transcript before its last, holding no system message (the leading one,
+    made of the context's systemPrompt and tools, opens the last part), the tool-call ids it renamed, and every
+    id its normaliser gave (the carry)."""
+    require_api_key(model, options)
+    assigned: dict[str, str] = {}
+    renamed: dict[str, str] = {}
+    transformed = _transformed(model, list(context.get("messages") or []), assigned, renamed)
+    return convert_messages(transformed, "image" in (model.get("input") or ())), renamed, assigned
+
+
+def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+    """The payload of the transcript's last part, every id its normaliser gave, and how many of its messages the
+    leading system message made (one where its text is not empty; the part itself holds no system message)."""
+    assigned: dict[str, str] = {}
+    payload = _build_payload(model, context, options, assigned)
+    messages = payload["messages"]
+    return payload, assigned, 1 if messages and messages[0].get("role") == "system" else 0

@@ -1,7 +1,9 @@
 """openai-codex-responses as Pi 1.6 builds it (providers.edition): the 1.6 payload and wire modules (``payload16``,
 ``wire16``) behind the 0.85 adapter's tool-call id rules and preflight. The system prompt is now an input item, so
-the payload mapping is OpenAI Responses' 1.6 one (no ``instructions`` outside the items). Conversations are built whole:
-the input depends on the transcript's system messages and tool declarations, which no part knows alone."""
+the payload mapping is OpenAI Responses' 1.6 one (no ``instructions`` outside the items). Large sessions are built
+in parts as openai-responses' 1.6 ones are (providers.split; the parts' carry and join are OpenAI Responses': the
+ids of assistant texts renumbered), the leading system message opening the last part's input; a transcript with
+system messages of its own is built whole (stages.build_claimed_parts)."""
 
 from __future__ import annotations
 
@@ -18,11 +20,15 @@ class OpenAICodexResponses16(OpenAICodexResponses):
     payload_module = "pi_tools.providers.openai_codex_responses.payload16"
     wire_module = "pi_tools.providers.openai_codex_responses.wire16"
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
-        return None
+        from pi_tools.providers.openai_codex_responses.payload16 import build_history
+
+        return build_history(model, context, options)
 
     def build_tail(self, model: Model, context: dict[str, Any],
                    options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
-        return self.build_payload(model, context, options), None, 0
+        from pi_tools.providers.openai_codex_responses.payload16 import build_tail
+
+        return build_tail(model, context, options)
 
     def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
         return mapping.item_kind16(item)

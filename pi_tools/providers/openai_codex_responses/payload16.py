@@ -17,7 +17,7 @@ token, the offline placeholder naming ``<account-id>``); the input is 1.6's shar
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pi_tools.js.values import UNDEFINED, js_truthy
@@ -31,6 +31,7 @@ from pi_tools.providers.openai_codex_responses.payload import (
     codex_api_key,
 )
 from pi_tools.providers.openai_responses.convert16 import (
+    InputBuilder16,
     convert_messages,
     convert_tools,
     responses_tool_support,
@@ -88,6 +89,25 @@ def stream_options(model: Model, transcript: list[Message], options: Mapping[str
     return codex
 
 
+def _convert(model: Model, transcript: list[Message], grammar_properties: Mapping[str, str], update_effort: Any,
+             id_map: dict[str, str] | None = None,
+             index_label: Callable[[int], str] | None = None) -> InputBuilder16:
+    """convert_messages with Codex's providers, the model's compat and ``strict: null`` function tools."""
+    tool_options = {"strict": None, "supportsStrictMode": bool(_compat(model, "supportsStrictMode", True)),
+                    "supportsOpenAIGrammarTools": bool(_compat(model, "supportsOpenAIGrammarTools", False))}
+    return convert_messages(
+        model, transcript, CODEX_TOOL_CALL_PROVIDERS,
+        grammar_properties=grammar_properties,
+        supports_mid_convo_system_messages=_compat(model, "supportsMidConvoSystemMessages", False),
+        supports_additional_tools=_compat(model, "supportsAdditionalTools", False),
+        supports_tool_search=_compat(model, "supportsToolSearch", False),
+        tool_options=tool_options,
+        configuration_update_effort=update_effort,
+        id_map=id_map,
+        index_label=index_label,
+    )
+
+
 def build_request_body(
     model: Model,
     transcript: list[Message],
@@ -95,26 +115,22 @@ def build_request_body(
     session_id: str | None,
     grammar_properties: Mapping[str, str],
     update_effort: Any,
+    index_label: Callable[[int], str] | None = None,
+    built: list[Any] | None = None,
 ) -> dict[str, Any]:
     """pi-ai 1.6's ``buildRequestBody`` for Codex's own request options (``textVerbosity``, ``toolChoice``,
     ``maxTokens``, ``temperature``, ``serviceTier``, ``reasoningEffort``, ``reasoningSummary``) over a resolved
-    transcript."""
+    transcript. `index_label` numbers the ids of assistant texts without one (build_tail), and `built`, when
+    given, receives the builder of the input."""
     strict_mode = bool(_compat(model, "supportsStrictMode", True))
     grammar_tools = bool(_compat(model, "supportsOpenAIGrammarTools", False))
     mid_convo = _compat(model, "supportsMidConvoSystemMessages", False)
     additional = _compat(model, "supportsAdditionalTools", False)
     search = _compat(model, "supportsToolSearch", False)
     request_tools, _ = resolve_transcript_tools(transcript, responses_tool_support(mid_convo, additional, search))
-    tool_options = {"strict": None, "supportsStrictMode": strict_mode, "supportsOpenAIGrammarTools": grammar_tools}
-    builder = convert_messages(
-        model, transcript, CODEX_TOOL_CALL_PROVIDERS,
-        grammar_properties=grammar_properties,
-        supports_mid_convo_system_messages=mid_convo,
-        supports_additional_tools=additional,
-        supports_tool_search=search,
-        tool_options=tool_options,
-        configuration_update_effort=update_effort,
-    )
+    builder = _convert(model, transcript, grammar_properties, update_effort, index_label=index_label)
+    if built is not None:
+        built.append(builder)
     body: dict[str, Any] = {
         "model": model.get("id"),
         "store": False,
@@ -155,6 +171,12 @@ def build_request_body(
 @malformed_input_guard
 def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The body Pi 1.6's ``streamSimple`` passes to ``onPayload`` for an ``openai-codex-responses`` model."""
+    return _build_payload(model, context, options)
+
+
+def _build_payload(model: Model, context: dict[str, Any], options: dict[str, Any],
+                   index_label: Callable[[int], str] | None = None, built: list[Any] | None = None) -> dict[str, Any]:
+    """build_payload, with build_request_body's `index_label` and `built`."""
     codex_api_key(model, options)
     transcript = normalize_context(context)
     codex = stream_options(model, transcript, options)
@@ -163,4 +185,41 @@ def build_payload(model: Model, context: dict[str, Any], options: dict[str, Any]
     account_id(codex["apiKey"])
     grammar_properties = grammar_input_properties(declared_tools(resolved),
                                                   bool(_compat(model, "supportsOpenAIGrammarTools", False)))
-    return build_request_body(model, resolved, codex, cache_session_id(codex), grammar_properties, update_effort)
+    return build_request_body(model, resolved, codex, cache_session_id(codex), grammar_properties, update_effort,
+                              index_label, built)
+
+
+# --- in parts (see pi_tools.providers.split; the item counter is carried as openai-responses carries it) -----
+
+
+def build_history(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[list[Any], dict[str, str],
+                                                                                        Any]:
+    """The input items of a part of the transcript before its last, holding no system message (the leading one,
+    made of the context's systemPrompt and tools, opens the last part), the tool-call ids it renamed and its
+    carry (openai_responses.payload.PartCarry). No closing configuration update: only the transcript's end has
+    it."""
+    from pi_tools.providers.openai_responses.payload import PartCarry, _part_label
+
+    codex = stream_options(model, [], options)
+    update_effort = configuration_update_effort(model, codex)
+    grammar_transcript = resolve_transcript(normalize_context({**context, "messages": []}),
+                                            _compat(model, "supportsMidConvoSystemMessages", False))
+    grammar_properties = grammar_input_properties(declared_tools(grammar_transcript),
+                                                  bool(_compat(model, "supportsOpenAIGrammarTools", False)))
+    renamed: dict[str, str] = {}
+    builder = _convert(model, list(context.get("messages") or []), grammar_properties, update_effort, renamed,
+                       _part_label)
+    if update_effort is not None:
+        builder.items.pop()  # the closing configuration update
+    return builder.items, renamed, PartCarry(builder.counted, builder.labelled)
+
+
+def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+    """The payload of the transcript's last part (built as build_payload builds it, its numbered ids labelled),
+    its carry, and how many items its input opens with that the leading system message made."""
+    from pi_tools.providers.openai_responses.payload import PartCarry, _part_label
+
+    built: list[InputBuilder16] = []
+    params = _build_payload(model, context, options, _part_label, built)
+    builder = built[0]
+    return params, PartCarry(builder.counted, builder.labelled), builder.opening

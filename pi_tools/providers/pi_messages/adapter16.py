@@ -3,7 +3,10 @@ itself (``payload16``), posted as is (``wire16``), answered by a stream of Pi's 
 
 Payload mapping: the conversation is ``payload.context.messages``, one item per transcript message in Pi's own
 shape (roles system, user, assistant, toolResult), nothing left out, nothing added; the system prompt is the
-leading system message of that list, and every later one an item of its own. No preflight rules: Radius documents no request limits pi-tools could check.
+leading system message of that list, and every later one an item of its own. Large sessions are built in
+parts (providers.split): a part's items are its messages as given, the leading system message opening the last
+part's list (a transcript with system messages of its own is built whole: stages.build_claimed_parts). No
+preflight rules: Radius documents no request limits pi-tools could check.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
-from pi_tools.providers.contract import ApiAdapter
+from pi_tools.providers.contract import ApiAdapter, Model
 from pi_tools.providers.mapping import ASSISTANT, EXTRA, RESULT, SYSTEM, USER, system_messages
 
 _KINDS = {"user": USER, "assistant": ASSISTANT, "toolResult": RESULT, "system": SYSTEM}
@@ -27,6 +30,17 @@ class PiMessages16(ApiAdapter):
         from pi_tools.providers.pi_messages import stream16
 
         return stream16
+
+    def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
+        from pi_tools.providers.pi_messages.payload16 import build_history
+
+        return build_history(model, context, options)
+
+    def build_tail(self, model: Model, context: dict[str, Any],
+                   options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+        from pi_tools.providers.pi_messages.payload16 import build_tail
+
+        return build_tail(model, context, options)
 
     def item_kind(self, item: dict[str, Any], index: int, has_system: bool, previous: str) -> str:
         """Pi's own messages, by role: every system message (the leading prompt, a later update) is a system

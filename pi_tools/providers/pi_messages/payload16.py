@@ -67,3 +67,24 @@ def build_payload(model: Model, context: Mapping[str, Any], options: Mapping[str
         "context": {"messages": transcript},
         "options": request_options(options),
     }
+
+
+# --- in parts (see pi_tools.providers.split) -------------------------------------------------------------------
+#
+# The messages are sent as given, one item each: a part's items are its messages, and nothing crosses a cut.
+
+
+def build_history(model: Model, context: Mapping[str, Any], options: Mapping[str, Any]) -> tuple[list[Any],
+                                                                                             dict[str, str], None]:
+    """The items of a part of the transcript before its last (its messages as given; the leading system message,
+    made of the context's systemPrompt and tools, opens the last part), no renamed tool-call ids and no carry."""
+    require_key(model, options)
+    return list(context.get("messages") or []), {}, None
+
+
+def build_tail(model: Model, context: Mapping[str, Any], options: Mapping[str, Any]) -> tuple[dict[str, Any], None,
+                                                                                           int]:
+    """The payload of the transcript's last part, no carry, and how many items its list opens with that the
+    leading system message made (one where the context has a systemPrompt or tools)."""
+    payload = build_payload(model, context, options)
+    return payload, None, len(payload["context"]["messages"]) - len(context.get("messages") or [])
