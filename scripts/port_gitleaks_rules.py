@@ -107,6 +107,24 @@ def to_python(pattern: str) -> str:
     return pattern
 
 
+def _gate(keywords: tuple[str, ...], regex: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(caseless keywords, exact anchors): a keyword that the regex spells as a case-sensitive literal (outside
+    any `(?i`) becomes an exact anchor in that spelling (`SG.` rather than any-case `sg.`, which `msg.` holds),
+    so the rule wakes far less often; the others stay caseless, as gitleaks tests them."""
+    caseless: list[str] = []
+    exact: list[str] = []
+    literal = re.sub(r"\\([^A-Za-z0-9])", r"\1", regex)
+    for keyword in keywords:
+        found = re.search(re.escape(keyword), literal, re.IGNORECASE)
+        sensitive = found is not None and "(?i" not in literal[:found.start()] and all(
+            char.isalnum() or char in "_-.~" for char in found.group())
+        if sensitive and found is not None:
+            exact.append(found.group())
+        else:
+            caseless.append(keyword)
+    return tuple(dict.fromkeys(caseless)), tuple(dict.fromkeys(exact))
+
+
 def _allow(rule: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     regexes: list[str] = []
     stopwords: list[str] = []
@@ -134,9 +152,10 @@ def main() -> None:
     for rule in config["rules"]:
         if rule["id"] in OWN or "regex" not in rule:
             continue
-        keywords, anchors = KEYWORDS.get(rule["id"], (tuple(k.lower() for k in rule.get("keywords", ())), ()))
+        regex = to_python(rule["regex"])
+        keywords, anchors = KEYWORDS.get(rule["id"], _gate(tuple(k.lower() for k in rule.get("keywords", ())), regex))
         regexes, stopwords = _allow(rule)
-        item = (rule["id"], to_python(rule["regex"]), tuple(keywords), tuple(anchors), rule.get("entropy"),
+        item = (rule["id"], regex, tuple(keywords), tuple(anchors), rule.get("entropy"),
                 regexes, tuple(stopwords), rule["id"] in OPT_IN)
         print(f"    {item!r},")
     print(")")

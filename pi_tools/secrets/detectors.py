@@ -107,6 +107,13 @@ DETECTOR_TABLE: tuple[Detector, ...] = (
              r"(?P<secret>[A-Za-z0-9_~+/-][A-Za-z0-9._~+/=:-]{15,})",
              anchors=("_API_KEY", "_TOKEN"), mixed=True,
              allowed=(r"^(?:sk-)?(?:your|my|test|fake|dummy|example|placeholder|xxx|\*)", r"(?i)x{6}|\.\.\.")),
+    # The same for any other secret given to an environment variable or setting named as one (detect-secrets'
+    # KeywordDetector, narrowed to the names that say "secret" and values that look generated).
+    Detector("env-secret",
+             r"[A-Z][A-Z0-9_]*_(?:SECRET|SECRET_KEY|PASSWORD|PASSWD|ACCESS_KEY)[\"']?[ \t]*[:=][ \t]*[\"']?"
+             r"(?P<secret>[A-Za-z0-9_~+/-][A-Za-z0-9._~+/=:!@#%^&*-]{11,})",
+             anchors=("_SECRET", "_PASSWORD", "_PASSWD", "_ACCESS_KEY"), mixed=True, entropy=3.0,
+             allowed=(r"^(?:your|my|test|fake|dummy|example|placeholder|change|xxx|\*)", r"(?i)x{6}|\.\.\.")),
     # detect-secrets' default plugins, where gitleaks has no rule of the same kind.
     Detector("artifactory-api-key", r"AKC[a-zA-Z0-9]{10,}\b", anchors=("AKC",), entropy=3.0),
     Detector("cloudant-password",
@@ -120,7 +127,7 @@ DETECTOR_TABLE: tuple[Detector, ...] = (
     Detector("ibm-cos-hmac-secret",
              r"(?i:secret[-_]?(?:access)?[-_]?key)[\"']?\s*[:=]+\s*[\"']?(?P<secret>[a-f0-9]{48})(?![a-f0-9])",
              keywords=("secret",)),
-    Detector("mailchimp-api-key", r"[0-9a-f]{32}-us[0-9]{1,2}\b", anchors=("-us",)),
+    Detector("mailchimp-api-key", r"-us[0-9]{1,2}\b", lead=r"[0-9a-f]{32}", anchors=("-us",)),
     Detector("softlayer-api-key",
              r"(?i:softlayer|sl)[\w.-]{0,20}(?i:api_?key|key|token)?[\"']?\s*[:=]+\s*[\"']?(?P<secret>[a-z0-9]{64})\b",
              keywords=("softlayer",)),
@@ -147,6 +154,9 @@ _OWN_ANCHORS: tuple[str, ...] = (
     "gsk_", "xai-", "npm_", "pypi-", "SG.", "_v1_", ":AA", "AccountKey=", "eyJ", "://",
 )
 _OWN_CASELESS: tuple[str, ...] = ("aws", "bearer")  # detectors that match these in any case
+
+
+_OWN_GATE = frozenset((*_OWN_ANCHORS, *_OWN_CASELESS))
 
 
 def _gates(opt_in: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -321,15 +331,16 @@ def _credible(compiled: _Compiled, secret: str) -> bool:
     return not (detector.opt_in and (_DIGEST.fullmatch(secret) or _UUID.fullmatch(secret)))
 
 
-def _span(compiled: _Compiled, match: re.Match[str]) -> tuple[int, int]:
-    """Where the secret is: the `secret` group, else (gated detectors, as gitleaks) the first group that matched."""
+def _span(compiled: _Compiled, match: re.Match[str], start: int) -> tuple[int, int]:
+    """Where the secret is: the `secret` group, else (gated detectors, as gitleaks) the first group that matched,
+    else the match from `start` (where its lead begins)."""
     if compiled.narrowed and match.start("secret") >= 0:
         return match.start("secret"), match.end("secret")
     if compiled.gate and match.re.groups:
         for index in range(1, match.re.groups + 1):
             if match.start(index) >= 0 and match.end(index) > match.start(index):
                 return match.start(index), match.end(index)
-    return match.start(), match.end()
+    return start, match.end()
 
 
 class Scanner:
@@ -379,7 +390,8 @@ class Scanner:
             return []
         lowered: str | None = None
         candidates: list[tuple[int, int, int, Secret]] = []
-        running = set(self._ungated)
+        # The ungated detectors need one of the own anchors (user patterns, which have none, always run).
+        running = set(self._ungated if not self.anchored or not _OWN_GATE.isdisjoint(present) else ())
         for anchor in present:
             running.update(self._woken.get(anchor, ()))
         for index in sorted(running):
@@ -400,7 +412,7 @@ class Scanner:
                     continue
                 if match.end() <= start:
                     continue
-                first, last = _span(detector, match)
+                first, last = _span(detector, match, start)  # a lead belongs to the secret (a bot's id)
                 if detector.gate:
                     if not _credible(detector, text[first:last]):
                         continue

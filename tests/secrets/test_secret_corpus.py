@@ -1,0 +1,63 @@
+"""Scrub on a planted corpus of 70+ kinds of secret, each in every place a session stores text: message text,
+tool arguments, tool output, bash output, custom entries and system-prompt sections. Every secret goes, the rest
+of every line stays byte for byte (signatures and ids included)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pi_tools.rewrite.scrub import scrub_bytes
+from pi_tools.secrets.detectors import Scanner, find_secrets
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from support.secret_corpus import corpus, kind_of  # noqa: E402
+
+SIGNATURE = "EqQBCkYIBxgCKkB" + "sk-ant-api03-" + "A" * 40 + "ghp_" + "b" * 36
+ID = "AKIA" + "B" * 16
+
+
+def _entries(text: str) -> list[dict[str, Any]]:
+    """The same text in each place a session stores text."""
+    return [
+        {"type": "message", "id": "u1", "parentId": None, "message": {"role": "user", "content": [
+            {"type": "text", "text": f"please use {text} here"}]}},
+        {"type": "message", "id": "a1", "parentId": "u1", "message": {"role": "assistant", "responseId": ID,
+            "content": [{"type": "thinking", "thinking": "hm", "thinkingSignature": SIGNATURE},
+                        {"type": "toolCall", "id": "call_" + ID, "name": "bash",
+                         "arguments": {"command": f"echo '{text}'", "env": {"K": text}}}]}},
+        {"type": "message", "id": "r1", "parentId": "a1", "message": {"role": "toolResult", "toolCallId": "call_" + ID,
+            "content": [{"type": "text", "text": f"out:\n{text}\n"}], "details": {"stdout": text}}},
+        {"type": "message", "id": "b1", "parentId": "r1", "message": {"role": "bashExecution", "command": "cat .env",
+                                                                      "output": f"X=1\n{text}\n"}},
+        {"type": "custom", "id": "c1", "parentId": "b1", "customType": "notes", "data": {"note": text}},
+        {"type": "message", "id": "s1", "parentId": "c1", "message": {"role": "system", "content": [
+            {"type": "text", "text": f"<section name=\"env\">\n{text}\n</section>"}]}},
+    ]
+
+
+def test_the_corpus_has_60_kinds_and_each_is_found_alone() -> None:
+    kinds = {kind_of(key) for key in corpus()}
+    assert len(kinds) >= 60
+    for key, (value, text) in corpus().items():
+        found = find_secrets(text)
+        assert [(s.kind, text[s.start:s.end]) for s in found] == [(kind_of(key), value)], key
+
+
+def test_every_secret_in_every_place_is_redacted_and_nothing_else_changes() -> None:
+    header = {"type": "session", "version": 3, "id": "sess", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
+    for key, (value, text) in corpus().items():
+        lines = [header, *_entries(text)]
+        data = ("\n".join(json.dumps(line, separators=(",", ":")) for line in lines) + "\n").encode()
+        result = scrub_bytes(data, Scanner())
+        out = result.data()
+        assert value.encode() not in out, key
+        assert json.dumps(value)[1:-1].encode() not in out, key
+        marker = f"[REDACTED:{kind_of(key)}]"
+        clean = [header, *_entries(text.replace(value, marker))]
+        assert [json.loads(line) for line in out.splitlines()] == clean, key
+        assert len(result.found) == 8 and {f.kind for f in result.found} == {kind_of(key)}, key
+        assert out.splitlines()[0] == data.splitlines()[0]
+        assert json.dumps(SIGNATURE).encode() in out and out.count(ID.encode()) == 3
