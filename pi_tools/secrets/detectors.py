@@ -126,8 +126,10 @@ DETECTOR_TABLE: tuple[Detector, ...] = (
              r"(?P<secret>[a-zA-Z0-9_-]{44})(?![a-zA-Z0-9_-])", keywords=("ibm",)),
     Detector("ibm-cos-hmac-secret",
              r"(?i:secret[-_]?(?:access)?[-_]?key)[\"']?\s*[:=]+\s*[\"']?(?P<secret>[a-f0-9]{48})(?![a-f0-9])",
-             keywords=("secret",)),
-    Detector("mailchimp-api-key", r"-us[0-9]{1,2}\b", lead=r"[0-9a-f]{32}", anchors=("-us",)),
+             keywords=tuple(dict.fromkeys(f"secret{a}{b}{c}key" for a in ("", "-", "_") for b in ("", "access")
+                                          for c in ("", "-", "_")))),
+    Detector("mailchimp-api-key", r"-us[0-9]{1,2}\b", lead=r"[0-9a-f]{32}",
+             anchors=tuple(f"-us{digit}" for digit in range(10))),
     Detector("softlayer-api-key",
              r"(?i:softlayer|sl)[\w.-]{0,20}(?i:api_?key|key|token)?[\"']?\s*[:=]+\s*[\"']?(?P<secret>[a-z0-9]{64})\b",
              keywords=("softlayer",)),
@@ -171,6 +173,15 @@ def _gates(opt_in: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 ANCHORS, CASELESS_ANCHORS = _gates(False)
+# Anchors so short or common that a line holding one is usually no secret (`SK` in TASK, `sk-` in a package name,
+# `://` in any URL): a line wakes on them only where this regex (Rust's, in polars) also matches its raw JSON
+# text. Each is a necessary condition of its detectors' matches: JSON escaping only lengthens a run of the
+# characters they allow, and a line with a `\\u` or `\\/` escape is always scanned.
+LINE_PATTERNS: dict[str, str] = {
+    "SK": r"SK[0-9a-fA-F]{32}",
+    "sk-": r"sk-[A-Za-z0-9_-]{20}",
+    "://": r"://[^\s:/@\"'<>]+:[^\s@/\"'<>]+@",
+}
 _BIG = 4096  # above this many characters, one Aho-Corasick pass (polars) beats a substring test per anchor
 
 
@@ -199,8 +210,9 @@ class Gate:
 
         series = pl.Series([t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts],
                            dtype=pl.String)
-        found = series.str.contains_any(list(self.exact)) | series.str.contains_any(
-            list(self.caseless), ascii_case_insensitive=True)
+        found = (series.str.contains_any([a for a in self.exact if a not in LINE_PATTERNS])
+                 | series.str.contains_any(list(self.caseless), ascii_case_insensitive=True)
+                 | series.str.contains("|".join(f"(?:{LINE_PATTERNS[a]})" for a in self.exact if a in LINE_PATTERNS)))
         return [bool(value) for value in found]
 
     def present(self, text: str, within: frozenset[str] | None = None) -> frozenset[str]:
@@ -226,9 +238,9 @@ class Gate:
             return []
         series = pl.Series([t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts],
                            dtype=pl.String)
-        exact = series.str.extract_many(list(self.exact), overlapping=True).to_list()
+        exact = series.str.extract_many(list(self.exact), overlapping=True).list.unique().to_list()
         caseless = series.str.extract_many(list(self.caseless), ascii_case_insensitive=True,
-                                           overlapping=True).to_list()
+                                           overlapping=True).list.unique().to_list()
         return [frozenset([*(one or ()), *(k.lower() for k in (other or ()))])
                 for one, other in zip(exact, caseless, strict=True)]
 

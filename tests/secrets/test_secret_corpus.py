@@ -61,3 +61,30 @@ def test_every_secret_in_every_place_is_redacted_and_nothing_else_changes() -> N
         assert len(result.found) == 8 and {f.kind for f in result.found} == {kind_of(key)}, key
         assert out.splitlines()[0] == data.splitlines()[0]
         assert json.dumps(SIGNATURE).encode() in out and out.count(ID.encode()) == 3
+
+
+def test_entropy_is_opt_in_and_never_takes_digests_or_uuids() -> None:
+    key = "Zq8" + "x7Lm2Pw9Rt4Vb6Nc1Kd3Hs5Jf0Gy"
+    text = f'config.api_key = "{key}"'
+    assert find_secrets(text) == []
+    found = Scanner(entropy=True).find(text)
+    assert [(s.kind, text[s.start:s.end]) for s in found] == [("generic-api-key", key)]
+    for value in ("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",  # sha256
+                  "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12",  # sha1 / a commit
+                  "0f8fad5b-d9cb-469f-a165-70867728950e"):  # uuid
+        assert Scanner(entropy=True).find(f'secret_token = "{value}"') == []
+
+
+def test_scrub_cli_entropy_option(tmp_path: Path, cli: Any) -> None:
+    key = "Zq8" + "x7Lm2Pw9Rt4Vb6Nc1Kd3Hs5Jf0Gy"
+    header = {"type": "session", "version": 3, "id": "sess", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
+    entry = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
+             "message": {"role": "user", "content": f'config.api_key = "{key}"', "timestamp": 1}}
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(header) + "\n" + json.dumps(entry) + "\n")
+    plain = cli("scrub", str(path), "--check")
+    assert (plain.code, plain.stdout) == (0, f"{path}: 0 secret(s) found\n")
+    run = cli("scrub", str(path), "--check", "--entropy")
+    assert run.code == 1
+    assert run.stdout == (f"{path}:2: entry u1: found generic-api-key at $.message.content\n"
+                          f"{path}: 1 secret(s) found\n")
