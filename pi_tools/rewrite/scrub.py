@@ -63,7 +63,8 @@ def scrub_bytes(data: bytes, scanner: Scanner) -> ScrubResult:
     holds = scanner.may_hold_many(lines)
     picked = [index for index, line in enumerate(lines) if holds[index] or b"\\u" in line or b"\\/" in line]
     escaped = [b"\\u" in lines[index] or b"\\/" in lines[index] for index in picked]
-    present = scanner.present_many([lines[index] for index in picked]) or [None] * len(picked)
+    anchors = scanner.present_many([lines[index] for index in picked])
+    present: list[frozenset[str] | None] = list(anchors) if anchors is not None else [None] * len(picked)
     within: dict[int, frozenset[str] | None] = {
         index: None if was_escaped else anchors for index, anchors, was_escaped in zip(picked, present, escaped,
                                                                                      strict=True)}

@@ -226,7 +226,6 @@ class Gate:
         if len(text) <= _BIG:
             lowered = text.lower()
             return frozenset([*(a for a in self.exact if a in text), *(k for k in self.caseless if k in lowered)])
-        import polars as pl
 
         return self.present_many([text])[0]
 
