@@ -205,7 +205,14 @@ class Gate:
         return any(a in text for a in self.exact) or _caseless_in(text.lower(), self.caseless)
 
     def holds_many(self, texts: Sequence[str | bytes]) -> list[bool]:
-        """`holds` of each text, in two Aho-Corasick passes over all of them (polars' contains_any)."""
+        """`holds` of each text, in Aho-Corasick passes over all of them (polars' contains_any), a few MB at a
+        time so that the copies polars needs stay small next to the file."""
+        result: list[bool] = []
+        for chunk in _chunks(texts):
+            result.extend(self._holds_chunk(chunk))
+        return result
+
+    def _holds_chunk(self, texts: Sequence[str | bytes]) -> list[bool]:
         import polars as pl
 
         series = pl.Series([t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts],
@@ -231,10 +238,14 @@ class Gate:
 
     def present_many(self, texts: Sequence[str | bytes]) -> list[frozenset[str]]:
         """`present` of each text, in two Aho-Corasick passes over all of them (polars' extract_many)."""
+        result: list[frozenset[str]] = []
+        for chunk in _chunks(texts):
+            result.extend(self._present_chunk(chunk))
+        return result
+
+    def _present_chunk(self, texts: Sequence[str | bytes]) -> list[frozenset[str]]:
         import polars as pl
 
-        if not texts:
-            return []
         series = pl.Series([t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts],
                            dtype=pl.String)
         exact = series.str.extract_many(list(self.exact), overlapping=True).list.unique().to_list()
@@ -242,6 +253,22 @@ class Gate:
                                            overlapping=True).list.unique().to_list()
         return [frozenset([*(one or ()), *(k.lower() for k in (other or ()))])
                 for one, other in zip(exact, caseless, strict=True)]
+
+
+def _chunks(texts: Sequence[str | bytes], size: int = 8 << 20) -> list[Sequence[str | bytes]]:
+    """`texts` cut into runs of about `size` characters (a longer text is a run of its own)."""
+    chunks: list[Sequence[str | bytes]] = []
+    start = 0
+    total = 0
+    for index, text in enumerate(texts):
+        total += len(text)
+        if total >= size:
+            chunks.append(texts[start:index + 1])
+            start = index + 1
+            total = 0
+    if start < len(texts):
+        chunks.append(texts[start:])
+    return chunks
 
 
 DEFAULT_GATE = Gate(ANCHORS, CASELESS_ANCHORS)
