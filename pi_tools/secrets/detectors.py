@@ -293,8 +293,11 @@ class AnchorSet:
     """
 
     def __init__(self, whole: bytes, gate: Gate = DEFAULT_GATE) -> None:
-        present = gate.present_many([whole])[0] if whole else frozenset()
-        self.present = present
+        # No anchor spans a newline: the anchors of the whole are those of its lines that pass the line gate.
+        lines = whole.split(b"\n") if whole else []
+        holding = [line for line, holds in zip(lines, gate.holds_many(lines), strict=True) if holds]
+        present = frozenset().union(*gate.present_many(holding)) if holding else frozenset()
+        self.present: frozenset[str] = present
         self.exact = tuple(a.encode() for a in gate.exact if a in present)
         self.caseless = tuple(a.encode() for a in gate.caseless if a in present)
 
