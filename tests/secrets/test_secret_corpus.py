@@ -1,6 +1,6 @@
 """Scrub on a planted corpus of 70+ kinds of secret, each in every place a session stores text: message text,
-tool arguments, tool output, bash output, custom entries and system-prompt sections. Every secret goes, the rest
-of every line stays byte for byte (signatures and ids included)."""
+tool arguments, tool output, bash output, custom entries and system-prompt sections (Pi 1.6's system messages).
+Every secret goes, the rest of every line stays as it was (signatures and ids included)."""
 
 from __future__ import annotations
 
@@ -33,8 +33,9 @@ def _entries(text: str) -> list[dict[str, Any]]:
         {"type": "message", "id": "b1", "parentId": "r1", "message": {"role": "bashExecution", "command": "cat .env",
                                                                       "output": f"X=1\n{text}\n"}},
         {"type": "custom", "id": "c1", "parentId": "b1", "customType": "notes", "data": {"note": text}},
-        {"type": "message", "id": "s1", "parentId": "c1", "message": {"role": "system", "content": [
-            {"type": "text", "text": f"<section name=\"env\">\n{text}\n</section>"}]}},
+        {"type": "message", "id": "s1", "parentId": "c1", "message": {  # Pi 1.6: prompt sections in a system message
+            "role": "system", "content": "", "sections": {"preamble": "You are a coding assistant.",
+                                                          "env": f"<env>\n{text}\n</env>"}, "timestamp": 1}},
     ]
 
 
