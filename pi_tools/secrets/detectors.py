@@ -72,7 +72,7 @@ DETECTOR_TABLE: tuple[Detector, ...] = (
     Detector("aws-secret-access-key",
              r"(?i:aws_?secret_?access_?key)\b[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
              needs="aws"),
-    Detector("github-token", r"gh(?:[pousr]_[A-Za-z0-9]{36,255}|ithub_pat_[A-Za-z0-9_]{22,255})\b"),
+    Detector("github-token", r"g(?:h[pousr]_[A-Za-z0-9]{36,255}|ithub_pat_[A-Za-z0-9_]{22,255})\b"),
     Detector("gitlab-token", r"gl(?:pat|dt|ft|soat|rt|cbt|ptt|oas)-[A-Za-z0-9_-]{20,}"),
     Detector("slack-token", r"xox[abposr]-[A-Za-z0-9-]{10,}"),
     Detector("google-api-key", r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
@@ -91,8 +91,14 @@ DETECTOR_TABLE: tuple[Detector, ...] = (
     Detector("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     Detector("bearer-token", r"(?i:bearer)\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)", word_start=False,
              lead=r"(?i:\bauthorization)[\"']?\s*[:=]\s*[\"']?", needs="bearer"),
-    Detector("url-password", r"://[^\s:/@\"'<>]+:(?P<secret>(?!\[REDACTED:)[^\s@/\"'<>]+)@",
+    Detector("url-password", r"://[^\s:/@\"'<>]*:(?P<secret>(?!\[REDACTED:)[^\s@/\"'<>]+)@",
              lead=r"[a-zA-Z][a-zA-Z0-9+.-]{0,31}"),
+    Detector("basic-auth-header", r"(?i:basic)\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
+             word_start=False, lead=r"(?i:\bauthorization)[\"']?\s*[:=]\s*[\"']?", keywords=("basic",)),
+    Detector("discord-webhook-url",
+             r"/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{60,68}(?![A-Za-z0-9_-])",
+             lead=r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com", anchors=("/api/webhooks/",)),
+    Detector("google-oauth-access-token", r"ya29\.[0-9A-Za-z_-]{20,}", anchors=("ya29.",)),
     # Keys of providers in Pi's catalog that the scanners below do not know by shape.
     Detector("cerebras-api-key", r"csk-[a-z0-9]{48}\b", anchors=("csk-",)),
     Detector("nvidia-api-key", r"nvapi-[A-Za-z0-9_-]{64}(?![A-Za-z0-9_-])", anchors=("nvapi-",)),
@@ -180,7 +186,7 @@ ANCHORS, CASELESS_ANCHORS = _gates(False)
 LINE_PATTERNS: dict[str, str] = {
     "SK": r"SK[0-9a-fA-F]{32}",
     "sk-": r"sk-[A-Za-z0-9_-]{20}",
-    "://": r"://[^\s:/@\"'<>]+:[^\s@/\"'<>]+@",
+    "://": r"://[^\s:/@\"'<>]*:[^\s@/\"'<>]+@",
 }
 _BIG = 4096  # above this many characters, one Aho-Corasick pass (polars) beats a substring test per anchor
 
