@@ -60,6 +60,10 @@ class Detector:
         return bool(self.keywords or self.anchors)
 
 
+# The next line's variable name after an empty assignment (`KEY=\nOTHER_KEY=`), which gitleaks drops with an
+# allowlist on the whole match that pi-tools does not port (it tests secrets alone).
+_NEXT_NAME = (r"^[A-Za-z_.-]+=?$",)
+
 # Order matters where shapes nest: at one position the first detector that matches wins (OpenRouter's and
 # Anthropic's keys also look like OpenAI's `sk-...`).
 DETECTOR_TABLE: tuple[Detector, ...] = (
@@ -141,7 +145,8 @@ DETECTOR_TABLE: tuple[Detector, ...] = (
              keywords=("softlayer",)),
     Detector("square-oauth-secret", r"sq0csp-[0-9A-Za-z_-]{43}(?![0-9A-Za-z_-])", anchors=("sq0csp-",)),
     *(Detector(rule_id, regex, word_start=False, keywords=keywords, anchors=anchors, entropy=entropy,
-               allowed=(*allowed, *GLOBAL_ALLOWED), stopwords=(*stopwords, *GLOBAL_STOPWORDS), opt_in=opt_in)
+               allowed=(*allowed, *GLOBAL_ALLOWED, *(_NEXT_NAME if opt_in else ())),
+               stopwords=(*stopwords, *GLOBAL_STOPWORDS), opt_in=opt_in)
       for rule_id, regex, keywords, anchors, entropy, allowed, stopwords, opt_in in GITLEAKS_RULES),
 )
 # (kind, pattern) of every detector on by default, as the module has always exposed them.
