@@ -29,7 +29,8 @@ def check_secrets(sink: FindingSink, tree: SessionTree) -> None:
     for entry, data, line in zip(entries, dumped, tree.line_numbers, strict=False):
         if data is not None and not (anchors and anchors.may_hold(data)):
             continue
-        for kind, path in find_in_value(entry, DEFAULT_SCANNER):
+        within = anchors.present if data is not None else None
+        for kind, path in find_in_value(entry, DEFAULT_SCANNER, within=within):
             entry_id = entry.get("id") if isinstance(entry, dict) else None
             sink.add(RULE, entry_id, line, f"{kind} stored at {path} (value not shown); "
                                            "`pi-tools scrub` redacts it")
@@ -44,15 +45,16 @@ def check_secrets_in_clean_session(sink: FindingSink, session: BulkSession) -> N
 
     data = session.data or b""
     anchors = AnchorSet(data)
-    escaped = b"\\u" in data
+    escaped = b"\\u" in data or b"\\/" in data
     if not anchors and not escaped:
         return
     ids = session.line_ids
     for index in range(1, len(ids)):  # line 0 is the header, which is no entry
         text = bytes(session.line_text(index))
-        if not ((anchors and anchors.may_hold(text)) or (escaped and b"\\u" in text)):
+        if not ((anchors and anchors.may_hold(text)) or (escaped and (b"\\u" in text or b"\\/" in text))):
             continue
-        for kind, path in find_in_value(loads_line_lenient(text), DEFAULT_SCANNER):
+        within = None if b"\\u" in text or b"\\/" in text else anchors.present
+        for kind, path in find_in_value(loads_line_lenient(text), DEFAULT_SCANNER, within=within):
             sink.add(RULE, ids[index], index + 1, f"{kind} stored at {path} (value not shown); "
                                                   "`pi-tools scrub` redacts it")
 

@@ -38,6 +38,7 @@ def scrub_command(
     in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite each file that holds a secret, keeping the original as FILE.bak (or FILE.bak.N).")] = False,
     check: Annotated[bool, typer.Option("--check", help="Only report secrets; exit 1 when any is found (for CI and pre-commit hooks).")] = False,
     patterns: Annotated[list[str] | None, typer.Option("--pattern", metavar="REGEX", help="Also redact matches of REGEX (kind `pattern`; a group named `secret` narrows the match). Repeatable.")] = None,
+    entropy: Annotated[bool, typer.Option("--entropy", help="Also redact high-entropy values assigned to a key, token, secret or password name (kind generic-api-key; finds unknown kinds, with false positives). Never hex digests, UUIDs, signatures, ids or images.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would be redacted; write nothing.")] = False,
     output_format: Annotated[ReportFormat, format_option(ReportFormat, "text (one line per secret) or json (one document per secret, then a summary per file).", REFUSAL_UNKNOWN_FORMAT)] = "text",
@@ -53,6 +54,9 @@ def scrub_command(
     Every version's files are scrubbed alike (--pi is checked, and changes nothing): every string of every line is
     read, so Pi 1.x's system prompt sections, tool schemas (toolsAdded), context edits' replacements and usage
     entries are scrubbed as any other content; only ids (targetId included) and opaque fields are left alone.
+
+    Detectors: every kind gitleaks' default rules and detect-secrets' default plugins find, plus every catalog
+    provider's key (see docs/rewrite.md); --entropy adds the generic high-entropy rule.
 
     Example: pi-tools scrub --check ~/.pi/agent/sessions || pi-tools scrub s.jsonl --in-place
     """
@@ -72,7 +76,7 @@ def scrub_command(
     if out is not None and len(files) != 1:
         fail(f"-o OUT takes one session file; {len(files)} given (use --in-place or --check for several)")
     try:
-        scanner = Scanner(patterns or ())
+        scanner = Scanner(patterns or (), entropy=entropy)
     except PatternError as exc:
         fail(str(exc))
     options = ScrubOptions(scanner, out, in_place=in_place, force=force, dry_run=dry_run, check=check)

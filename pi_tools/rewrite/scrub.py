@@ -19,7 +19,7 @@ from pi_tools.js.errors import JsonSyntaxError
 from pi_tools.js.json_line import loads_line
 from pi_tools.js.json_stringify import js_stringify
 from pi_tools.rewrite.writer import Change, WriteError, commit, plan_targets, read_snapshot
-from pi_tools.secrets.detectors import Scanner, may_hold_secrets
+from pi_tools.secrets.detectors import Scanner
 from pi_tools.secrets.values import RULE, find_in_value, redact_text, redact_value
 
 
@@ -58,30 +58,38 @@ def scrub_bytes(data: bytes, scanner: Scanner) -> ScrubResult:
         lines.pop()
         ending = b"\n"
     result = ScrubResult([], [], ending)
+    # One multi-anchor pass over all lines (most hold no anchor at all), one more over those that do to know
+    # which anchors each holds, so that their strings are tested for those alone.
+    holds = scanner.may_hold_many(lines)
+    picked = [index for index, line in enumerate(lines) if holds[index] or b"\\u" in line or b"\\/" in line]
+    escaped = [b"\\u" in lines[index] or b"\\/" in lines[index] for index in picked]
+    anchors = scanner.present_many([lines[index] for index in picked])
+    present: list[frozenset[str] | None] = list(anchors) if anchors is not None else [None] * len(picked)
+    within: dict[int, frozenset[str] | None] = {
+        index: None if was_escaped else anchors for index, anchors, was_escaped in zip(picked, present, escaped,
+                                                                                     strict=True)}
     for number, line in enumerate(lines, start=1):
-        result.lines.append(_scrub_line(line, number, scanner, result.found))
+        if number - 1 in within:
+            result.lines.append(_scrub_line(line, number, scanner, result.found, within[number - 1]))
+        else:
+            result.lines.append(line)
     return result
 
 
-def _cannot_hold(line: bytes, scanner: Scanner) -> bool:
-    """True when the raw line provably holds no secret: no anchor in its bytes, and no `\\u` or `\\/`
-    escape that could spell an anchor's characters differently (JSON.stringify writes neither for ASCII)."""
-    return scanner.anchored and b"\\u" not in line and b"\\/" not in line and not may_hold_secrets(line)
-
-
-def _scrub_line(line: bytes, number: int, scanner: Scanner, found: list[Found]) -> bytes:
-    if _cannot_hold(line, scanner):
-        return line
+def _scrub_line(line: bytes, number: int, scanner: Scanner, found: list[Found],
+                within: frozenset[str] | None) -> bytes:
+    """A line that may hold a secret (an anchor in its bytes, or a `\\u` or `\\/` escape that could spell an
+    anchor's characters differently; JSON.stringify writes neither for ASCII)."""
     try:
         value = loads_line(line)
     except (JsonSyntaxError, UnicodeDecodeError, RecursionError, ValueError):
         return _scrub_text_line(line, number, scanner, found)
-    hits = list(find_in_value(value, scanner))
+    hits = list(find_in_value(value, scanner, within=within))
     if not hits:
         return line
     entry_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
     found.extend(Found(kind, number, entry_id, path) for kind, path in hits)
-    return js_stringify(redact_value(value, scanner)).encode("utf-8")
+    return js_stringify(redact_value(value, scanner, within)).encode("utf-8")
 
 
 def _scrub_text_line(line: bytes, number: int, scanner: Scanner, found: list[Found]) -> bytes:

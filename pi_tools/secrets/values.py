@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from pi_tools.secrets.detectors import Scanner, Secret, may_hold_secrets
+from pi_tools.secrets.detectors import Scanner, Secret
 
 RULE = "secret-in-session"
 # Provider opaque fields (pi-ai's ThinkingContent.thinkingSignature, TextContent.textSignature,
@@ -62,25 +62,27 @@ def might_hold_secrets(value: Any, scanner: Scanner) -> bool:
     if not scanner.anchored:
         return True
     try:
-        return may_hold_secrets(orjson.dumps(value))
+        return scanner.may_hold(orjson.dumps(value))
     except (orjson.JSONEncodeError, TypeError):
         return True  # lone surrogates or huge integers: let the walk look
 
 
-def find_in_value(value: Any, scanner: Scanner, path: str = "$") -> Iterator[tuple[str, str]]:
-    """(kind, JSON path) of every secret in the strings (keys included) of a parsed JSON value."""
-    if not might_hold_secrets(value, scanner):
+def find_in_value(value: Any, scanner: Scanner, path: str = "$",
+                  within: frozenset[str] | None = None) -> Iterator[tuple[str, str]]:
+    """(kind, JSON path) of every secret in the strings (keys included) of a parsed JSON value; `within`: the
+    anchors its serialised text was found to hold (see Scanner.find), when the caller knows them."""
+    if within is None and not might_hold_secrets(value, scanner):
         return
     stack: list[tuple[Any, str]] = [(value, path)]
     while stack:
         item, where = stack.pop()
         if isinstance(item, str):
-            for secret in scanner.find(item):
+            for secret in scanner.find(item, within):
                 yield secret.kind, where
         elif isinstance(item, dict):
             pending = []
             for key, child in item.items():
-                for secret in scanner.find(key):
+                for secret in scanner.find(key, within):
                     yield secret.kind, f"{where} (a key)"
                 if not _skipped(item, key):
                     pending.append((child, path_key(where, key)))
@@ -89,18 +91,18 @@ def find_in_value(value: Any, scanner: Scanner, path: str = "$") -> Iterator[tup
             stack.extend(reversed([(child, f"{where}[{index}]") for index, child in enumerate(item)]))
 
 
-def redact_value(value: Any, scanner: Scanner) -> Any:
+def redact_value(value: Any, scanner: Scanner, within: frozenset[str] | None = None) -> Any:
     """`value` with every secret in its strings (keys included) replaced; opaque fields and ids kept."""
     if isinstance(value, str):
-        secrets = scanner.find(value)
+        secrets = scanner.find(value, within)
         return redact_text(value, secrets) if secrets else value
     if isinstance(value, dict):
         result = {}
         for key, child in value.items():
-            secrets = scanner.find(key)
+            secrets = scanner.find(key, within)
             new_key = redact_text(key, secrets) if secrets else key
-            result[new_key] = child if _skipped(value, key) else redact_value(child, scanner)
+            result[new_key] = child if _skipped(value, key) else redact_value(child, scanner, within)
         return result
     if isinstance(value, list):
-        return [redact_value(child, scanner) for child in value]
+        return [redact_value(child, scanner, within) for child in value]
     return value
