@@ -50,8 +50,10 @@ def test_run_runs_pi_16(cli: Any, tmp_path: Any) -> None:
     """`run` builds Pi 1.6 requests (and writes its sessions) under --pi 1.6 or PI_TOOLS_PI=1.6."""
     for given, env in ((["--pi", "1.6"], None), ([], {"PI_TOOLS_PI": "1.6"})):
         folder = tmp_path / str(len(list(tmp_path.iterdir())))
-        ran = cli("run", *given, "--session-dir", str(folder), "--tools", "none", "--max-turns", "1", "hello",
-                  env=env)
+        script = tmp_path / "empty.json"
+        script.write_text('{"responses": []}')
+        ran = cli("run", *given, "--session-dir", str(folder), "--tools", "none", "--max-turns", "1",
+                  "--faux-script", str(script), "hello", env=env)
         assert ran.code == 1 and ran.stderr == ""  # the empty faux queue answers with an error message
         (session,) = folder.iterdir()
         roles = [line.split('"role":"')[1].split('"')[0] for line in session.read_text().splitlines()
