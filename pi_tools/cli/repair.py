@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -16,6 +16,12 @@ from pi_tools.cli.options import (
     output_option,
     reasoning_option,
 )
+
+if TYPE_CHECKING:
+    from pi_tools.rewrite.repair import RepairResult
+
+EXIT_NOTHING_TO_REPAIR = 3
+"""The repair would change no byte of FILE: nothing is written (not an error, not a success that made a file)."""
 
 
 def repair_command(
@@ -41,7 +47,8 @@ def repair_command(
 
     Each change is printed on stdout as FILE:LINE: what changed [rule] (LINE is the input line, rule the audit or
     preflight rule it clears); what was asked for but not done follows as FILE:LINE: note: .... Errors go to
-    stderr with exit status 2. The output is written atomically (temporary file, fsync, rename).
+    stderr with exit status 2. When the repaired copy would equal FILE, nothing is written: stderr says
+    `FILE: nothing to repair; wrote nothing` and the exit status is 3. The output is written atomically (temporary file, fsync, rename).
 
     Example: pi-tools repair broken.jsonl -o fixed.jsonl --relink --close-orphans && pi-tools audit fixed.jsonl
     """
@@ -69,16 +76,14 @@ def repair_command(
                              dry_run=dry_run, header=header, cwd=cwd, fixes=fixes, version=version)
     except RepairError as exc:
         fail(str(exc))
+    if result.unchanged:
+        _nothing_to_repair(file, result, output_format, dry_run)
     target = file if in_place else out
     rejected_target = f"{backup}.rejected" if in_place else (f"{out}.rejected" if out is not None else None)
     rejected = rejected_target if result.rejected else None
     changes = sorted(result.changes, key=lambda c: c.line)
     summary: list[str] = []
-    verb = "would write" if dry_run else "wrote"
-    if not changes:
-        summary.append(f"{file}: nothing to repair; {verb} an unchanged copy to {target}" if target is not None
-                       else f"{file}: nothing to repair")
-    elif rejected is not None:
+    if rejected is not None:
         summary.append(f"{file}: {len(result.rejected)} line(s) set aside in {rejected}")
     elif result.rejected:
         summary.append(f"{file}: {len(result.rejected)} line(s) would be set aside")
@@ -88,3 +93,16 @@ def repair_command(
         "output": target, "rejected": rejected, "rejectedLines": len(result.rejected), "backup": backup,
         "changes": len(changes), "dryRun": dry_run, "notes": len(result.notes),
     }, notes=sorted(result.notes, key=lambda c: c.line), rules=True)
+
+
+def _nothing_to_repair(file: str, result: RepairResult, output_format: str, dry_run: bool) -> NoReturn:
+    """The repaired bytes equal FILE's: nothing was (or would be) written; the notes (what was asked for but cannot
+    be done) still go to stdout, the verdict to stderr, and the exit status says it (EXIT_NOTHING_TO_REPAIR)."""
+    from pi_tools.cli.rewriting import print_changes
+
+    notes = sorted(result.notes, key=lambda c: c.line)
+    if notes or output_format == "json":
+        print_changes(file, [], output_format, [], {
+            "output": None, "rejected": None, "rejectedLines": 0, "backup": None, "changes": 0, "dryRun": dry_run,
+            "notes": len(notes)}, notes=notes, rules=True)
+    fail(f"{file}: nothing to repair; wrote nothing", EXIT_NOTHING_TO_REPAIR)
