@@ -425,6 +425,7 @@ class ConversationFixes:
     drop_malformed_calls: bool = False
     for_model: str | None = None
     reasoning: str | None = None
+    fix: bool = False  # what preflight finds for for_model (None: the session's model), fixed where a rewrite can
 
 
 def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False, header: bool = False,
@@ -438,12 +439,13 @@ def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False
     count, the edits whose target a fix set aside follow it to the .rejected file."""
     version = chosen_version(version)
     fixes = fixes or ConversationFixes()
-    if fixes.for_model is not None:
+    if fixes.for_model is not None or fixes.fix:
         from pi_tools.pi import requests_refusal
 
-        refusal = requests_refusal(version, "repair --for-model")
+        option = "--fix" if fixes.fix else "--for-model"
+        refusal = requests_refusal(version, f"repair {option}")
         if refusal is not None:
-            raise RepairError(f"{source}: --for-model: {refusal}")
+            raise RepairError(f"{source}: {option}: {refusal}")
     result = repair_lines(data)
     try:
         load_lines(result.lines, source, version)
@@ -472,7 +474,11 @@ def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False
             conversation.follow_removed_targets(result, source, before, version)
     if close_orphaned_calls:
         close_orphans(result, source, version)
-    if fixes.for_model is not None:
+    if fixes.fix:
+        from pi_tools.rewrite.for_model import fix_findings
+
+        fix_findings(result, source, fixes.for_model, fixes.reasoning, version)
+    elif fixes.for_model is not None:
         from pi_tools.rewrite.for_model import for_model
 
         for_model(result, source, fixes.for_model, fixes.reasoning, version)

@@ -342,7 +342,7 @@ def test_for_model_says_what_it_cannot_fix(tmp_path: Path, cli: Any) -> None:
     bad = cli("repair", str(source), "--dry-run", "--for-model", "nope/model")
     assert bad.code == 2 and bad.stderr.startswith("pi-tools: --for-model nope/model: ")
     lonely = cli("repair", str(source), "--dry-run", "--reasoning", "high")
-    assert (lonely.code, lonely.stderr) == (2, "pi-tools: --reasoning only goes with --for-model\n")
+    assert (lonely.code, lonely.stderr) == (2, "pi-tools: --reasoning only goes with --fix or --for-model\n")
     legacy = cli("repair", "fixtures/conformance/cases/c025_v1.jsonl", "--dry-run", "--relink")
     assert legacy.code == 2 and "--relink needs a version 3 session file (this one is version 1" in legacy.stderr
 
