@@ -230,9 +230,9 @@ def close_orphans(result: RepairResult, source: str, version: PiVersion | None =
             result.changes.append(Change(origin, f"added a `{NO_RESULT_TEXT}` tool result for call {call_id} after "
                                                  f"entry {group.after.get('id')}", group.after.get("id"), ORPHAN_RULE))
             for cut_off in cut_off_results.get(js_set_key(call_id), []):
-                line = tree.line_of(cut_off)
+                at = tree.line_of(cut_off)
                 result.notes.append(Change(
-                    result.origins[line - 1] if line else 0,
+                    result.origins[at - 1] if at else 0,
                     f"entry {cut_off.get('id')} holds a result for call {call_id}, but its branch hangs below a parent "
                     "that is not in the file, so the call got `No result provided` (`--relink` attaches such results "
                     "to their batch first)", cut_off.get("id"), "dangling-parent"))

@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from support.clihelp import run_cli
-
 from pi_tools.cli.run import NEEDS_SCRIPT
 from pi_tools.loop.demo import DEMO_FILES, DEMO_PROMPT, demo_script
+
+from support.clihelp import run_cli
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
 
