@@ -136,9 +136,11 @@ def test_transform_reads_as_the_version_it_is_given(cli: Any) -> None:
     ["scrub", SYSTEM, "--dry-run"], ["transform", SYSTEM, "--to-session", "out.jsonl", "--dry-run", "--redact", "x"],
 ], ids=lambda args: args[0])
 def test_rewriting_commands_read_16(cli: Any, args: list[str]) -> None:
-    """repair, slim, scrub and transform --to-session rewrite Pi 1.6 files (tests/rewrite/test_rewrite16.py)."""
-    assert cli(*args, "--pi", "1.6").code == 0
-    assert cli(*args, env={"PI_TOOLS_PI": "1.6"}).code == 0
+    """repair, slim, scrub and transform --to-session rewrite Pi 1.6 files (tests/rewrite/test_rewrite16.py); the
+    file needs no repair, which repair says with its own status (3: nothing written)."""
+    expected = 3 if args[0] == "repair" else 0
+    assert cli(*args, "--pi", "1.6").code == expected
+    assert cli(*args, env={"PI_TOOLS_PI": "1.6"}).code == expected
 
 
 def test_without_a_choice_every_command_reproduces_the_newest_pi(cli: Any) -> None:
