@@ -106,7 +106,7 @@ class _EventLines:
 def run_command(
     prompt: Annotated[str | None, typer.Argument(metavar="PROMPT", help="What to ask. Omit to answer a --session whose last message is a user prompt or tool result.")] = None,
     session: Annotated[str | None, typer.Option("--session", metavar="FILE", help="Session file to continue at its leaf (created when missing).")] = None,
-    session_dir: Annotated[str | None, typer.Option("--session-dir", metavar="DIR", help="Folder for a new session file named as Pi names them (default: Pi's per-project folder).")] = None,
+    session_dir: Annotated[str | None, typer.Option("--session-dir", metavar="DIR", help="Folder for a new session file named as Pi names them (default: Pi's per-project folder; for --provider faux a new temporary folder, see --in-pi-folder).")] = None,
     provider: Annotated[str, typer.Option("--provider", help="faux (offline, scripted) or a catalog provider: anthropic, openai, google, groq, ...")] = "faux",
     model: Annotated[str | None, model_option("Model id within the provider (see `pi-tools models`).", metavar="ID")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="Send to this server instead of the catalog's (e.g. a local OpenAI-compatible server).")] = None,
