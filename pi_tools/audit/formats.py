@@ -54,18 +54,23 @@ def _tool_version() -> str:
         return "0"
 
 
-def json_lines(results: Iterable[AuditResult]) -> bytes:
-    """One `finding` document per line; an `error` document for each unusable input."""
+def json_lines(results: Iterable[AuditResult], fixes: bool = False) -> bytes:
+    """One `finding` document per line; an `error` document for each unusable input. With `fixes` (audit's own
+    output) each finding also names its fix (audit.fixes.with_fixes: `fix` and `noFix`)."""
+    from pi_tools.audit.fixes import with_fixes
+
     out: list[bytes] = []
     for result in results:
         if result.error is not None:
             out.append(dumps_document({"kind": "error", "source": result.source, "error": result.error}))
-        out.extend(dumps_document(finding) for finding in result.findings)
+        findings = with_fixes(result.findings, result.source) if fixes else result.findings
+        out.extend(dumps_document(finding) for finding in findings)
     return b"".join(out)
 
 
-def table(results: list[AuditResult]) -> str:
-    """Findings grouped by file, aligned columns, and a one-line summary."""
+def table(results: list[AuditResult], fixes: bool = False) -> str:
+    """Findings grouped by file, aligned columns, and a one-line summary; with `fixes` (audit's own output) each
+    file's findings are followed by their fixes (audit.fixes.file_fixes)."""
     lines: list[str] = []
     counts = {"error": 0, "warning": 0, "info": 0}
     clean = 0
@@ -85,6 +90,10 @@ def table(results: list[AuditResult]) -> str:
         for row in rows:
             counts[row[1]] += 1
         lines.extend("  " + line for line in align_columns(rows, right={0}))
+        if fixes:
+            from pi_tools.audit.fixes import file_fixes
+
+            lines.extend("  " + line for line in file_fixes(result.findings, result.source))
     unusable = sum(1 for r in results if r.error is not None)
     summary = (
         f"{len(results)} file(s): {counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info; "

@@ -68,7 +68,7 @@ def encoded(result: AuditResult) -> EncodedAudit:
     from pi_tools.audit.rules import SEVERITY_RANK
 
     worst = max((SEVERITY_RANK[finding["severity"]] for finding in result.findings), default=-1)
-    return EncodedAudit(result.source, result.error, json_lines([result]), worst)
+    return EncodedAudit(result.source, result.error, json_lines([result], fixes=True), worst)
 
 
 def audit_one_json(job: tuple[str, Options]) -> EncodedAudit:
@@ -78,7 +78,8 @@ def audit_one_json(job: tuple[str, Options]) -> EncodedAudit:
 
 def run_audit_json(paths: list[str], enabled: frozenset[str] | None = None,
                    engine: Engine | None = None, pi: str | None = None) -> Iterator[EncodedAudit]:
-    """run_audit with each input's documents already encoded; their concatenation is json_lines(run_audit(...))."""
+    """run_audit with each input's documents already encoded (each finding with its fix); their concatenation is
+    json_lines(run_audit(...), fixes=True)."""
     from pi_tools.engine.run import map_inputs
 
     return map_inputs(audit_one_json, expand(paths), _options(enabled, pi), engine,

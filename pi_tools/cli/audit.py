@@ -100,7 +100,7 @@ def audit_command(
     except EngineError as exc:
         fail(str(exc))
     if output_format == "table":
-        _write(table(results).encode())
+        _write(table(results, fixes=True).encode())
     elif output_format == "junit":
         _write(junit(results, enabled, fail_on).encode())
     else:

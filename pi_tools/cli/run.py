@@ -106,7 +106,7 @@ class _EventLines:
 def run_command(
     prompt: Annotated[str | None, typer.Argument(metavar="PROMPT", help="What to ask. Omit to answer a --session whose last message is a user prompt or tool result.")] = None,
     session: Annotated[str | None, typer.Option("--session", metavar="FILE", help="Session file to continue at its leaf (created when missing).")] = None,
-    session_dir: Annotated[str | None, typer.Option("--session-dir", metavar="DIR", help="Folder for a new session file named as Pi names them (default: Pi's per-project folder).")] = None,
+    session_dir: Annotated[str | None, typer.Option("--session-dir", metavar="DIR", help="Folder for a new session file named as Pi names them (default: Pi's per-project folder; for --provider faux a new temporary folder, see --in-pi-folder).")] = None,
     provider: Annotated[str, typer.Option("--provider", help="faux (offline, scripted) or a catalog provider: anthropic, openai, google, groq, ...")] = "faux",
     model: Annotated[str | None, model_option("Model id within the provider (see `pi-tools models`).", metavar="ID")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="Send to this server instead of the catalog's (e.g. a local OpenAI-compatible server).")] = None,
@@ -120,6 +120,8 @@ def run_command(
     events: Annotated[bool, typer.Option("--events", help="Print Pi's agent events as JSON Lines instead of a transcript.")] = False,
     preflight: Annotated[bool, typer.Option("--preflight/--no-preflight", help="Check each request against the provider's rules before sending it; stop at an error-level finding (default: on).")] = True,
     event_format: Annotated[EventFormat, format_option(EventFormat, "With --events: Pi's own events (pi), or a web chat's stream events (chat: start, delta, thinking, tool, state, done, error).", REFUSAL_UNKNOWN_EVENT_FORMAT)] = "pi",
+    demo: Annotated[bool, typer.Option("--demo", help="Play the bundled faux script (no key, no network) in a new temporary workspace; the session goes to a temporary folder too.")] = False,
+    in_pi_folder: Annotated[bool, typer.Option("--in-pi-folder", help="With --provider faux: write the new session into Pi's per-project folder (faux runs otherwise write to a new temporary folder; catalog providers always default to Pi's folder).")] = False,
     pi: Pi = None,
 ) -> None:
     """Run Pi's agent loop: stream the model, execute its tool calls, append every settled message to the session.
@@ -128,9 +130,11 @@ def run_command(
     openai-completions, openai-responses or google-generative-ai are streamed over HTTP with the key from the usual
     environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ...). Keys never appear in output or
     the session. Ctrl-C or SIGTERM ends the stream and records an aborted assistant message. Exit status 1 when
-    the run ended in an error or abort.
+    the run ended in an error or abort. A faux run writes its new session into a new temporary folder unless
+    --session, --session-dir or --in-pi-folder says where.
 
-    Example: pi-tools run --faux-script script.json --session s.jsonl --cwd work "list the files"
+    Examples: pi-tools run --demo;
+    pi-tools run --faux-script script.json --session s.jsonl --cwd work "list the files"
     """
     version = chosen_pi(pi, builds_requests=True, command="run")
     from pi_tools.loop.persist import SessionWriteError
@@ -138,6 +142,19 @@ def run_command(
 
     if event_format == "chat" and not events:
         fail("--format chat: only with --events")
+    if demo:
+        prompt, faux_script, cwd, session_dir = _demo(prompt, provider, faux_script, cwd, session, session_dir)
+    elif provider == "faux" and faux_script is None:
+        fail(NEEDS_SCRIPT)
+    if prompt is None and session is None:
+        fail("nothing to do: give a PROMPT (or --session FILE whose last message awaits an answer)")
+    if in_pi_folder and (provider != "faux" or session is not None or session_dir is not None):
+        fail("--in-pi-folder: only for a new faux session (without --session or --session-dir); other providers "
+             "write to Pi's folder by default")
+    if provider == "faux" and session is None and session_dir is None and not in_pi_folder:
+        from pi_tools.loop.demo import scratch_session_dir
+
+        session_dir = scratch_session_dir()
     names = [] if tools.strip() in ("", "none") else [name.strip() for name in tools.split(",") if name.strip()]
     request = RunRequest(prompt=prompt, cwd=cwd, session_file=session, session_dir=session_dir, provider=provider,
                          model=model, base_url=base_url, thinking=thinking, tools=names,
@@ -156,6 +173,28 @@ def run_command(
         sys.stdout.write(f"session: {outcome.session_file}\n")
     last = outcome.last_assistant
     raise SystemExit(1 if last is not None and last.get("stopReason") in ("error", "aborted") else 0)
+
+
+NEEDS_SCRIPT = ("run: --provider faux (the default) plays scripted answers and needs --faux-script FILE "
+                "(docs/run.md); `pi-tools run --demo` plays a bundled one, and --provider PROVIDER --model ID runs "
+                "a real model")
+
+
+def _demo(prompt: str | None, provider: str, faux_script: str | None, cwd: str, session: str | None,
+          session_dir: str | None) -> tuple[str, str, str, str]:
+    """--demo's prompt, script, workspace and session folder (all its own: it takes none of these options)."""
+    given = [name for name, value in (("PROMPT", prompt), ("--faux-script", faux_script), ("--session", session),
+                                      ("--session-dir", session_dir)) if value is not None]
+    if provider != "faux":
+        given.append("--provider")
+    if cwd != ".":
+        given.append("--cwd")
+    if given:
+        fail(f"--demo brings its own prompt, script, workspace and session folder: drop {', '.join(given)}")
+    from pi_tools.loop.demo import prepare_demo
+
+    setup = prepare_demo()
+    return setup.prompt, setup.script, setup.workspace, setup.session_dir
 
 
 def _preflight_factory() -> object:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from pi_tools.pi import PiVersion
 
 INTERLEAVED, ORDER, ERRORED, REQUIRED = "tool-result-interleaved", "tool-result-order", "errored-turn", "required-fields"
+DANGLING = "dangling-parent"
 # Entries that may stand between a batch's calls and its results and move behind them: the messages Pi defers until
 # a batch is done (bash executions, custom and extension messages, steering user messages), the messages the
 # version's transformMessages holds until the batch is done (its `held_roles`: Pi 1.6's system messages) and
@@ -161,10 +162,86 @@ def _describe(entry: dict[str, Any]) -> str:
     return f"{entry.get('type')} entry {entry.get('id')}"
 
 
-def relink(result: RepairResult, source: str, version: PiVersion | None = None) -> None:
-    """Move what stands between a batch's calls and its results behind the last result; results in call order."""
+def _dangling_chain(root: dict[str, Any], children: dict[Any, list[Any]], kinds: _Kinds) -> set[str]:
+    """The call ids answered by the results in the linear run of results and movable entries that starts at `root`
+    (an entry whose parent is not in the file)."""
+    answered: set[str] = set()
+    current: Any = root
+    while True:
+        message = message_of(current)
+        if message is not None and message.get("role") == "toolResult":
+            call_id = message.get("toolCallId")
+            if not isinstance(call_id, str) or call_id in answered:
+                break
+            answered.add(call_id)
+        elif not kinds.movable(current):
+            break
+        kids = _kids(children, current)
+        if len(kids) != 1:
+            break
+        current = kids[0]
+    return answered
+
+
+def attach_dangling(result: RepairResult, source: str, version: PiVersion | None = None) -> None:
+    """Give an entry whose parent is not in the file back to the batch it answers: when it starts a run of results
+    (and movable entries) that answer only calls of one earlier assistant message whose branch ends before its
+    batch is answered, its parentId becomes that branch's last entry. This runs before anything invents a
+    `No result provided` result for those calls: the real results are in the file, their link was lost."""
     version = chosen_version(version)
     kinds = _Kinds.of(version)
+    tree = v3_tree(result, source, "--relink", version)
+    children = tree.children()
+    lines = list(result.lines)
+    attached: set[int] = set()  # positions of the assistants given their results (one dangling run each)
+    for position, root in enumerate(tree.entries):
+        parent = root.get("parentId") if isinstance(root, dict) else None
+        if not isinstance(parent, str) or parent in tree.by_id or not isinstance(root.get("id"), str):
+            continue
+        answers = _dangling_chain(root, children, kinds)
+        if not answers:
+            continue
+        batch = _batch_before(tree, children, kinds, position, answers, attached)
+        if batch is None:
+            continue
+        assistant_position, assistant, end = batch
+        attached.add(assistant_position)
+        index = _index(tree, root)
+        lines[index] = with_parent(lines[index], parent, end["id"])
+        result.changes.append(Change(result.origins[index],
+                                     f"entry {root['id']}: parentId {parent} (no such entry) -> {end['id']}: it holds "
+                                     f"results of assistant {assistant['id']}'s tool calls, whose branch ended there",
+                                     root["id"], "dangling-parent"))
+    result.lines = lines
+
+
+def _batch_before(tree: SessionTree, children: dict[Any, list[Any]], kinds: _Kinds, before: int,
+                  answers: set[str], taken: set[int]) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
+    """The nearest assistant message before entry `before` (positions in tree.entries) whose batch holds every call in `answers`, none of them
+    answered on its branch, with the entry its branch ends at (None when there is none, or its branch goes on)."""
+    for index in range(before - 1, -1, -1):
+        assistant = tree.entries[index]
+        calls = _batch_calls(assistant)
+        if not calls or not answers <= set(calls):
+            continue
+        if index in taken:
+            return None
+        segment = _segment(assistant, calls, children, kinds)
+        answered = {message_of(e)["toolCallId"] for e in segment if role_of(e) == "toolResult"}  # type: ignore[index]
+        end = segment[-1] if segment else assistant
+        if answered & answers or _kids(children, end) or not isinstance(end.get("id"), str):
+            return None
+        return index, assistant, end
+    return None
+
+
+def relink(result: RepairResult, source: str, version: PiVersion | None = None) -> None:
+    """Move what stands between a batch's calls and its results behind the last result; results in call order.
+    First, results cut off from their batch by a parent that is not in the file are attached to it again
+    (attach_dangling); what still dangles afterwards is said in a note."""
+    version = chosen_version(version)
+    kinds = _Kinds.of(version)
+    attach_dangling(result, source, version)
     tree = v3_tree(result, source, "--relink", version)
     children = tree.children()
     lines = list(result.lines)
@@ -212,7 +289,7 @@ def relink(result: RepairResult, source: str, version: PiVersion | None = None) 
         result.origins = [result.origins[placement.get(i, i)] for i in range(len(lines))]
     else:
         result.lines = lines
-    _left_over(result, source, frozenset({INTERLEAVED, ORDER}), "--relink", version)
+    _left_over(result, source, frozenset({INTERLEAVED, ORDER, DANGLING}), "--relink", version)
 
 
 def _in_place_order(segment: list[Any], ordered: list[Any]) -> list[Any]:
@@ -246,7 +323,8 @@ def _left_over(result: RepairResult, source: str, rules: frozenset[str], option:
     for finding in audit_bytes(result.data(), source, rules, version.context):
         line = finding.get("line")
         origin = result.origins[line - 1] if isinstance(line, int) and 0 < line <= len(result.origins) else 0
-        result.notes.append(Change(origin, f"{option} left this as it is: {finding['message']}", finding.get("entryId"),
+        what = f"left entry {finding.get('entryId')} dangling" if finding["rule"] == DANGLING else "left this as it is"
+        result.notes.append(Change(origin, f"{option} {what}: {finding['message']}", finding.get("entryId"),
                                    finding["rule"]))
 
 

@@ -60,8 +60,13 @@ def _reason(rule: str) -> str:
     return "no rewrite of the stored history clears it"
 
 
-def _preflight(result: RepairResult, source: str, model: str, reasoning: str | None,
+def _preflight(result: RepairResult, source: str, model: str | None, reasoning: str | None,
                version: PiVersion) -> list[dict[str, Any]]:
+    return _outcome(result, source, model, reasoning, version).findings
+
+
+def _outcome(result: RepairResult, source: str, model: str | None, reasoning: str | None, version: PiVersion) -> Any:
+    """preflight's check of the repaired lines' next request for `model` (None: the session's own model)."""
     from pi_tools.preflight.check import PreflightRequest
     from pi_tools.preflight.session import PreflightError, preflight_tree
     from pi_tools.session import ContextError
@@ -71,14 +76,18 @@ def _preflight(result: RepairResult, source: str, model: str, reasoning: str | N
         outcome = preflight_tree(load_lines(result.lines, source, version), source,
                                  PreflightRequest(model=model, reasoning=reasoning, pi=version.name))
     except (ContextError, PathCycleError) as exc:
-        raise RepairError(f"{source}: --for-model {model}: nothing to check: Pi {version.name} cannot build the "
+        raise RepairError(f"{source}: {_option(model)}: nothing to check: Pi {version.name} cannot build the "
                           f"context: {exc}") from None
     except PreflightError as exc:
-        raise RepairError(f"{source}: --for-model {model}: {exc}") from None
+        raise RepairError(f"{source}: {_option(model)}: {str(exc).replace('--model', '--for-model')}") from None
     if outcome.error is not None:
         error = outcome.error.removeprefix(f"{source}: ")
-        raise RepairError(f"{source}: --for-model {model}: nothing to check: {error}")
-    return outcome.findings
+        raise RepairError(f"{source}: {_option(model)}: nothing to check: {error}")
+    return outcome
+
+
+def _option(model: str | None) -> str:
+    return "--fix" if model is None else f"--for-model {model}"
 
 
 def _input_line(result: RepairResult, line: Any) -> int:
@@ -128,3 +137,26 @@ def for_model(result: RepairResult, source: str, model: str, reasoning: str | No
         result.notes.append(Change(_input_line(result, found.get("line")),
                                    f"not fixed for {model}: {found['rule']} ({found['severity']}): {found['message']} "
                                    f"({_reason(found['rule'])})", found.get("entryId"), found["rule"]))
+
+
+def fix_findings(result: RepairResult, source: str, model: str | None = None, reasoning: str | None = None,
+                 version: PiVersion | None = None) -> None:
+    """`repair --fix`: apply the repairs that clear what preflight finds in the next request for `model` (None: the
+    session's own model, as `preflight` checks it): the conversation fixes for calls and results that do not pair
+    up (--drop-malformed-calls, --relink, --close-orphans), then --for-model's new turn; what stays is noted with
+    the reason (for_model)."""
+    from pi_tools.rewrite import conversation
+    from pi_tools.rewrite.repair import close_orphans
+
+    version = version or resolve()
+    v3_tree(result, source, "--fix", version)
+    checked = _outcome(result, source, model, reasoning, version)
+    target = model or str(checked.model)
+    if any(found["rule"] in _PAIRING_RULES for found in checked.findings):
+        before = conversation.entry_ids(result.lines) if version.context.context_edits else None
+        conversation.drop_malformed_calls(result, source, version)
+        conversation.relink(result, source, version)
+        if before is not None:
+            conversation.follow_removed_targets(result, source, before, version)
+        close_orphans(result, source, version)
+    for_model(result, source, target, reasoning, version)

@@ -64,6 +64,7 @@ class RepairResult:
     rejected: list[tuple[int, bytes]] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     notes: list[Change] = field(default_factory=list)  # what was asked for but not done, and why
+    unchanged: bool = False  # the repaired bytes equal the input's: repair_file wrote nothing
 
     def data(self) -> bytes:
         return b"".join(line + b"\n" for line in self.lines)
@@ -137,6 +138,8 @@ def repair_lines(data: bytes) -> RepairResult:
             continue
         result.lines.append(line)
         result.origins.append(number)
+        if torn_candidate:
+            result.changes.append(Change(number, "added the missing final newline", rule="missing-final-newline"))
     return result
 
 
@@ -214,6 +217,7 @@ def close_orphans(result: RepairResult, source: str, version: PiVersion | None =
     children = tree.children()
     inserts: dict[int, list[bytes]] = {}
     replaced: dict[int, bytes] = {}
+    cut_off_results = _results_below_dangling_parents(tree)
     for group in groups.values():
         after_line = tree.line_of(group.after)
         if after_line is None:
@@ -225,6 +229,13 @@ def close_orphans(result: RepairResult, source: str, version: PiVersion | None =
         for call_id, _ in group.calls:
             result.changes.append(Change(origin, f"added a `{NO_RESULT_TEXT}` tool result for call {call_id} after "
                                                  f"entry {group.after.get('id')}", group.after.get("id"), ORPHAN_RULE))
+            for cut_off in cut_off_results.get(js_set_key(call_id), []):
+                at = tree.line_of(cut_off)
+                result.notes.append(Change(
+                    result.origins[at - 1] if at else 0,
+                    f"entry {cut_off.get('id')} holds a result for call {call_id}, but its branch hangs below a parent "
+                    "that is not in the file, so the call got `No result provided` (`--relink` attaches such results "
+                    "to their batch first)", cut_off.get("id"), "dangling-parent"))
         if legacy_v1 or last_id is None:
             continue
         after_id = group.after.get("id")
@@ -255,6 +266,37 @@ def close_orphans(result: RepairResult, source: str, version: PiVersion | None =
             lines.append(added)
             origins.append(0)
     result.lines, result.origins = lines, origins
+
+
+def _results_below_dangling_parents(tree: SessionTree) -> dict[Any, list[Any]]:
+    """Tool results (by call id) on a branch whose root names a parent that is not in the file: a call's real
+    result may be there, cut off from it, so inventing one is said in a note."""
+    found: dict[Any, list[Any]] = {}
+    dangling: dict[int, bool] = {}
+    for entry in tree.entries:
+        message = entry.get("message") if isinstance(entry, dict) and entry.get("type") == "message" else None
+        if not isinstance(message, dict) or message.get("role") != "toolResult":
+            continue
+        seen: list[Any] = []
+        current: Any = entry
+        verdict = False
+        while isinstance(current, dict) and id(current) not in dangling and len(seen) <= len(tree.entries):
+            seen.append(current)
+            parent = current.get("parentId")
+            if parent is None:
+                break
+            following = tree.by_id.get(parent) if isinstance(parent, str) else None
+            if following is None:
+                verdict = True
+                break
+            current = following
+        else:
+            verdict = dangling.get(id(current), False)
+        for walked in seen:
+            dangling[id(walked)] = verdict
+        if verdict:
+            found.setdefault(js_set_key(message.get("toolCallId")), []).append(entry)
+    return found
 
 
 def _omitted(tree: SessionTree, version: PiVersion) -> set[int]:
@@ -383,6 +425,7 @@ class ConversationFixes:
     drop_malformed_calls: bool = False
     for_model: str | None = None
     reasoning: str | None = None
+    fix: bool = False  # what preflight finds for for_model (None: the session's model), fixed where a rewrite can
 
 
 def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False, header: bool = False,
@@ -396,12 +439,13 @@ def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False
     count, the edits whose target a fix set aside follow it to the .rejected file."""
     version = chosen_version(version)
     fixes = fixes or ConversationFixes()
-    if fixes.for_model is not None:
+    if fixes.for_model is not None or fixes.fix:
         from pi_tools.pi import requests_refusal
 
-        refusal = requests_refusal(version, "repair --for-model")
+        option = "--fix" if fixes.fix else "--for-model"
+        refusal = requests_refusal(version, f"repair {option}")
         if refusal is not None:
-            raise RepairError(f"{source}: --for-model: {refusal}")
+            raise RepairError(f"{source}: {option}: {refusal}")
     result = repair_lines(data)
     try:
         load_lines(result.lines, source, version)
@@ -430,7 +474,11 @@ def repair_bytes(data: bytes, source: str, *, close_orphaned_calls: bool = False
             conversation.follow_removed_targets(result, source, before, version)
     if close_orphaned_calls:
         close_orphans(result, source, version)
-    if fixes.for_model is not None:
+    if fixes.fix:
+        from pi_tools.rewrite.for_model import fix_findings
+
+        fix_findings(result, source, fixes.for_model, fixes.reasoning, version)
+    elif fixes.for_model is not None:
         from pi_tools.rewrite.for_model import for_model
 
         for_model(result, source, fixes.for_model, fixes.reasoning, version)
@@ -445,7 +493,8 @@ def repair_file(source: str, out: str | None, *, force: bool = False, close_orph
     """Repair `source` into `out` (and `out.rejected` when lines were set aside) through the session writer.
 
     `source` is only replaced with `in_place` (keeping a backup, see pi_tools.rewrite.writer); `dry_run`
-    checks the targets and computes the repair but writes nothing.
+    checks the targets and computes the repair but writes nothing, and so does a repair whose bytes equal the
+    input's (`result.unchanged`).
     """
     try:
         only_looking = dry_run and out is None and not in_place
@@ -455,7 +504,9 @@ def repair_file(source: str, out: str | None, *, force: bool = False, close_orph
         raise RepairError(str(exc)) from None
     result = repair_bytes(snapshot.data, source, close_orphaned_calls=close_orphaned_calls, header=header, cwd=cwd,
                           fixes=fixes, version=version)
-    if dry_run or targets is None:
+    # An unchanged copy would only be a second name for the same bytes (and --in-place a pointless backup).
+    result.unchanged = not result.rejected and result.data() == snapshot.data
+    if dry_run or targets is None or result.unchanged:
         return result
     try:
         commit(snapshot, targets, result.data(), result.rejected_data())

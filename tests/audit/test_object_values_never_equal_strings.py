@@ -81,7 +81,12 @@ def test_audit_reports_the_odd_fields(cli: Any, tmp_path: Path) -> None:
 def test_repair_relinks_and_trims_without_failing(cli: Any, tmp_path: Path) -> None:
     run = cli("repair", "--relink", "--trim-failed", "--close-orphans", "--dry-run", str(_session(tmp_path)))
     _clean(run)
-    assert run.code == 0 and run.stdout.endswith("nothing to repair\n"), run.stdout
+    session = _session(tmp_path)
+    assert (run.code, run.stdout) == (3, f"{session}:6: note: --relink left this as it is: tool result for call c1 of "
+                                         "assistant a2 (line 3) comes after another message (z2, line 5); Pi sends "
+                                         "`No result provided` for the call and this result out of place "
+                                         "[tool-result-interleaved]\n")
+    assert run.stderr == f"pi-tools: {session}: nothing to repair; wrote nothing\n"
 
 
 def test_transform_keep_last_counts_turns_by_string_roles(cli: Any, tmp_path: Path) -> None:

@@ -132,7 +132,8 @@ def test_max_turns_bounds_the_loop(tmp_path: Path, workspace: Path) -> None:
 
 def test_exhausted_script_is_pis_error(tmp_path: Path, workspace: Path) -> None:
     session = tmp_path / "s.jsonl"
-    result = run_cli("run", "--session", str(session), "--cwd", str(workspace), "hello", env=EPOCH)
+    result = run_cli("run", "--faux-script", str(_script(tmp_path, [])), "--session", str(session), "--cwd",
+                     str(workspace), "hello", env=EPOCH)
     assert result.code == 1
     last = _entries(session)[-1]["message"]
     assert (last["stopReason"], last["errorMessage"]) == ("error", "No more faux responses queued")
@@ -181,6 +182,8 @@ def test_bad_usage_is_reported_without_traceback(tmp_path: Path, workspace: Path
     ]
     for extra, message in cases:
         args = ["run", "--cwd", str(workspace), *extra]
+        if "--provider" not in extra and "--faux-script" not in extra:
+            args += ["--faux-script", str(_script(tmp_path, []))]
         if "--session" not in extra:
             args += ["--session", str(tmp_path / "never.jsonl")]
         result = run_cli(*args, "hi")

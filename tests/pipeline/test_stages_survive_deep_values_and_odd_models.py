@@ -93,7 +93,8 @@ def test_stages_on_an_id_and_a_type_nested_a_thousand_levels(cli: Any, tmp_path:
     path = session(tmp_path, deep_id, result_line(call_id=deep(1001)), deep_type)
     run = cli(*(str(tmp_path / "out.md") if arg == "{out}" else arg for arg in args), str(path))
     clean(run)
-    assert run.code in (0, 1), run.stderr
+    # repair finds nothing it can change here: its own status 3 (nothing written)
+    assert run.code in ((3,) if args[0] == "repair" else (0, 1)), run.stderr
 
 
 @pytest.mark.parametrize(("pi", "model"), [("0.85", "gpt-5.4"), ("1.6", "gpt-5.6-sol")])

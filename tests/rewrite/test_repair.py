@@ -60,7 +60,9 @@ def oracle_digests() -> dict[str, Any]:
 
 def repaired(tmp_path: Path, source: Path, close: bool = True) -> Path:
     out = tmp_path / f"{source.stem}.repaired.jsonl"
-    repair_file(str(source), str(out), close_orphaned_calls=close)
+    if repair_file(str(source), str(out), close_orphaned_calls=close).unchanged:
+        assert not out.exists()  # nothing to repair: nothing written
+        return source
     return out
 
 
@@ -75,7 +77,8 @@ def test_repaired_file_passes_the_rules_repair_fixes(tmp_path: Path, name: str) 
     out = tmp_path / "repaired.jsonl"
     repair = repair_file(str(source), str(out), close_orphaned_calls=True)
     assert (source.read_bytes(), os.stat(source).st_mtime_ns) == before
-    result = audit_file(str(out))
+    assert out.exists() is not repair.unchanged
+    result = audit_file(str(source if repair.unchanged else out))
     assert result.error is None
     left = [f for f in result.findings if f["rule"] in FIXED_RULES | {ORPHAN_RULE}]
     assert left == []
@@ -239,10 +242,14 @@ def test_refuses_to_overwrite_without_force(tmp_path: Path, cli: Any) -> None:
     assert run.code == 2
     assert run.stderr == f"pi-tools: {out}: already exists; pass --force to overwrite it\n"
     assert out.read_text() == "keep me"
-    forced = cli("repair", "tests/data/audit/clean.jsonl", "-o", str(out), "--force")
-    assert forced.code == 0
-    assert forced.stdout == f"tests/data/audit/clean.jsonl: nothing to repair; wrote an unchanged copy to {out}\n"
-    assert out.read_bytes() == (DATA / "clean.jsonl").read_bytes()
+    unchanged = cli("repair", "tests/data/audit/clean.jsonl", "-o", str(out), "--force")
+    assert (unchanged.code, unchanged.stdout) == (3, "")
+    assert unchanged.stderr == "pi-tools: tests/data/audit/clean.jsonl: nothing to repair; wrote nothing\n"
+    assert out.read_text() == "keep me"
+    forced = cli("repair", "fixtures/bad/two_objects_one_line.jsonl", "-o", str(out), "--force")
+    assert forced.code == 0, forced.stderr
+    assert forced.stdout.startswith("fixtures/bad/two_objects_one_line.jsonl:"), forced.stdout
+    assert out.read_text() != "keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]  # no temporary files left behind
 
 

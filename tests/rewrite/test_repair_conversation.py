@@ -68,6 +68,9 @@ class Run:
         self.result: RepairResult | None = None
         try:
             self.result = repair_file(str(source), str(out), fixes=OPTIONS[option])
+            if self.result.unchanged:  # nothing to repair: nothing written, the input is the result
+                assert not out.exists()
+                self.out = source
         except RepairError as exc:
             self.error = str(exc)
         self.input_unchanged = stamp(source) == before
@@ -330,7 +333,7 @@ def test_for_model_starts_a_new_turn_and_preflight_passes(made_dir: Path, tmp_pa
 def test_for_model_says_what_it_cannot_fix(tmp_path: Path, cli: Any) -> None:
     source = FIXTURES / "conformance" / "cases" / "edge_images_mimes.jsonl"
     run = cli("repair", str(source), "--dry-run", "--for-model", CLAUDE)
-    assert run.code == 0, run.stderr
+    assert (run.code, run.stderr) == (3, f"pi-tools: {source}: nothing to repair; wrote nothing\n")
     notes = [line for line in run.stdout.splitlines() if ": note: " in line]
     assert len(notes) == 1
     assert re.fullmatch(rf"{re.escape(str(source))}:\d+: note: not fixed for {CLAUDE}: anthropic-image-media-type "
@@ -339,7 +342,7 @@ def test_for_model_says_what_it_cannot_fix(tmp_path: Path, cli: Any) -> None:
     bad = cli("repair", str(source), "--dry-run", "--for-model", "nope/model")
     assert bad.code == 2 and bad.stderr.startswith("pi-tools: --for-model nope/model: ")
     lonely = cli("repair", str(source), "--dry-run", "--reasoning", "high")
-    assert (lonely.code, lonely.stderr) == (2, "pi-tools: --reasoning only goes with --for-model\n")
+    assert (lonely.code, lonely.stderr) == (2, "pi-tools: --reasoning only goes with --fix or --for-model\n")
     legacy = cli("repair", "fixtures/conformance/cases/c025_v1.jsonl", "--dry-run", "--relink")
     assert legacy.code == 2 and "--relink needs a version 3 session file (this one is version 1" in legacy.stderr
 

@@ -80,10 +80,18 @@ def test_in_place_keeps_fresh_backups_and_never_overwrites_one(tmp_path: Path, c
     assert (tmp_path / "s.jsonl.bak.1").read_bytes() == original
     assert (tmp_path / "s.jsonl.bak.1.rejected").read_bytes() == b"6\t" + torn + b"\n"
     assert source.read_bytes() == original[: -len(torn)]
+    repaired = source.read_bytes()
+    unchanged = cli("repair", str(source), "--in-place")  # nothing to repair: no backup either
+    assert (unchanged.code, unchanged.stdout) == (3, "")
+    assert unchanged.stderr == f"pi-tools: {source}: nothing to repair; wrote nothing\n"
+    assert source.read_bytes() == repaired
+    with source.open("ab") as handle:
+        handle.write(torn)  # torn again
     second = cli("repair", str(source), "--in-place")
     assert second.stdout.splitlines()[-1] == f"{source}: the original is kept as {source}.bak.2"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "s.jsonl", "s.jsonl.bak", "s.jsonl.bak.1", "s.jsonl.bak.1.rejected", "s.jsonl.bak.2"]
+        "s.jsonl", "s.jsonl.bak", "s.jsonl.bak.1", "s.jsonl.bak.1.rejected", "s.jsonl.bak.2",
+        "s.jsonl.bak.2.rejected"]
 
 
 def test_in_place_refuses_a_file_that_changed_while_read(tmp_path: Path) -> None:
