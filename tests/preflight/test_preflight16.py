@@ -76,7 +76,8 @@ def test_replay_uses_the_chosen_version(cli: Any) -> None:
     assert [(doc["entryId"], doc["model"], doc["predicted"], doc["findings"]) for doc in requests][-1] == \
         ("989459fc", "anthropic/claude-sonnet-4-5", "ok", [])
     assert summary == {"kind": "summary", "source": GEN16, "requests": 4, "matrix": {
-        "accepted": {"ok": 4, "reject": 0}, "rejected": {"ok": 0, "reject": 0}, "no-verdict": {"ok": 0, "reject": 0}}}
+        "accepted": {"ok": 4, "reject": 0}, "rejected": {"ok": 0, "reject": 0}, "no-verdict": {"ok": 0, "reject": 0}},
+        "notReproducible": 0, "errorClasses": {}}
 
 
 def test_the_catalog_is_the_chosen_versions(cli: Any) -> None:
