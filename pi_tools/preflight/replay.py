@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pi_tools.preflight.check import finding, locate
 from pi_tools.preflight.outcome import error_class, outcome_of
 from pi_tools.preflight.provenance import Origin, convert_traced, map_origins
-from pi_tools.preflight.rules import SEVERITY_RANK, Hit, iter_hits, rules_by_id, rules_for
+from pi_tools.preflight.rules import SEVERITY_RANK, iter_hits, rules_for
 from pi_tools.providers.rulebook.view import RequestView
 from pi_tools.session import SessionTree
 from pi_tools.session.diagnostics import describe_value
@@ -203,9 +203,9 @@ def _estimate(llm: list[Any], options: Options) -> int | None:
         return None
 
 
-def _blocking(hits: list[Hit]) -> bool:
-    rules = rules_by_id()
-    return any(SEVERITY_RANK[rules[hit.rule].severity] >= SEVERITY_RANK["error"] for hit in hits)
+def _blocking(findings: list[dict[str, Any]]) -> bool:
+    """Whether a finding (graded for the provider) is an error: the request is predicted rejected."""
+    return any(SEVERITY_RANK[f["severity"]] >= SEVERITY_RANK["error"] for f in findings)
 
 
 class _Epoch:
@@ -338,7 +338,9 @@ def _catalog_note(source: str, request: _Request, doc: dict[str, Any], line: int
             "entryId": _entry_id(request.entry), "line": line,
             "message": f"{doc['model']} ({doc['api']}) is not in Pi {pi}'s model catalog: checked with the rules of "
                        f"{doc['api']}, built as that API's representative model renamed (no context window known)",
-            "api": doc["api"], "model": doc["model"], "payloadPath": None}
+            "api": doc["api"], "model": doc["model"], "payloadPath": None,
+            "fix": "no repair: nothing to fix; pass --model with a catalog model to check the next request for a "
+                   "known model"}
 
 
 def _truncation_note(tree: SessionTree, source: str, path: list[Any]) -> dict[str, Any] | None:
@@ -357,7 +359,9 @@ def _truncation_note(tree: SessionTree, source: str, path: list[Any]) -> dict[st
             "entryId": root.get("id") if isinstance(root.get("id"), str) else None, "line": line,
             "message": f"the context starts at line {line}: its parent {shown} is not in the file (a damaged line "
                        "lost it), so the request the session made held history this one lacks",
-            "payloadPath": None}
+            "payloadPath": None,
+            "fix": "no repair: the lost line's entry is gone (`pi-tools repair` keeps a damaged line aside); restore "
+                   "it by hand to rebuild the request the session made"}
 
 
 def _replay_path(tree: SessionTree, source: str, path: list[Any], requests: list[_Request], session_id: Any,
@@ -424,8 +428,9 @@ def _replay_run(tree: SessionTree, source: str, context: _Epoch, run: list[_Requ
         view.estimate = _estimate(context.llm[:request.count], options)
         hits = [hit for hit in item_hits if (hit.needs if hit.needs is not None else (hit.item or 0)) < view.end]
         hits.extend(iter_hits(per_request, view))
-        findings = [finding(source, hit, api, reference, locate(hit, origins, context.origins)) for hit in hits]
-        yield request, _doc(source, request, tree.line_of(request.entry), "reject" if _blocking(hits) else "ok",
+        found = (finding(source, hit, api, reference, locate(hit, origins, context.origins)) for hit in hits)
+        findings = [f for f in found if f is not None]
+        yield request, _doc(source, request, tree.line_of(request.entry), "reject" if _blocking(findings) else "ok",
                             findings)
 
 
@@ -433,7 +438,8 @@ def _cannot_build(source: str, request: _Request, line: int | None, exc: Excepti
     doc = _doc(source, request, line, "reject", [])
     doc["findings"] = [{"kind": "finding", "source": source, "rule": "pi-cannot-build", "severity": "error",
                         "entryId": None, "line": None, "message": _cannot_build_message(exc, pi),
-                        "api": doc["api"], "model": doc["model"], "payloadPath": None}]
+                        "api": doc["api"], "model": doc["model"], "payloadPath": None,
+                        "fix": "no repair: Pi itself cannot build this request; report it if pi-tools is wrong"}]
     return doc
 
 

@@ -19,6 +19,9 @@ def as_audit_results(results: Sequence[PreflightResult]) -> list[AuditResult]:
     return [AuditResult(r.source, list(r.findings), r.error) for r in results]
 
 
+FINDINGS_HEADER = ("line", "severity", "rule", "entry", "payload path", "message")
+
+
 def findings_table(results: Sequence[PreflightResult]) -> str:
     """Findings grouped by file with their payload path, then a one-line summary."""
     lines: list[str] = []
@@ -39,9 +42,12 @@ def findings_table(results: Sequence[PreflightResult]) -> str:
             counts[f["severity"]] += 1
             rows.append((str(f["line"] if f["line"] is not None else "-"), f["severity"], f["rule"],
                          f["entryId"] or "-", f["payloadPath"] or "-", " ".join(str(f["message"]).splitlines())))
-        lines.extend("  " + line for line in align_columns(rows, right={0}))
+        lines.extend("  " + line for line in align_columns([FINDINGS_HEADER, *rows], right={0}))
+        fixes = list(dict.fromkeys(f"{f['rule']}: {f['fix']}" for f in result.findings if f.get("fix")))
+        lines.extend(f"  fix {line}" for line in fixes)
+    unchecked = sum(1 for result in results if result.error is not None)
     lines.append(f"{len(results)} file(s): {counts['error']} error(s), {counts['warning']} warning(s), "
-                 f"{counts['info']} info; {clean} clean")
+                 f"{counts['info']} info; {clean} clean; {unchecked} not checked")
     return "\n".join(lines) + "\n"
 
 
@@ -64,7 +70,7 @@ def replay_json(results: Sequence[ReplayResult]) -> bytes:
     return b"".join(out)
 
 
-REPLAY_HEADER = ("line", "entry", "model", "outcome", "predicted", "rules", "where", "provider error")
+REPLAY_HEADER = ("line", "entry", "model", "outcome", "predicted", "rules", "where", "provider error", "fix")
 
 
 def replay_table(results: Sequence[ReplayResult]) -> str:
@@ -104,8 +110,9 @@ def replay_table(results: Sequence[ReplayResult]) -> str:
             error = " ".join(str(doc["providerError"] or "").split())[:100] or "-"
             outcome = doc["outcome"] if doc.get("errorClass") in (None, "request") \
                 else f"{doc['outcome']} ({doc['errorClass']})"
+            fix = next((f["fix"] for f in doc["findings"] if f.get("fix") and f["severity"] != "info"), "-")
             rows.append((str(doc["line"] or "-"), doc["entryId"] or "-", doc["model"], outcome,
-                         doc["predicted"], rules, where, error))
+                         doc["predicted"], rules, where, error, fix))
         if rows:
             lines.extend("  " + line for line in align_columns([REPLAY_HEADER, *rows], right={0}))
         for reason, at in reasons.items():

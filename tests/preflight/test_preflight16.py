@@ -22,8 +22,12 @@ BMP_ANTHROPIC = ("messages[2].content[0].content[1].source.media_type: Input sho
 
 def _finding(rule: str, entry: str, line: int, message: str, api: str, model: str, path: str,
              source: str = HELD) -> dict[str, Any]:
+    from pi_tools.preflight.fixes import fix_for
+    from pi_tools.preflight.rules import rules_by_id
+
     return {"kind": "finding", "source": source, "rule": rule, "severity": "error", "entryId": entry, "line": line,
-            "message": message, "api": api, "model": model, "payloadPath": path}
+            "message": message, "api": api, "model": model, "payloadPath": path,
+            "fix": fix_for(rule, source, model, rules_by_id()[rule].fix)}
 
 
 @pytest.mark.parametrize(("model", "expected"), [
