@@ -57,11 +57,12 @@ def _read(data: bytes, where: str) -> dict[str, Any]:
 
 def merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     """`extra`'s rules added to `base`'s (a learned file adds providers; it never removes one)."""
+    rules: dict[str, dict[str, dict[str, str]]] = {
+        rule: {k: dict(v) for k, v in entry.items()} for rule, entry in base.get("rules", {}).items()}
     out = {"reference": dict(base.get("reference", {})), "everywhere": list(base.get("everywhere", [])),
-           "routers": list(base.get("routers", [])),
-           "rules": {rule: {k: dict(v) for k, v in entry.items()} for rule, entry in base.get("rules", {}).items()}}
+           "routers": list(base.get("routers", [])), "rules": rules}
     for rule, entry in (extra.get("rules") or {}).items():
-        target = out["rules"].setdefault(rule, {})
+        target = rules.setdefault(rule, {})
         for kind in ("holds", "accepts"):
             if isinstance(entry, dict) and isinstance(entry.get(kind), dict):
                 target.setdefault(kind, {}).update({str(k): str(v) for k, v in entry[kind].items()})

@@ -314,8 +314,8 @@ def _walk_to_cycle(tree: SessionTree, leaf: Any) -> list[Any]:
 
 def _skipped_lines(tree: SessionTree) -> list[int]:
     """The lines Pi skips as damaged (unparseable), in file order."""
-    return sorted(d["line"] for d in tree.diagnostics
-                  if d.get("severity") == "error" and isinstance(d.get("line"), int) and "skips" in d.get("message", ""))
+    lines = [d.get("line") for d in tree.diagnostics if d.get("severity") == "error" and "skips" in d.get("message", "")]
+    return sorted(line for line in lines if isinstance(line, int))
 
 
 def _skipped_within(tree: SessionTree, path: list[Any], request: _Request, skipped: list[int]) -> int | None:
