@@ -35,6 +35,8 @@ def preflight_command(
     leaf: Annotated[str | None, leaf_option("The entry id to build the context from (default: the session's leaf).")] = None,
     replay: Annotated[bool, typer.Option("--replay", help="Check every request the session made and compare with the provider's recorded verdict.")] = False,
     all_branches: Annotated[bool, typer.Option("--all-branches", help="With --replay: the requests of every branch, not only the active path.")] = False,
+    learn: Annotated[str | None, typer.Option("--learn", metavar="FILE", help="With --replay: write what the providers accepted and refused, in the provider table's format (a new file).")] = None,
+    knowledge: Annotated[str | None, typer.Option("--knowledge", metavar="FILE", help="A provider table to add to the shipped one (e.g. written by --learn; default: $PI_TOOLS_PREFLIGHT_KNOWLEDGE).")] = None,
     output_format: Annotated[AuditFormat, format_option(AuditFormat, "table, json, junit or sarif (--replay: table or json).", REFUSAL_EXPECTED_ONE_OF)] = "table",
     fail_on: FailOn = "error",
     rules: Annotated[str | None, rules_option("Only these rule ids (default: all).")] = None,
@@ -48,7 +50,9 @@ def preflight_command(
     each problem. `finding` documents as audit writes them, plus api, model and payloadPath.
 
     With --replay: one `request` document per request the session made (--format json; a `summary` document with the
-    confusion matrix closes each file), or a table ending in the matrix.
+    confusion matrix closes each file), or a table ending in the matrix. Requests whose context crosses damage are
+    reported not reproducible and kept out of the matrix; recorded errors are classified (only `request` errors
+    are rejections). --learn FILE writes what the providers accepted and refused; --knowledge FILE uses it.
 
     Exit status: 1 when a finding reaches --fail-on (with --replay: a finding on any request), 2 for unreadable input.
 
@@ -75,6 +79,15 @@ def preflight_command(
         fail(f"--format: expected one of table, json, got {output_format!r}")
     if all_branches and not replay:
         fail("--all-branches only goes with --replay")
+    if learn is not None and not replay:
+        fail("--learn only goes with --replay")
+    if learn is not None:
+        import os
+
+        if os.path.exists(learn):
+            fail(f"--learn {learn}: the file exists; name a new file")
+    if knowledge is not None:
+        _use_knowledge(knowledge)
     if not paths:
         fail("no input: name session files or directories (see --help)")
     known = None  # the rule modules are imported while the session is checked, unless --rules needs them now
@@ -108,7 +121,7 @@ def preflight_command(
     try:
         if replay:
             status = _replay(inputs, output_format, system_prompt, tool_list, all_branches, enabled, threshold,
-                             chosen, pi_name)
+                             chosen, pi_name, learn)
         else:
             status = _check(inputs, output_format, fail_on, threshold, enabled, known, model, system_prompt,
                             tool_list, reasoning, leaf, chosen, helper, pi_name)
@@ -168,7 +181,7 @@ def _known_rules() -> set[str]:
 
 def _replay(inputs: list[tuple[str, str | None]], output_format: str, system_prompt: str | None,
             tools: list[dict[str, object]] | None, all_branches: bool, enabled: frozenset[str] | None,
-            threshold: int, engine: Engine, pi: str | None = None) -> int:
+            threshold: int, engine: Engine, pi: str | None = None, learn: str | None = None) -> int:
     from pi_tools.engine.run import map_inputs
     from pi_tools.preflight.replay import Options, ReplayResult
     from pi_tools.preflight.report import replay_json, replay_table
@@ -183,11 +196,51 @@ def _replay(inputs: list[tuple[str, str | None]], output_format: str, system_pro
             report(result.error)
         results.append(result)
     _write(replay_json(results) if output_format == "json" else replay_table(results).encode())
+    if learn is not None:
+        _write_learned(learn, [doc for result in results for doc in result.requests])
     if any(result.error is not None for result in results):
         return EXIT_BAD_INPUT
     failing = any(SEVERITY_RANK[f["severity"]] >= threshold
                   for result in results for doc in result.requests for f in doc["findings"])
     return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _use_knowledge(path: str) -> None:
+    """Check the provider table at `path` now (a bad file is exit 2, not a failure in a worker) and hand it to
+    every worker through the environment."""
+    import os
+
+    from pi_tools.preflight.knowledge import ENV, load
+
+    try:
+        load(path)
+    except ValueError as exc:
+        fail(f"--knowledge: {exc}")
+    os.environ[ENV] = path
+
+
+def _write_learned(path: str, requests: list[dict[str, object]]) -> None:
+    """The learned provider table, written to a new file atomically (never over an existing one)."""
+    import os
+    import tempfile
+
+    import orjson
+
+    from pi_tools.preflight.knowledge import learned
+
+    if os.path.exists(path):
+        fail(f"--learn {path}: the file exists; name a new file")
+    data = orjson.dumps(learned(requests), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, temporary = tempfile.mkstemp(dir=directory, prefix=".learn-")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.link(temporary, path)
+        os.unlink(temporary)
+    except OSError as exc:
+        fail(f"--learn {path}: cannot write: {exc.strerror}")
+    sys.stderr.write(f"pi-tools: wrote what the providers accepted and refused to {path}\n")
 
 
 def _rule_list(output_format: str) -> str:

@@ -24,7 +24,7 @@ PAYLOAD_VALUE_OPTIONS = frozenset({"--api", "--model", "--system-prompt", "--too
 command itself, with ENGINE_OPTIONS)."""
 
 PREFLIGHT_VALUE_OPTIONS = frozenset({"--model", "--system-prompt", "--tools", "--reasoning", "--leaf", "--format",
-                                     "--fail-on", "--rules"})
+                                     "--fail-on", "--rules", "--learn", "--knowledge"})
 """The same for `preflight` (its check of the next request; --replay, --all-branches and --list-rules leave the
 helper out: a replay builds many small payloads, never in parts)."""
 

@@ -42,14 +42,23 @@ class PreflightResult:
     error: str | None = None
 
 
-def finding(source: str, hit: Hit, api: str, model: str, origin: Origin) -> Finding:
-    """A `finding` document as audit writes them, plus the request's API, model and the payload path."""
+def finding(source: str, hit: Hit, api: str, model: str, origin: Origin) -> Finding | None:
+    """A `finding` document as audit writes them, plus the request's API, model, the payload path and the fix;
+    graded by what is known of the model's provider (knowledge.grade): None where the provider is recorded
+    accepting the shape."""
+    from pi_tools.preflight.fixes import fix_for
+    from pi_tools.preflight.knowledge import grade
+
     rule = rules_by_id()[hit.rule]
+    severity, note = grade(hit.rule, rule.severity, api, model)
+    if severity is None:
+        return None
     entry_id, line = origin
     return {
-        "kind": "finding", "source": source, "rule": hit.rule, "severity": rule.severity,
-        "entryId": entry_id if isinstance(entry_id, str) else None, "line": line, "message": hit.message,
-        "api": api, "model": model, "payloadPath": hit.path,
+        "kind": "finding", "source": source, "rule": hit.rule, "severity": severity,
+        "entryId": entry_id if isinstance(entry_id, str) else None, "line": line,
+        "message": hit.message if note is None else f"{hit.message} {note}",
+        "api": api, "model": model, "payloadPath": hit.path, "fix": fix_for(hit.rule, source, model, rule.fix),
     }
 
 
@@ -116,4 +125,5 @@ def findings_for(source: str, api: str, model: dict[str, Any], payload: dict[str
     last = max((hit.item for hit in hits if hit.item is not None), default=None)
     origins = lazy.get(last) if needs_map else None
     reference = f"{model.get('provider')}/{model.get('id')}"
-    return [finding(source, hit, api, reference, locate(hit, origins, llm_origins)) for hit in hits]
+    found = (finding(source, hit, api, reference, locate(hit, origins, llm_origins)) for hit in hits)
+    return [f for f in found if f is not None]

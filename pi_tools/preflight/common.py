@@ -17,7 +17,7 @@ LIMITED_APIS = tuple(api for api in api_names() if builds(api) and adapter(api).
 inline requests 20 MB)."""
 
 
-@rule("context-window", "warning", "Pi's estimate of the input is over the model's context window", ALL_APIS, "request",
+@rule("context-window", "error", "Pi's estimate of the input is over the model's context window", ALL_APIS, "request",
       "prompt is too long: N tokens > M maximum (Anthropic) / This model's maximum context length is M tokens. "
       "However, your messages resulted in N tokens. (OpenAI) / The input token count (N) exceeds the maximum number "
       "of tokens allowed (M). (Gemini)",
@@ -25,8 +25,9 @@ inline requests 20 MB)."""
       "Compact the session (/compact in Pi) or branch from an earlier entry with --leaf; a model with a larger "
       "contextWindow also helps.",
       """Pi estimates the input as the last reported usage plus chars/4 of everything after it (the same estimate
-      it uses for max_tokens and auto-compaction). Over the model's contextWindow the provider will very likely
-      refuse the request; the estimate is approximate, hence a warning.""")
+      it uses for max_tokens and auto-compaction). Over the model's contextWindow Pi itself has no room left for
+      output (it clamps max_tokens to 1) and the provider refuses the input: an error, and the cause named in
+      place of its symptoms (anthropic-thinking-budget's max_tokens finding is left out then).""")
 def context_window(view: RequestView) -> Iterator[Hit]:
     window = view.model.get("contextWindow")
     if isinstance(window, (int, float)) and window > 0 and isinstance(view.estimate, int) and view.estimate > window:

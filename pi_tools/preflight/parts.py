@@ -212,8 +212,8 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
                        given_items=items)
     hits = list(iter_hits(rules_for(api, model, enabled=request.enabled), view))
     _note_reach(parts, hits)
-    result.findings = [finding(source, hit, api, reference, _locate(parts, api, model, hit, has_system))
-                       for hit in hits]
+    found = (finding(source, hit, api, reference, _locate(parts, api, model, hit, has_system)) for hit in hits)
+    result.findings = [f for f in found if f is not None]
     if keep is not None:
         keep(built, scans, parts, view, document)
     return result

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pi_tools.preflight.check import finding, locate
-from pi_tools.preflight.outcome import outcome_of
+from pi_tools.preflight.outcome import error_class, outcome_of
 from pi_tools.preflight.provenance import Origin, convert_traced, map_origins
-from pi_tools.preflight.rules import SEVERITY_RANK, Hit, iter_hits, rules_by_id, rules_for
+from pi_tools.preflight.rules import SEVERITY_RANK, iter_hits, rules_for
 from pi_tools.providers.rulebook.view import RequestView
 from pi_tools.session import SessionTree
 from pi_tools.session.diagnostics import describe_value
@@ -67,11 +67,27 @@ class ReplayResult:
     source: str
     requests: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    pi: str | None = None  # the Pi version's name the requests were rebuilt for
 
     def matrix(self) -> dict[str, dict[str, int]]:
+        """Recorded outcome x prediction, over the requests the file reproduces (the others say nothing of the
+        rules: see `unreproducible`)."""
         counts = {outcome: dict.fromkeys(PREDICTIONS, 0) for outcome in OUTCOMES}
         for doc in self.requests:
-            counts[doc["outcome"]][doc["predicted"]] += 1
+            if doc.get("reproducible", True):
+                counts[doc["outcome"]][doc["predicted"]] += 1
+        return counts
+
+    def unreproducible(self) -> int:
+        """Requests whose rebuilt context crosses damage: the request the session made is not the one rebuilt."""
+        return sum(1 for doc in self.requests if not doc.get("reproducible", True))
+
+    def error_classes(self) -> dict[str, int]:
+        """Recorded errors by class (outcome.error_class), among the reproducible requests."""
+        counts: dict[str, int] = {}
+        for doc in self.requests:
+            if doc.get("errorClass") is not None and doc.get("reproducible", True):
+                counts[doc["errorClass"]] = counts.get(doc["errorClass"], 0) + 1
         return counts
 
 
@@ -145,10 +161,13 @@ def _entry_id(entry: dict[str, Any]) -> str | None:
 def _doc(source: str, request: _Request, line: int | None, predicted: str, findings: list[dict[str, Any]],
          ) -> dict[str, Any]:
     outcome, error = outcome_of(request.message)
+    stop = request.message.get("stopReason")
     return {
         "kind": "request", "source": source, "entryId": _entry_id(request.entry), "line": line,
         "api": request.model.get("api"), "model": f"{request.model.get('provider')}/{request.model.get('id')}",
-        "outcome": outcome, "providerError": error, "predicted": predicted, "findings": findings,
+        "outcome": outcome, "providerError": error,
+        "errorClass": error_class(error, stop) if stop in ("error", "aborted") else None,
+        "predicted": predicted, "reproducible": True, "notReproducible": None, "findings": findings,
     }
 
 
@@ -184,9 +203,9 @@ def _estimate(llm: list[Any], options: Options) -> int | None:
         return None
 
 
-def _blocking(hits: list[Hit]) -> bool:
-    rules = rules_by_id()
-    return any(SEVERITY_RANK[rules[hit.rule].severity] >= SEVERITY_RANK["error"] for hit in hits)
+def _blocking(findings: list[dict[str, Any]]) -> bool:
+    """Whether a finding (graded for the provider) is an error: the request is predicted rejected."""
+    return any(SEVERITY_RANK[f["severity"]] >= SEVERITY_RANK["error"] for f in findings)
 
 
 class _Epoch:
@@ -230,18 +249,25 @@ class _Epoch:
 
 def replay_tree(tree: SessionTree, source: str, options: Options) -> ReplayResult:
     """Every request of the session (the active path, or every path), in path order."""
-    result = ReplayResult(source)
+    result = ReplayResult(source, pi=options.version.name)
     leaves = tree.leaves() if options.all_branches else [tree.leaf_id]
     seen: set[Any] = set()
     session_id = (tree.header or {}).get("id")
-    from pi_tools.session import ContextError
     from pi_tools.session.tree import PathCycleError
 
+    skipped = _skipped_lines(tree)
     for leaf in leaves:
         try:
             path = tree.path(leaf)
         except PathCycleError as exc:
-            raise ContextError(str(exc)) from None
+            cyclic = [r for r in _collect(tree, _walk_to_cycle(tree, leaf), options.version.requests.catalog)
+                      if id(r.entry) not in seen]
+            seen.update(id(r.entry) for r in cyclic)
+            for request in cyclic:
+                doc = _doc(source, request, tree.line_of(request.entry), "ok", [])
+                _not_reproducible(doc, f"its path runs into a parent cycle: {exc}")
+                result.requests.append(doc)
+            continue
         requests = [r for r in _collect(tree, path, options.version.requests.catalog) if id(r.entry) not in seen]
         seen.update(id(r.entry) for r in requests)
         note = _truncation_note(tree, source, path)
@@ -250,11 +276,59 @@ def replay_tree(tree: SessionTree, source: str, options: Options) -> ReplayResul
                                 strict=True):
             if note is not None:
                 doc["findings"].append({**note, "api": doc["api"], "model": doc["model"]})
+                _not_reproducible(doc, note["message"])
+            elif path and not isinstance(path[0], dict):
+                _not_reproducible(doc, f"the context starts at line {tree.line_of(path[0])}, which holds no entry "
+                                       "(a damaged line): the history before it is lost")
+            elif (lost := _skipped_within(tree, path, request, skipped)) is not None:
+                _not_reproducible(doc, f"line {lost}, skipped as damaged, stood in its context (the session has "
+                                       "no parent ids: Pi links each entry to the line before)")
             if id(request.entry) in outside:
                 doc["findings"].append(_catalog_note(source, request, doc, tree.line_of(request.entry),
                                                      options.version.name))
             result.requests.append(doc)
     return result
+
+
+def _not_reproducible(doc: dict[str, Any], reason: str) -> None:
+    """Mark a request the file cannot reproduce: reported with its reason, kept out of the confusion matrix."""
+    doc["reproducible"] = False
+    doc["notReproducible"] = reason
+
+
+def _walk_to_cycle(tree: SessionTree, leaf: Any) -> list[Any]:
+    """The entries from `leaf` towards the root until one repeats (a cyclic path), root-most first."""
+    from pi_tools.session.tree import id_key
+
+    walked: list[Any] = []
+    seen: set[int] = set()
+    current = tree.by_id.get(id_key(leaf)) if leaf is not None else None
+    while isinstance(current, dict) and id(current) not in seen:
+        seen.add(id(current))
+        walked.append(current)
+        parent = current.get("parentId")
+        current = tree.by_id.get(id_key(parent)) if parent is not None else None
+    walked.reverse()
+    return walked
+
+
+def _skipped_lines(tree: SessionTree) -> list[int]:
+    """The lines Pi skips as damaged (unparseable), in file order."""
+    lines = [d.get("line") for d in tree.diagnostics if d.get("severity") == "error" and "skips" in d.get("message", "")]
+    return sorted(line for line in lines if isinstance(line, int))
+
+
+def _skipped_within(tree: SessionTree, path: list[Any], request: _Request, skipped: list[int]) -> int | None:
+    """A skipped line between a migrated session's first path entry and the request (such a session links
+    entries by file order, so the lost line was part of the context); None for sessions with parent ids, where
+    a lost line shows as a dangling parent instead."""
+    if not skipped or tree.migrated_from is None or not path:
+        return None
+    first, last = tree.line_of(path[0]), tree.line_of(request.entry)
+    if first is None or last is None:
+        return None
+    at = bisect_left(skipped, first)
+    return skipped[at] if at < len(skipped) and skipped[at] < last else None
 
 
 def _catalog_note(source: str, request: _Request, doc: dict[str, Any], line: int | None, pi: str) -> dict[str, Any]:
@@ -264,7 +338,9 @@ def _catalog_note(source: str, request: _Request, doc: dict[str, Any], line: int
             "entryId": _entry_id(request.entry), "line": line,
             "message": f"{doc['model']} ({doc['api']}) is not in Pi {pi}'s model catalog: checked with the rules of "
                        f"{doc['api']}, built as that API's representative model renamed (no context window known)",
-            "api": doc["api"], "model": doc["model"], "payloadPath": None}
+            "api": doc["api"], "model": doc["model"], "payloadPath": None,
+            "fix": "no repair: nothing to fix; pass --model with a catalog model to check the next request for a "
+                   "known model"}
 
 
 def _truncation_note(tree: SessionTree, source: str, path: list[Any]) -> dict[str, Any] | None:
@@ -283,7 +359,9 @@ def _truncation_note(tree: SessionTree, source: str, path: list[Any]) -> dict[st
             "entryId": root.get("id") if isinstance(root.get("id"), str) else None, "line": line,
             "message": f"the context starts at line {line}: its parent {shown} is not in the file (a damaged line "
                        "lost it), so the request the session made held history this one lacks",
-            "payloadPath": None}
+            "payloadPath": None,
+            "fix": "no repair: the lost line's entry is gone (`pi-tools repair` keeps a damaged line aside); restore "
+                   "it by hand to rebuild the request the session made"}
 
 
 def _replay_path(tree: SessionTree, source: str, path: list[Any], requests: list[_Request], session_id: Any,
@@ -350,8 +428,9 @@ def _replay_run(tree: SessionTree, source: str, context: _Epoch, run: list[_Requ
         view.estimate = _estimate(context.llm[:request.count], options)
         hits = [hit for hit in item_hits if (hit.needs if hit.needs is not None else (hit.item or 0)) < view.end]
         hits.extend(iter_hits(per_request, view))
-        findings = [finding(source, hit, api, reference, locate(hit, origins, context.origins)) for hit in hits]
-        yield request, _doc(source, request, tree.line_of(request.entry), "reject" if _blocking(hits) else "ok",
+        found = (finding(source, hit, api, reference, locate(hit, origins, context.origins)) for hit in hits)
+        findings = [f for f in found if f is not None]
+        yield request, _doc(source, request, tree.line_of(request.entry), "reject" if _blocking(findings) else "ok",
                             findings)
 
 
@@ -359,7 +438,8 @@ def _cannot_build(source: str, request: _Request, line: int | None, exc: Excepti
     doc = _doc(source, request, line, "reject", [])
     doc["findings"] = [{"kind": "finding", "source": source, "rule": "pi-cannot-build", "severity": "error",
                         "entryId": None, "line": None, "message": _cannot_build_message(exc, pi),
-                        "api": doc["api"], "model": doc["model"], "payloadPath": None}]
+                        "api": doc["api"], "model": doc["model"], "payloadPath": None,
+                        "fix": "no repair: Pi itself cannot build this request; report it if pi-tools is wrong"}]
     return doc
 
 

@@ -19,6 +19,9 @@ def as_audit_results(results: Sequence[PreflightResult]) -> list[AuditResult]:
     return [AuditResult(r.source, list(r.findings), r.error) for r in results]
 
 
+FINDINGS_HEADER = ("line", "severity", "rule", "entry", "payload path", "message")
+
+
 def findings_table(results: Sequence[PreflightResult]) -> str:
     """Findings grouped by file with their payload path, then a one-line summary."""
     lines: list[str] = []
@@ -39,16 +42,21 @@ def findings_table(results: Sequence[PreflightResult]) -> str:
             counts[f["severity"]] += 1
             rows.append((str(f["line"] if f["line"] is not None else "-"), f["severity"], f["rule"],
                          f["entryId"] or "-", f["payloadPath"] or "-", " ".join(str(f["message"]).splitlines())))
-        lines.extend("  " + line for line in align_columns(rows, right={0}))
+        lines.extend("  " + line for line in align_columns([FINDINGS_HEADER, *rows], right={0}))
+        fixes = list(dict.fromkeys(f"{f['rule']}: {f['fix']}" for f in result.findings if f.get("fix")))
+        lines.extend(f"  fix {line}" for line in fixes)
+    unchecked = sum(1 for result in results if result.error is not None)
     lines.append(f"{len(results)} file(s): {counts['error']} error(s), {counts['warning']} warning(s), "
-                 f"{counts['info']} info; {clean} clean")
+                 f"{counts['info']} info; {clean} clean; {unchecked} not checked")
     return "\n".join(lines) + "\n"
 
 
 def summary_document(result: ReplayResult) -> dict[str, Any]:
-    """The confusion matrix of one session's replay (the last document of its --format json output)."""
+    """The confusion matrix of one session's replay (the last document of its --format json output): over the
+    requests the file reproduces; those it cannot and the recorded errors by class are counted apart."""
     matrix = result.matrix()
-    return {"kind": "summary", "source": result.source, "requests": len(result.requests), "matrix": matrix}
+    return {"kind": "summary", "source": result.source, "requests": len(result.requests), "matrix": matrix,
+            "notReproducible": result.unreproducible(), "errorClasses": result.error_classes()}
 
 
 def replay_json(results: Sequence[ReplayResult]) -> bytes:
@@ -62,12 +70,20 @@ def replay_json(results: Sequence[ReplayResult]) -> bytes:
     return b"".join(out)
 
 
+REPLAY_HEADER = ("line", "entry", "model", "outcome", "predicted", "rules", "where", "provider error", "fix")
+
+
 def replay_table(results: Sequence[ReplayResult]) -> str:
-    """Per request: line, entry, model, outcome, prediction and the rules hit; then the confusion matrix."""
+    """Per request worth a look: line, entry, model, outcome, prediction, the rules hit and the provider's error;
+    then the requests the file cannot reproduce (with the reason), the recorded errors by class and the
+    confusion matrix of the reproducible requests."""
+    from pi_tools.preflight.outcome import ERROR_CLASSES
     from pi_tools.preflight.replay import OUTCOMES, PREDICTIONS
 
     lines: list[str] = []
     total = {outcome: dict.fromkeys(PREDICTIONS, 0) for outcome in OUTCOMES}
+    classes: dict[str, int] = {}
+    unreproducible = 0
     for result in results:
         if result.error is not None:
             lines.append(f"{result.source}: cannot replay: {result.error}")
@@ -75,23 +91,41 @@ def replay_table(results: Sequence[ReplayResult]) -> str:
         lines.append(f"{result.source}: {len(result.requests)} request(s)")
         outside: dict[str, int] = {}
         rows: list[tuple[str, ...]] = []
+        reasons: dict[str, list[str]] = {}
         for doc in result.requests:
-            total[doc["outcome"]][doc["predicted"]] += 1
             notes = [f for f in doc["findings"] if f["rule"] == "replay-model-not-in-catalog"]
             if notes:
                 outside[doc["model"]] = outside.get(doc["model"], 0) + 1
-            if doc["outcome"] == "accepted" and doc["predicted"] == "ok" and len(doc["findings"]) == len(notes):
-                continue  # the common case: listed only in the matrix
+            if not doc.get("reproducible", True):
+                unreproducible += 1
+                reasons.setdefault(doc["notReproducible"], []).append(str(doc["line"] or "-"))
+                continue
+            total[doc["outcome"]][doc["predicted"]] += 1
+            if doc.get("errorClass") is not None:
+                classes[doc["errorClass"]] = classes.get(doc["errorClass"], 0) + 1
+            if doc["outcome"] != "rejected" and doc["predicted"] == "ok" and len(doc["findings"]) == len(notes):
+                continue  # accepted, or an error not about the request, as predicted: counted below only
             rules = ",".join(sorted({f["rule"] for f in doc["findings"]})) or "-"
             where = next((f"{f['payloadPath']}@{f['entryId']}" for f in doc["findings"] if f.get("payloadPath")), "-")
             error = " ".join(str(doc["providerError"] or "").split())[:100] or "-"
-            rows.append((str(doc["line"] or "-"), doc["entryId"] or "-", doc["model"], doc["outcome"],
-                         doc["predicted"], rules, where, error))
-        lines.extend("  " + line for line in align_columns(rows, right={0}))
+            outcome = doc["outcome"] if doc.get("errorClass") in (None, "request") \
+                else f"{doc['outcome']} ({doc['errorClass']})"
+            fix = next((f["fix"] for f in doc["findings"] if f.get("fix") and f["severity"] != "info"), "-")
+            rows.append((str(doc["line"] or "-"), doc["entryId"] or "-", doc["model"], outcome,
+                         doc["predicted"], rules, where, error, fix))
+        if rows:
+            lines.extend("  " + line for line in align_columns([REPLAY_HEADER, *rows], right={0}))
+        for reason, at in reasons.items():
+            shown = ", ".join(at[:10]) + (f" and {len(at) - 10} more" if len(at) > 10 else "")
+            lines.append(f"  not reproducible: {len(at)} request(s) (line {shown}): {reason}")
         for model, count in sorted(outside.items()):
-            lines.append(f"  not in Pi 0.85's catalog, checked with its API's rules: {model} ({count} request(s))")
+            whose = f"Pi {result.pi}'s" if result.pi else "the Pi version's"
+            lines.append(f"  not in {whose} catalog, checked with its API's rules: {model} ({count} request(s))")
     lines.append("")
-    lines.append("confusion matrix (recorded outcome x prediction):")
+    lines.append(f"not reproducible (kept out of the matrix): {unreproducible} request(s)")
+    shown_classes = ", ".join(f"{name} {classes[name]}" for name in ERROR_CLASSES if name in classes) or "none"
+    lines.append(f"recorded errors by class: {shown_classes} (only request errors count as rejections)")
+    lines.append("confusion matrix (recorded outcome x prediction, reproducible requests):")
     matrix_rows: list[tuple[str, ...]] = [("", "predicted ok", "predicted reject")]
     matrix_rows.extend((outcome, str(total[outcome]["ok"]), str(total[outcome]["reject"])) for outcome in OUTCOMES)
     lines.extend("  " + line for line in align_columns(matrix_rows, right={1, 2}))

@@ -107,7 +107,7 @@ def test_preflight_of_a_session_on_a_codex_model_checks_its_request(cli: Any, tm
     clean(run)
     assert (run.code, run.stderr) == (0, "")
     assert run.stdout == (f"{path}: openai-codex/{model} (openai-codex-responses): no finding\n"
-                          "1 file(s): 0 error(s), 0 warning(s), 0 info; 1 clean\n")
+                          "1 file(s): 0 error(s), 0 warning(s), 0 info; 1 clean; 0 not checked\n")
 
 
 @pytest.mark.parametrize("provider", [["anthropic"], {"a": 1}, 5], ids=["list", "object", "number"])

@@ -22,8 +22,12 @@ BMP_ANTHROPIC = ("messages[2].content[0].content[1].source.media_type: Input sho
 
 def _finding(rule: str, entry: str, line: int, message: str, api: str, model: str, path: str,
              source: str = HELD) -> dict[str, Any]:
+    from pi_tools.preflight.fixes import fix_for
+    from pi_tools.preflight.rules import rules_by_id
+
     return {"kind": "finding", "source": source, "rule": rule, "severity": "error", "entryId": entry, "line": line,
-            "message": message, "api": api, "model": model, "payloadPath": path}
+            "message": message, "api": api, "model": model, "payloadPath": path,
+            "fix": fix_for(rule, source, model, rules_by_id()[rule].fix)}
 
 
 @pytest.mark.parametrize(("model", "expected"), [
@@ -76,7 +80,8 @@ def test_replay_uses_the_chosen_version(cli: Any) -> None:
     assert [(doc["entryId"], doc["model"], doc["predicted"], doc["findings"]) for doc in requests][-1] == \
         ("989459fc", "anthropic/claude-sonnet-4-5", "ok", [])
     assert summary == {"kind": "summary", "source": GEN16, "requests": 4, "matrix": {
-        "accepted": {"ok": 4, "reject": 0}, "rejected": {"ok": 0, "reject": 0}, "no-verdict": {"ok": 0, "reject": 0}}}
+        "accepted": {"ok": 4, "reject": 0}, "rejected": {"ok": 0, "reject": 0}, "no-verdict": {"ok": 0, "reject": 0}},
+        "notReproducible": 0, "errorClasses": {}}
 
 
 def test_the_catalog_is_the_chosen_versions(cli: Any) -> None:

@@ -439,6 +439,8 @@ def image_count(view: RequestView) -> Iterator[Hit]:
       "Use a lower thinking level (--reasoning) or a model with a larger output limit.",
       """With manual thinking, budget_tokens must be at least 1024 and below max_tokens.""")
 def thinking_budget(view: RequestView) -> Iterator[Hit]:
+    from pi_tools.providers.options import CONTEXT_SAFETY_TOKENS, output_room
+
     thinking = view.payload.get("thinking")
     if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
         return
@@ -447,5 +449,16 @@ def thinking_budget(view: RequestView) -> Iterator[Hit]:
         yield Hit("anthropic-thinking-budget", "thinking.budget_tokens",
                   f"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024 (got {budget})")
     if isinstance(budget, (int, float)) and isinstance(max_tokens, (int, float)) and max_tokens <= budget:
+        window = view.model.get("contextWindow")
+        if isinstance(window, (int, float)) and window > 0 and isinstance(view.estimate, int):
+            if view.estimate > window:
+                return  # the input alone is over the window: context-window names that cause
+            room = output_room(window, view.estimate)
+            if room <= budget:
+                yield Hit("anthropic-thinking-budget", "max_tokens",
+                          f"`max_tokens` must be greater than `thinking.budget_tokens` ({max_tokens} <= {budget}): "
+                          f"Pi clamps max_tokens to the room the context leaves (window {int(window)} - about "
+                          f"{view.estimate} input tokens (Pi's estimate) - {CONTEXT_SAFETY_TOKENS} margin)")
+                return
         yield Hit("anthropic-thinking-budget", "max_tokens",
                   f"`max_tokens` must be greater than `thinking.budget_tokens` ({max_tokens} <= {budget})")
