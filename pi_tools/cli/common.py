@@ -48,6 +48,43 @@ def default_session_folder() -> str:
     return folder
 
 
+def session_files(paths: list[str] | None, *, default_folder: bool = False) -> list[str]:
+    """The one input contract of the commands that read sessions (csvkit's one base class, as a function):
+    session files as named, folders (and URL prefixes) as the *.jsonl files under them, recursively and sorted,
+    and, when nothing is named and `default_folder` is set, Pi's session folder (said on stderr).
+
+    A folder without session files is an error (exit 2) rather than an empty report; a file is passed on as
+    named, so that each command reads it and words its own problems (not a session: exit 2). `-` is passed on
+    too: the document stages read stdin for it (stdin_or_files).
+    """
+    from pi_tools.sources.errors import EngineUnavailable
+    from pi_tools.sources.files import expand
+
+    if not paths:
+        if not default_folder:
+            return []
+        paths = [default_session_folder()]
+    try:
+        expanded = expand(paths)
+    except EngineUnavailable as exc:
+        fail(str(exc))
+    files = []
+    for name, error in expanded:
+        if error is not None:
+            fail(error)
+        files.append(name)
+    return files
+
+
+def stdin_or_files(paths: list[str] | None) -> list[str]:
+    """The inputs of a document stage: nothing or `-` alone is stdin (an empty list); else session_files."""
+    if not paths or paths == ["-"]:
+        return []
+    if "-" in paths:
+        fail("-: stdin cannot be read beside session files; pipe it alone")
+    return session_files(paths)
+
+
 def stdin_reader() -> Callable[[], bytes] | None:
     """A reader for stdin when something is piped in; None on a terminal (never wait for typing)."""
     if sys.stdin is None or sys.stdin.isatty():

@@ -10,6 +10,7 @@ import typer
 from pi_tools.cli.common import EXIT_BAD_INPUT, default_session_folder, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 from pi_tools.cli.options import (
+    PATHS_HELP,
     REFUSAL_VALUE_EXPECTED,
     REFUSAL_VALUE_EXPECTED_ONE_OF,
     CostSource,
@@ -21,11 +22,12 @@ from pi_tools.cli.options import (
     chosen_pi,
     format_option,
     output_option,
+    paths_argument,
 )
 
 
 def usage_command(
-    paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
+    paths: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP} (default: Pi's session folder).")] = None,
     by: Annotated[UsageGrouping, choice_option(
         "--by", UsageGrouping, "Group rows by session, day, week (ISO), month, model, provider, api or kind "
                "(message, or a usage entry's kind, e.g. cache_warm: Pi 1.6).",

@@ -1,5 +1,9 @@
 """Session listing (Pi's SessionInfo): id, cwd, name, created, modified, message count, first message.
 
+Two counts: `messageCount` is Pi's own (its `message` entries, what Pi's session picker shows), `messages` is
+the count the index, export and usage give (every entry that gives the context a message: compaction and branch
+summaries and custom messages too), counted by the same function (session.context.entry_message_count).
+
 Reads the header line first and gives up on a file that is not a session without reading the rest; other
 files are parsed line by line without building the tree.
 """
@@ -14,6 +18,7 @@ import orjson
 from pi_tools.js.date import js_date_ms, js_iso_string
 from pi_tools.js.errors import JsonSyntaxError
 from pi_tools.js.json_line import loads_line
+from pi_tools.session.context import entry_message_count
 from pi_tools.session.reader import paused_gc
 from pi_tools.sources.files import find_session_files
 
@@ -54,6 +59,7 @@ def session_info(path: str) -> dict[str, Any] | None:
             return None
         name: str | None = None
         count = 0
+        messages = 0
         first_message: str | None = None
         last_activity: float = 0
         with paused_gc():
@@ -67,6 +73,7 @@ def session_info(path: str) -> dict[str, Any] | None:
                         continue
                 if not isinstance(entry, dict):
                     continue
+                messages += entry_message_count(entry)
                 kind = entry.get("type")
                 if kind == "session_info":
                     raw = entry.get("name")
@@ -97,6 +104,7 @@ def session_info(path: str) -> dict[str, Any] | None:
         "created": js_iso_string(created),
         "modified": js_iso_string(modified),
         "messageCount": count,
+        "messages": messages,
         "firstMessage": first_message or "(no messages)",
         "_modifiedMs": modified,
     }
@@ -104,7 +112,12 @@ def session_info(path: str) -> dict[str, Any] | None:
 
 def list_sessions(root: str) -> list[dict[str, Any]]:
     """SessionInfo for every session under `root`, most recently modified first (as Pi lists them)."""
-    infos = [info for path in find_session_files(root) if (info := session_info(path)) is not None]
+    return list_session_files(list(find_session_files(root)))
+
+
+def list_session_files(paths: list[str]) -> list[dict[str, Any]]:
+    """SessionInfo for each of `paths` that is a session, most recently modified first (as Pi lists them)."""
+    infos = [info for path in paths if (info := session_info(path)) is not None]
     infos.sort(key=lambda info: info["_modifiedMs"], reverse=True)
     for info in infos:
         del info["_modifiedMs"]

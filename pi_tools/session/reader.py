@@ -258,6 +258,17 @@ def read_session_file(path: str, lazy: bool = False) -> RawSession:
     return validate_header(parse_session_bytes(data, path, lazy), len(data))
 
 
+def require_session_start(data: bytes, source: str) -> None:
+    """For readers that scan a file without parsing it (usage): refuse, in validate_header's words, a file whose
+    first line is not a session header, so that a non-session file is an error (exit 2) there too, not zeros."""
+    from pi_tools.pipe.documents import looks_like_session
+
+    if not data:
+        raise SessionReadError(f"empty session file: {source} (Pi would start a new session in it)")
+    if not looks_like_session(data):
+        raise SessionReadError(f"Session file is not a valid {APP_NAME} session: {source}")
+
+
 def validate_header(raw: RawSession, size: int) -> RawSession:
     """Apply Pi's header rule: the first kept value must be a `session` header with a string id."""
     if not raw.file_entries:

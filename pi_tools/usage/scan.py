@@ -222,9 +222,10 @@ def scan_all(path: str, into: _Accumulator) -> None:
     literal `"usage"` (a usage entry's type, and its usage object's key): Pi's own usage entry line is read by
     one regular expression, any other is parsed in full.
     """
-    from pi_tools.sources.files import read_bytes
+    from pi_tools.session.reader import read_session_bytes, require_session_start
 
-    data = read_bytes(path)
+    data = read_session_bytes(path)
+    require_session_start(data, path)
     find = data.find
     rfind = data.rfind
     head_match = _PI_HEAD.match
