@@ -76,6 +76,17 @@ def session_files(paths: list[str] | None, *, default_folder: bool = False) -> l
     return files
 
 
+def check_session_folders(paths: list[str]) -> None:
+    """session_files' refusal of a folder without session files, for the commands whose library walks the
+    folders itself (usage, index): it stops at the first session file found, so a large corpus is not walked
+    twice."""
+    from pi_tools.sources.files import find_session_files, is_url
+
+    for path in paths:
+        if not is_url(path) and os.path.isdir(path) and next(find_session_files(path), None) is None:
+            fail(f"{path}: no session files (*.jsonl) under this directory")
+
+
 def stdin_or_files(paths: list[str] | None) -> list[str]:
     """The inputs of a document stage: nothing or `-` alone is stdin (an empty list); else session_files."""
     if not paths or paths == ["-"]:

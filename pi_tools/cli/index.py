@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, default_session_folder, fail, report
+from pi_tools.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    check_session_folders,
+    default_session_folder,
+    fail,
+    report,
+)
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine, engine_failed
 from pi_tools.cli.options import PATHS_HELP, Pi, chosen_pi, output_option, paths_argument
 
@@ -38,6 +45,7 @@ def index_command(
 
     if not paths:
         paths = [default_session_folder()]
+    check_session_folders(paths)
     try:
         result = index_corpus(paths, out, chosen, version)
     except StoreError as exc:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, default_session_folder, fail, report
+from pi_tools.cli.common import EXIT_BAD_INPUT, check_session_folders, default_session_folder, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 from pi_tools.cli.options import (
     PATHS_HELP,
@@ -85,6 +85,7 @@ def usage_command(
     chosen = chosen_engine(engine, scheduler, jobs, progress="usage")
     if not paths:
         paths = [default_session_folder()]
+    check_session_folders(paths)
     options = UsageOptions(by=by, scope=scope, since=since, until=until, timezone=timezone,
                            dedupe_copies=dedupe_copies, engine=chosen, cost=cost, pi=version)
     from pi_tools.engine import EngineError

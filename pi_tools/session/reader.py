@@ -269,6 +269,24 @@ def require_session_start(data: bytes, source: str) -> None:
         raise SessionReadError(f"Session file is not a valid {APP_NAME} session: {source}")
 
 
+def require_session_file(path: str) -> None:
+    """require_session_start for a local file by its first lines only (scrub rewrites any JSON Lines file, but
+    refuses one that is not a session before it reads the rest)."""
+    try:
+        with open(path, "rb") as handle:
+            head = b""
+            for _ in range(64):
+                line = handle.readline()
+                head += line
+                if not line or line.strip():
+                    break
+    except FileNotFoundError:
+        raise SessionReadError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise SessionReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    require_session_start(head, path)
+
+
 def validate_header(raw: RawSession, size: int) -> RawSession:
     """Apply Pi's header rule: the first kept value must be a `session` header with a string id."""
     if not raw.file_entries:
