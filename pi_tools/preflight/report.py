@@ -87,6 +87,8 @@ def replay_table(results: Sequence[ReplayResult]) -> str:
             error = " ".join(str(doc["providerError"] or "").split())[:100] or "-"
             rows.append((str(doc["line"] or "-"), doc["entryId"] or "-", doc["model"], doc["outcome"],
                          doc["predicted"], rules, where, error))
+        if rows:  # a header names the columns, as every other table of pi-tools does
+            rows.insert(0, ("LINE", "ENTRY", "MODEL", "OUTCOME", "PREDICTED", "RULES", "WHERE", "PROVIDER ERROR"))
         lines.extend("  " + line for line in align_columns(rows, right={0}))
         for model, count in sorted(outside.items()):
             lines.append(f"  not in Pi 0.85's catalog, checked with its API's rules: {model} ({count} request(s))")

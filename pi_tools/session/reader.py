@@ -84,7 +84,7 @@ def _describe_failure(text: str, error: JsonSyntaxError, is_last: bool) -> tuple
     stripped = text.strip(" \t\r")
     if stripped[:1] in "{[" and "after JSON" in str(error):
         return "concatenated-objects", (
-            f"two JSON values on one line (the second starts at column {error.column}); Pi skips the whole line"
+            f"two JSON values on one line (the second starts at column {error.column})"  # "; Pi skips this line" follows
         )
     return "invalid-json", f"invalid JSON at column {error.column}: {error}"
 
