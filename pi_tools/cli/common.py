@@ -48,14 +48,16 @@ def default_session_folder() -> str:
     return folder
 
 
-def session_files(paths: list[str] | None, *, default_folder: bool = False) -> list[str]:
+def session_files(paths: list[str] | None, *, default_folder: bool = False, keep_going: bool = False) -> list[str]:
     """The one input contract of the commands that read sessions (csvkit's one base class, as a function):
     session files as named, folders (and URL prefixes) as the *.jsonl files under them, recursively and sorted,
     and, when nothing is named and `default_folder` is set, Pi's session folder (said on stderr).
 
     A folder without session files is an error (exit 2) rather than an empty report; a file is passed on as
     named, so that each command reads it and words its own problems (not a session: exit 2). `-` is passed on
-    too: the document stages read stdin for it (stdin_or_files).
+    too: the document stages read stdin for it (stdin_or_files). `keep_going`: for the stages that report each
+    input's problem and go on with the others, a folder without session files is reported the same way and the
+    stage's exit status becomes 2 (exit_without_teardown).
     """
     from pi_tools.sources.errors import EngineUnavailable
     from pi_tools.sources.files import expand
@@ -71,7 +73,11 @@ def session_files(paths: list[str] | None, *, default_folder: bool = False) -> l
     files = []
     for name, error in expanded:
         if error is not None:
-            fail(error)
+            if not keep_going:
+                fail(error)
+            report(error)
+            _status_floor.append(EXIT_BAD_INPUT)
+            continue
         files.append(name)
     return files
 
@@ -93,7 +99,7 @@ def stdin_or_files(paths: list[str] | None) -> list[str]:
         return []
     if "-" in paths:
         fail("-: stdin cannot be read beside session files; pipe it alone")
-    return session_files(paths)
+    return session_files(paths, keep_going=True)
 
 
 def stdin_reader() -> Callable[[], bytes] | None:
@@ -184,6 +190,8 @@ def run_file_tasks(task: Callable[[Any], Any], files: list[str], options: Any, e
 
 
 _kept: list[Any] = []
+_status_floor: list[int] = []
+"""Exit statuses owed to inputs reported before the stage ran (session_files with keep_going)."""
 _before_exit: list[Callable[[], None]] = []
 
 
@@ -216,7 +224,7 @@ def exit_without_teardown(status: int) -> NoReturn:
     sys.stderr.flush()
     for callback in _before_exit:
         callback()
-    os._exit(status)
+    os._exit(max([status, *_status_floor]))
 
 
 def output_paths(files: list[str], out: str, fmt: str) -> list[str]:
