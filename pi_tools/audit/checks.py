@@ -133,7 +133,8 @@ def _invalid_header(sink: FindingSink, raw: RawSession, size: int) -> None:
     first = raw.file_entries[0]
     line = raw.line_numbers[0]
     if not isinstance(first, dict) or first.get("type") != "session":
-        what = f"an entry of type {first.get('type')!r}" if isinstance(first, dict) else "not an object"
+        what = "not an object" if not isinstance(first, dict) else f"an entry of type {first['type']!r}" \
+            if "type" in first else "an object without a type"
         problem = f"the first JSON line is {what}, not a session header"
     else:
         problem = f"the session header's id is {_describe_id(first.get('id', _ABSENT))}, not a string"

@@ -18,18 +18,20 @@ from pi_tools.cli.common import (
 )
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 from pi_tools.cli.options import (
+    PATHS_HELP,
     REFUSAL_EXPECTED_ONE_OF,
     AuditFormat,
     FailOn,
     Pi,
     chosen_pi,
     format_option,
+    paths_argument,
     rules_option,
 )
 
 
 def audit_command(
-    paths: Annotated[list[str] | None, typer.Argument(help="Session files or directories (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
+    paths: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP} (default: Pi's session folder).")] = None,
     output_format: Annotated[AuditFormat, format_option(AuditFormat, "table, json (one finding per line), junit or sarif.", REFUSAL_EXPECTED_ONE_OF)] = "table",
     rules: Annotated[str | None, rules_option("Only these rule ids; +ID adds an opt-in rule (secret-in-session) to the defaults; all: every rule (default: every rule but the opt-in ones).")] = None,
     fail_on: FailOn = "error",

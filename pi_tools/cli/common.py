@@ -48,6 +48,60 @@ def default_session_folder() -> str:
     return folder
 
 
+def session_files(paths: list[str] | None, *, default_folder: bool = False, keep_going: bool = False) -> list[str]:
+    """The one input contract of the commands that read sessions (csvkit's one base class, as a function):
+    session files as named, folders (and URL prefixes) as the *.jsonl files under them, recursively and sorted,
+    and, when nothing is named and `default_folder` is set, Pi's session folder (said on stderr).
+
+    A folder without session files is an error (exit 2) rather than an empty report; a file is passed on as
+    named, so that each command reads it and words its own problems (not a session: exit 2). `-` is passed on
+    too: the document stages read stdin for it (stdin_or_files). `keep_going`: for the stages that report each
+    input's problem and go on with the others, a folder without session files is reported the same way and the
+    stage's exit status becomes 2 (exit_without_teardown).
+    """
+    from pi_tools.sources.errors import EngineUnavailable
+    from pi_tools.sources.files import expand
+
+    if not paths:
+        if not default_folder:
+            return []
+        paths = [default_session_folder()]
+    try:
+        expanded = expand(paths)
+    except EngineUnavailable as exc:
+        fail(str(exc))
+    files = []
+    for name, error in expanded:
+        if error is not None:
+            if not keep_going:
+                fail(error)
+            report(error)
+            _status_floor.append(EXIT_BAD_INPUT)
+            continue
+        files.append(name)
+    return files
+
+
+def check_session_folders(paths: list[str]) -> None:
+    """session_files' refusal of a folder without session files, for the commands whose library walks the
+    folders itself (usage, index): it stops at the first session file found, so a large corpus is not walked
+    twice."""
+    from pi_tools.sources.files import find_session_files, is_url
+
+    for path in paths:
+        if not is_url(path) and os.path.isdir(path) and next(find_session_files(path), None) is None:
+            fail(f"{path}: no session files (*.jsonl) under this directory")
+
+
+def stdin_or_files(paths: list[str] | None) -> list[str]:
+    """The inputs of a document stage: nothing or `-` alone is stdin (an empty list); else session_files."""
+    if not paths or paths == ["-"]:
+        return []
+    if "-" in paths:
+        fail("-: stdin cannot be read beside session files; pipe it alone")
+    return session_files(paths, keep_going=True)
+
+
 def stdin_reader() -> Callable[[], bytes] | None:
     """A reader for stdin when something is piped in; None on a terminal (never wait for typing)."""
     if sys.stdin is None or sys.stdin.isatty():
@@ -136,6 +190,8 @@ def run_file_tasks(task: Callable[[Any], Any], files: list[str], options: Any, e
 
 
 _kept: list[Any] = []
+_status_floor: list[int] = []
+"""Exit statuses owed to inputs reported before the stage ran (session_files with keep_going)."""
 _before_exit: list[Callable[[], None]] = []
 
 
@@ -168,7 +224,7 @@ def exit_without_teardown(status: int) -> NoReturn:
     sys.stderr.flush()
     for callback in _before_exit:
         callback()
-    os._exit(status)
+    os._exit(max([status, *_status_floor]))
 
 
 def output_paths(files: list[str], out: str, fmt: str) -> list[str]:

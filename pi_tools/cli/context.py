@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
-
-from pi_tools.cli.common import run_documents, run_file_tasks
+from pi_tools.cli.common import run_documents, run_file_tasks, stdin_or_files
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
-from pi_tools.cli.options import Pi, chosen_pi, leaf_option
+from pi_tools.cli.options import PATHS_HELP, Pi, chosen_pi, leaf_option, paths_argument
 
 
 def context_command(
-    files: Annotated[list[str] | None, typer.Argument(help="Session files (.jsonl); stdin when omitted.")] = None,
+    files: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP}; stdin (a session) when omitted or -.")] = None,
     leaf: Annotated[str | None, leaf_option("Build the context for this entry id instead of the session's own leaf.")] = None,
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
@@ -27,6 +25,7 @@ def context_command(
     Example: pi-tools context ~/.pi/agent/sessions/--home-me-proj--/*.jsonl | jq .model
     """
     version = chosen_pi(pi)
+    files = stdin_or_files(files)
     chosen = chosen_engine(engine, scheduler, jobs, progress="context")
     if files and (len(files) > 1 or chosen.kind == "dask"):
         from pi_tools.pi import DEFAULT

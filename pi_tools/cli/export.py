@@ -14,9 +14,11 @@ from pi_tools.cli.common import (
     fail,
     output_paths,
     report,
+    session_files,
     write_pieces,
 )
 from pi_tools.cli.options import (
+    PATHS_HELP,
     REFUSAL_UNKNOWN_FORMAT,
     REFUSAL_UNKNOWN_VALUE,
     ExportBranches,
@@ -28,6 +30,7 @@ from pi_tools.cli.options import (
     format_option,
     leaf_option,
     output_option,
+    paths_argument,
 )
 
 _EXTENSIONS = {"md": "md", "html": "html", "chat": "jsonl"}
@@ -45,8 +48,8 @@ def _format_for(out: str, fmt: ExportFormat | None) -> ExportFormat:
 
 
 def export_command(
-    files: Annotated[list[str], typer.Argument(help="Session files (one output each).")],
-    out: Annotated[str, output_option("Output file (- for stdout); a directory when several FILEs are given.")],
+    files: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP}, one output each (default: Pi's session folder).")] = None,
+    out: Annotated[str | None, output_option("Output file (- for stdout); a directory when PATH... holds several sessions (required).")] = None,
     fmt: Annotated[ExportFormat | None, format_option(ExportFormat, "Output format (default: from OUT's extension: .md, .jsonl, else html).", REFUSAL_UNKNOWN_FORMAT)] = None,
     leaf: Annotated[str | None, leaf_option("Entry id whose path to show (default: the session's leaf).", metavar="ID")] = None,
     branches: Annotated[ExportBranches, choice_option("--branches", ExportBranches, "The active path only, or the whole tree (abandoned branches marked; md and html).", REFUSAL_UNKNOWN_VALUE)] = "active",
@@ -68,6 +71,9 @@ def export_command(
     Example: pi-tools export s.jsonl --branches all --no-thinking --scrub -o s.html
     """
     version = chosen_pi(pi)
+    if out is None:
+        fail("-o OUT: name the output file (- for stdout)")
+    files = session_files(files, default_folder=True)
     from pi_tools.export import ExportError, ExportOptions, export_session
     from pi_tools.export.redaction import RedactError, make_rewrite
     from pi_tools.output.templates import MissingTemplateError

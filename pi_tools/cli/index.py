@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
-
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, default_session_folder, fail, report
+from pi_tools.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    check_session_folders,
+    default_session_folder,
+    fail,
+    report,
+)
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine, engine_failed
-from pi_tools.cli.options import Pi, chosen_pi, output_option
+from pi_tools.cli.options import PATHS_HELP, Pi, chosen_pi, output_option, paths_argument
 
 
 def index_command(
-    paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
+    paths: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP} (default: Pi's session folder).")] = None,
     out: Annotated[str | None, output_option("The index folder (created, or brought up to date).")] = None,
     engine: EngineKind = "local",
     scheduler: Scheduler = None,
@@ -40,6 +45,7 @@ def index_command(
 
     if not paths:
         paths = [default_session_folder()]
+    check_session_folders(paths)
     try:
         result = index_corpus(paths, out, chosen, version)
     except StoreError as exc:

@@ -72,6 +72,21 @@ def api_filter_option(help: str) -> Any:
     return typer.Option("--api", help=help)
 
 
+PATHS_HELP = "files or folders (searched recursively for *.jsonl)"
+"""How every command words its PATH... argument (docs/cli.md: one input contract)."""
+
+
+def paths_argument(help: str) -> Any:
+    """PATH...: the sessions of every command that reads several, named the same way in every usage line. An
+    optional argument: without it, a command reads Pi's session folder or stdin (cli.common.session_files)."""
+    return typer.Argument(metavar="PATH...", help=help, show_default=False)
+
+
+def file_argument(help: str) -> Any:
+    """FILE: the one file of a command that reads one (tree, repair, slim, decode)."""
+    return typer.Argument(metavar="FILE", help=help)
+
+
 def leaf_option(help: str, metavar: str | None = None) -> Any:
     """--leaf: the entry whose path to the root is the conversation (default: the session's own leaf)."""
     return typer.Option("--leaf", metavar=metavar, help=help)

@@ -13,9 +13,19 @@ from pi_tools.cli.common import (
     keep_until_exit,
     run_documents,
     run_file_tasks,
+    stdin_or_files,
 )
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
-from pi_tools.cli.options import Pi, api_option, chosen_pi, leaf_option, model_option, reasoning_option
+from pi_tools.cli.options import (
+    PATHS_HELP,
+    Pi,
+    api_option,
+    chosen_pi,
+    leaf_option,
+    model_option,
+    paths_argument,
+    reasoning_option,
+)
 
 
 def _load_tools(path: str) -> list[dict[str, Any]]:
@@ -37,7 +47,7 @@ def _load_tools(path: str) -> list[dict[str, Any]]:
 
 
 def payload_command(
-    files: Annotated[list[str] | None, typer.Argument(help="Session files; stdin (context/llm documents or a session) when omitted.")] = None,
+    files: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP}; stdin (context/llm documents or a session) when omitted or -.")] = None,
     api: Annotated[str, api_option("The provider API to build the request for.")] = ...,  # type: ignore[assignment]
     model: Annotated[str | None, model_option("Catalog model (default: the session's current model).")] = None,
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt to send (default: none).")] = None,
@@ -58,6 +68,7 @@ def payload_command(
     Example: pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 --wire s.jsonl | jq .wire.headers
     """
     version = chosen_pi(pi, builds_requests=True, command="payload")
+    files = stdin_or_files(files)
     chosen = chosen_engine(engine, scheduler, jobs, progress="payload")
     several = bool(files) and (len(files or []) > 1 or chosen.kind == "dask")
     worker = None

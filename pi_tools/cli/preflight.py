@@ -7,9 +7,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, before_exit, fail, report
+from pi_tools.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    before_exit,
+    default_session_folder,
+    fail,
+    report,
+)
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 from pi_tools.cli.options import (
+    PATHS_HELP,
     REFUSAL_EXPECTED_ONE_OF,
     AuditFormat,
     FailOn,
@@ -18,6 +27,7 @@ from pi_tools.cli.options import (
     format_option,
     leaf_option,
     model_option,
+    paths_argument,
     reasoning_option,
     rules_option,
 )
@@ -27,7 +37,7 @@ if TYPE_CHECKING:
 
 
 def preflight_command(
-    paths: Annotated[list[str] | None, typer.Argument(help="Session files or directories (searched recursively for *.jsonl).")] = None,
+    paths: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP} (default: Pi's session folder).")] = None,
     model: Annotated[str | None, model_option("Catalog model to check the next request for (default: the session's current model).")] = None,
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt the request carries (default: none).")] = None,
     tools: Annotated[str | None, typer.Option("--tools", metavar="FILE", help="JSON array of {name, description, parameters}.")] = None,
@@ -89,7 +99,7 @@ def preflight_command(
     if knowledge is not None:
         _use_knowledge(knowledge)
     if not paths:
-        fail("no input: name session files or directories (see --help)")
+        paths = [default_session_folder()]
     known = None  # the rule modules are imported while the session is checked, unless --rules needs them now
     enabled = None
     if rules:

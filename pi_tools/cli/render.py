@@ -7,8 +7,17 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, fail, output_paths, report, write_pieces
+from pi_tools.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    fail,
+    output_paths,
+    report,
+    session_files,
+    write_pieces,
+)
 from pi_tools.cli.options import (
+    PATHS_HELP,
     REFUSAL_UNKNOWN_FORMAT,
     Pi,
     RenderFormat,
@@ -18,6 +27,7 @@ from pi_tools.cli.options import (
     leaf_option,
     model_option,
     output_option,
+    paths_argument,
     reasoning_option,
 )
 
@@ -39,8 +49,8 @@ def _load_tools(path: str) -> list[dict[str, Any]]:
 
 
 def render_command(
-    files: Annotated[list[str], typer.Argument(help="Session files (one page each).")],
-    out: Annotated[str, output_option("Output file (- for stdout); a directory when several FILEs are given.")],
+    files: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP}, one page each (default: Pi's session folder).")] = None,
+    out: Annotated[str | None, output_option("Output file (- for stdout); a directory when PATH... holds several sessions (required).")] = None,
     api: Annotated[list[str] | None, api_option("Provider API to preview (repeat to compare side by side).")] = None,
     model: Annotated[list[str] | None, model_option("Catalog model: pairs with --api by position when given as often, else goes to the --api it speaks.")] = None,
     fmt: Annotated[RenderFormat | None, format_option(RenderFormat, "Output format (default: from OUT's extension, else html).", REFUSAL_UNKNOWN_FORMAT)] = None,
@@ -66,6 +76,9 @@ def render_command(
     from pi_tools.session import ContextError, SessionReadError, load_session
 
     chosen_pi(pi, builds_requests=True, command="render")
+    if out is None:
+        fail("-o OUT: name the output file (- for stdout)")
+    files = session_files(files, default_folder=True)
     version = resolve(pi)
     chosen = fmt or ("md" if out.lower().endswith((".md", ".markdown")) else "html")
     if not api and not model:

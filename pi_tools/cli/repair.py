@@ -25,7 +25,7 @@ EXIT_NOTHING_TO_REPAIR = 3
 
 
 def repair_command(
-    file: Annotated[str, typer.Argument(help="The damaged session file (read only unless --in-place).")],
+    file: Annotated[str, typer.Argument(metavar="FILE", help="The damaged session file (read only unless --in-place).")],
     out: Annotated[str | None, output_option("Where to write the repaired session (must differ from FILE).")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Replace FILE, keeping the original as FILE.bak (or FILE.bak.N: never an existing name).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT (and OUT.rejected) if they exist.")] = False,

@@ -15,6 +15,7 @@ from pi_tools.cli.options import (
     chosen_pi,
     format_option,
     model_option,
+    reasoning_option,
 )
 
 
@@ -108,9 +109,10 @@ def run_command(
     session: Annotated[str | None, typer.Option("--session", metavar="FILE", help="Session file to continue at its leaf (created when missing).")] = None,
     session_dir: Annotated[str | None, typer.Option("--session-dir", metavar="DIR", help="Folder for a new session file named as Pi names them (default: Pi's per-project folder; for --provider faux a new temporary folder, see --in-pi-folder).")] = None,
     provider: Annotated[str, typer.Option("--provider", help="faux (offline, scripted) or a catalog provider: anthropic, openai, google, groq, ...")] = "faux",
-    model: Annotated[str | None, model_option("Model id within the provider (see `pi-tools models`).", metavar="ID")] = None,
+    model: Annotated[str | None, model_option("A catalog model, as every command names it (see `pi-tools models`); a bare ID is looked up within --provider.", metavar="PROVIDER/ID")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="Send to this server instead of the catalog's (e.g. a local OpenAI-compatible server).")] = None,
-    thinking: Annotated[str | None, typer.Option("--thinking", metavar="LEVEL", help="off, minimal, low, medium, high, xhigh (clamped to the model as Pi does; default: the session's, else medium).")] = None,
+    thinking: Annotated[str | None, reasoning_option("off, minimal, low, medium, high, xhigh (clamped to the model as Pi does; default: the session's, else medium).")] = None,
+    thinking_alias: Annotated[str | None, typer.Option("--thinking", metavar="LEVEL", hidden=True, help="The old name of --reasoning.")] = None,
     tools: Annotated[str, typer.Option("--tools", metavar="LIST", help="Comma-separated tools: read, bash, edit, write, ls; 'none' for no tools.")] = "read,bash,edit,write",
     cwd: Annotated[str, typer.Option("--cwd", metavar="DIR", help="Workspace the tools run in.")] = ".",
     allow_outside: Annotated[bool, typer.Option("--allow-outside", help="Let file tools reach paths outside --cwd.")] = False,
@@ -142,6 +144,11 @@ def run_command(
 
     if event_format == "chat" and not events:
         fail("--format chat: only with --events")
+    if thinking_alias is not None:
+        if thinking is not None:
+            fail("--thinking is the old name of --reasoning: give one of them")
+        thinking = thinking_alias
+    provider, model = _provider_and_model(provider, model)
     if demo:
         prompt, faux_script, cwd, session_dir = _demo(prompt, provider, faux_script, cwd, session, session_dir)
     elif provider == "faux" and faux_script is None:
@@ -195,6 +202,21 @@ def _demo(prompt: str | None, provider: str, faux_script: str | None, cwd: str, 
 
     setup = prepare_demo()
     return setup.prompt, setup.script, setup.workspace, setup.session_dir
+
+
+def _provider_and_model(provider: str, model: str | None) -> tuple[str, str | None]:
+    """--model PROVIDER/ID as payload, render and preflight take it: the provider comes from the model when
+    --provider is not given (a bare ID, the old form, stays an id within --provider). A model id may hold a
+    slash itself (openrouter's `anthropic/claude-...`): only the first one splits, and only without --provider."""
+    if model is None or "/" not in model or provider != "faux" or _given("--provider"):
+        return provider, model
+    named, _, identifier = model.partition("/")
+    return named, identifier
+
+
+def _given(flag: str) -> bool:
+    """Whether `flag` is on the command line (the CLI runs its commands without a click context to ask)."""
+    return any(argument == flag or argument.startswith(flag + "=") for argument in sys.argv[1:])
 
 
 def _preflight_factory() -> object:

@@ -2,38 +2,26 @@
 
 from __future__ import annotations
 
-import os
 from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, fail, report
+from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, fail, report, session_files
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 from pi_tools.cli.options import (
+    PATHS_HELP,
     REFUSAL_UNKNOWN_FORMAT,
     Pi,
     ReportFormat,
     chosen_pi,
     format_option,
     output_option,
+    paths_argument,
 )
 
 
-def _session_files(paths: list[str]) -> list[str]:
-    """The files named, with directories expanded to the `*.jsonl` files below them (sorted)."""
-    files: list[str] = []
-    for path in paths:
-        if os.path.isdir(path):
-            found = [os.path.join(root, name) for root, _, names in os.walk(path) for name in names
-                     if name.endswith(".jsonl")]
-            files.extend(sorted(found))
-        else:
-            files.append(path)
-    return files
-
-
 def scrub_command(
-    paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Session files, or directories searched for *.jsonl.")],
+    paths: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP} (default: Pi's session folder).")] = None,
     out: Annotated[str | None, output_option("Where to write the scrubbed session (one PATH only).")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite each file that holds a secret, keeping the original as FILE.bak (or FILE.bak.N).")] = False,
     check: Annotated[bool, typer.Option("--check", help="Only report secrets; exit 1 when any is found (for CI and pre-commit hooks).")] = False,
@@ -72,7 +60,7 @@ def scrub_command(
         check_target_options(out, in_place, dry_run)
     elif out is not None or in_place:
         fail("--check only reports: give no -o or --in-place with it")
-    files = _session_files(paths)
+    files = session_files(paths, default_folder=True)
     if out is not None and len(files) != 1:
         fail(f"-o OUT takes one session file; {len(files)} given (use --in-place or --check for several)")
     try:

@@ -18,6 +18,7 @@ from pi_tools.cli.common import (
 )
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine, engine_failed
 from pi_tools.cli.options import (
+    PATHS_HELP,
     REFUSAL_EXPECTED_ONE_OF,
     Pi,
     SearchBranch,
@@ -25,12 +26,13 @@ from pi_tools.cli.options import (
     choice_option,
     chosen_pi,
     format_option,
+    paths_argument,
 )
 
 
 def search_command(
-    pattern: Annotated[str, typer.Argument(help="The text to find (literal; a Python regular expression with --regex).")],
-    paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder; with --index: only these files of the index).")] = None,
+    pattern: Annotated[str, typer.Argument(metavar="PATTERN", help="The text to find (literal; a Python regular expression with --regex).")],
+    paths: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP} (default: Pi's session folder; with --index: only these files of the index).")] = None,
     regex: Annotated[bool, typer.Option("--regex", "-E", help="PATTERN is a regular expression (Python's re syntax).")] = False,
     ignore_case: Annotated[bool, typer.Option("--ignore-case", "-i", help="Match regardless of case.")] = False,
     role: Annotated[str | None, typer.Option("--role", metavar="ROLE,...", help="Only messages of these roles: user, assistant, toolResult, bashExecution, custom, compactionSummary, branchSummary (and system, which Pi 1.6 stores).")] = None,

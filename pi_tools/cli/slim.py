@@ -18,7 +18,7 @@ from pi_tools.cli.options import (
 
 
 def slim_command(
-    file: Annotated[str, typer.Argument(help="The session file (read only unless --in-place).")],
+    file: Annotated[str, typer.Argument(metavar="FILE", help="The session file (read only unless --in-place).")],
     out: Annotated[str | None, output_option("Where to write the slimmed session.")] = None,
     max_image_kb: Annotated[int | None, typer.Option("--max-image-kb", metavar="N", min=0, help="Replace images over N KB (decoded) with a text placeholder naming them.")] = None,
     max_tool_output_kb: Annotated[int | None, typer.Option("--max-tool-output-kb", metavar="N", min=1, help="Keep only the first and last N/2 KB of tool and bash outputs over N KB.")] = None,

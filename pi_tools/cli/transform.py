@@ -6,20 +6,22 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import fail, run_documents
+from pi_tools.cli.common import fail, run_documents, stdin_or_files
 from pi_tools.cli.options import (
+    PATHS_HELP,
     REFUSAL_UNKNOWN_FORMAT,
     Pi,
     ReportFormat,
     chosen_pi,
     format_option,
     leaf_option,
+    paths_argument,
 )
 from pi_tools.engine.early import read_ahead
 
 
 def transform_command(
-    files: Annotated[list[str] | None, typer.Argument(help="Session files; stdin (context documents or a session) when omitted.")] = None,
+    files: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP}; stdin (context documents or a session) when omitted or -.")] = None,
     keep_last: Annotated[int | None, typer.Option("--keep-last", metavar="N", help="Keep the last N turns (leading summaries stay).")] = None,
     block_images: Annotated[bool, typer.Option("--block-images", help="Replace images as Pi's blockImages setting does.")] = False,
     drop_role: Annotated[list[str] | None, typer.Option("--drop-role", metavar="ROLE", help="Drop messages of ROLE (repeatable); tool calls keep their results.")] = None,
@@ -44,6 +46,7 @@ def transform_command(
 
     Example: pi-tools transform --keep-last 3 --redact 'sk-[A-Za-z0-9]+' s.jsonl | pi-tools payload --api openai-responses
     """
+    files = stdin_or_files(files)
     if to_session is not None:
         _to_session(files or [], to_session, force, leaf, drop_role or [], keep_last, block_images, redact or [],
                     plugin or [], use or [], dry_run, output_format or "text", chosen_pi(pi))

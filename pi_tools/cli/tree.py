@@ -12,7 +12,7 @@ from pi_tools.cli.options import Pi
 
 
 def tree_command(
-    file: Annotated[str, typer.Argument(help="A session file (.jsonl).")],
+    file: Annotated[str, typer.Argument(metavar="FILE", help="A session file (.jsonl).")],
     width: Annotated[int, typer.Option("--width", help="Maximum line width.")] = 100,
     pi: Pi = None,
 ) -> None:

@@ -7,9 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, default_session_folder, fail, report
+from pi_tools.cli.common import EXIT_BAD_INPUT, check_session_folders, default_session_folder, fail, report
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 from pi_tools.cli.options import (
+    PATHS_HELP,
     REFUSAL_VALUE_EXPECTED,
     REFUSAL_VALUE_EXPECTED_ONE_OF,
     CostSource,
@@ -22,11 +23,12 @@ from pi_tools.cli.options import (
     chosen_pi,
     format_option,
     output_option,
+    paths_argument,
 )
 
 
 def usage_command(
-    paths: Annotated[list[str] | None, typer.Argument(help="Session files or folders (searched recursively for *.jsonl; default: Pi's session folder).")] = None,
+    paths: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP} (default: Pi's session folder).")] = None,
     by: Annotated[str, choices_option(
         "--by", UsageGrouping, "Group rows by one key or several, comma-separated (--by model,day): session, day, "
                "week (ISO), month, model, provider, api or kind (message, or a usage entry's kind, e.g. "
@@ -96,6 +98,7 @@ def usage_command(
     chosen = chosen_engine(engine, scheduler, jobs, progress="usage")
     if not paths:
         paths = [default_session_folder()]
+    check_session_folders(paths)
     options = UsageOptions(by=by, scope=scope, since=since, until=until, month=month, timezone=timezone,
                            dedupe_copies=dedupe_copies, engine=chosen, cost=cost, pi=version)
     from pi_tools.engine import EngineError

@@ -7,9 +7,10 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import exit_without_teardown, fail, report
+from pi_tools.cli.common import exit_without_teardown, fail, report, session_files
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine
 from pi_tools.cli.options import (
+    PATHS_HELP,
     REFUSAL_VALUE_EXPECTED,
     REFUSAL_VALUE_EXPECTED_ONE_OF,
     Pi,
@@ -18,11 +19,12 @@ from pi_tools.cli.options import (
     chosen_pi,
     format_option,
     leaf_option,
+    paths_argument,
 )
 
 
 def visibility_command(
-    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Session files (.jsonl).")],
+    files: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP} (default: Pi's session folder).")] = None,
     leaf: Annotated[str | None, leaf_option("Entry id of the leaf to look from (default: the session's own leaf).")]
     = None,
     api: Annotated[str | None, api_option(
@@ -49,6 +51,7 @@ def visibility_command(
     Example: pi-tools visibility session.jsonl --api anthropic-messages --format json
     """
     version = chosen_pi(pi, builds_requests=api is not None, command="visibility --api")
+    files = session_files(files, default_folder=True)
     chosen = chosen_engine(engine, scheduler, jobs, progress="visibility")
     from pi_tools.engine import EngineError, map_ordered
     from pi_tools.sources.files import size_of

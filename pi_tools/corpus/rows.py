@@ -33,6 +33,7 @@ from pi_tools.session.context import (
     PI_085_RULES,
     ContextError,
     ContextRules,
+    entry_message_count,
     entry_to_messages,
     plan_session_context,
 )
@@ -432,7 +433,7 @@ def bulk_read(name: str, data: bytes, structs: bool = False, rules: ContextRules
 
 def _gives_message(entry: Any) -> bool:
     """Whether a planned entry gives the context a message."""
-    return type(entry) is RowMessageLine or entry.get("type") == "message" or bool(entry_to_messages(entry))
+    return type(entry) is RowMessageLine or entry_message_count(entry) > 0
 
 
 Result = tuple[Any, int, Any, bool, int, str | None]

@@ -33,9 +33,14 @@ def scrub_one(item: tuple[str, ScrubOptions]) -> ScrubOutcome:
     """`pi-tools scrub` for one file (its own output written where the task runs: this machine's files)."""
     from pi_tools.rewrite.scrub import scrub_file
     from pi_tools.rewrite.writer import WriteError, free_backup_name
+    from pi_tools.session.reader import SessionReadError, require_session_file
 
     name, options = item
     backup = free_backup_name(name) if options.in_place else None
+    try:
+        require_session_file(name)
+    except SessionReadError as exc:
+        return ScrubOutcome([], None, str(exc))
     try:
         result = scrub_file(name, options.out, options.scanner, in_place=options.in_place, force=options.force,
                             dry_run=options.dry_run, check=options.check)

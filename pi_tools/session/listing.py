@@ -109,7 +109,12 @@ def session_info(path: str) -> dict[str, Any] | None:
 
 def list_sessions(root: str) -> list[dict[str, Any]]:
     """SessionInfo for every session under `root`, most recently modified first (as Pi lists them)."""
-    infos = [info for path in find_session_files(root) if (info := session_info(path)) is not None]
+    return list_session_files(list(find_session_files(root)))
+
+
+def list_session_files(paths: list[str]) -> list[dict[str, Any]]:
+    """SessionInfo for each of `paths` that is a session, most recently modified first (as Pi lists them)."""
+    infos = [info for path in paths if (info := session_info(path)) is not None]
     infos.sort(key=lambda info: info["_modifiedMs"], reverse=True)
     for info in infos:
         del info["_modifiedMs"]

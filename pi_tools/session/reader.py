@@ -84,7 +84,7 @@ def _describe_failure(text: str, error: JsonSyntaxError, is_last: bool) -> tuple
     stripped = text.strip(" \t\r")
     if stripped[:1] in "{[" and "after JSON" in str(error):
         return "concatenated-objects", (
-            f"two JSON values on one line (the second starts at column {error.column}); Pi skips the whole line"
+            f"two JSON values on one line (the second starts at column {error.column})"  # "; Pi skips this line" follows
         )
     return "invalid-json", f"invalid JSON at column {error.column}: {error}"
 
@@ -256,6 +256,35 @@ def read_session_file(path: str, lazy: bool = False) -> RawSession:
     """Read and parse a session file; raise SessionReadError for files that cannot be sessions at all."""
     data = read_session_bytes(path)
     return validate_header(parse_session_bytes(data, path, lazy), len(data))
+
+
+def require_session_start(data: bytes, source: str) -> None:
+    """For readers that scan a file without parsing it (usage): refuse, in validate_header's words, a file whose
+    first line is not a session header, so that a non-session file is an error (exit 2) there too, not zeros."""
+    from pi_tools.pipe.documents import looks_like_session
+
+    if not data:
+        raise SessionReadError(f"empty session file: {source} (Pi would start a new session in it)")
+    if not looks_like_session(data):
+        raise SessionReadError(f"Session file is not a valid {APP_NAME} session: {source}")
+
+
+def require_session_file(path: str) -> None:
+    """require_session_start for a local file by its first lines only (scrub rewrites any JSON Lines file, but
+    refuses one that is not a session before it reads the rest)."""
+    try:
+        with open(path, "rb") as handle:
+            head = b""
+            for _ in range(64):
+                line = handle.readline()
+                head += line
+                if not line or line.strip():
+                    break
+    except FileNotFoundError:
+        raise SessionReadError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise SessionReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    require_session_start(head, path)
 
 
 def validate_header(raw: RawSession, size: int) -> RawSession:

@@ -99,13 +99,14 @@ def test_cli_reports_errors_per_file_and_processes_the_rest(cli: Any, tmp_path: 
               "fixtures/bad/bom.jsonl", "fixtures/bad/header_only.jsonl")
     assert run.code == 2
     docs = run.documents()
-    assert [d["kind"] for d in docs] == ["context", "error", "error", "error", "context"]
-    assert docs[1] == {"kind": "error", "source": str(tmp_path), "pi": "0.85", "error": f"{tmp_path}: is a directory, not a session file"}
-    assert docs[2]["error"] == f"{tmp_path}/missing.jsonl: no such file"
-    assert docs[3]["error"] == "Session file is not a valid pi session: fixtures/bad/bom.jsonl"
+    # A folder is read as the session files below it (issue 25's one input contract); one without any is said
+    # before the stage runs, and the others are still read.
+    assert [d["kind"] for d in docs] == ["context", "error", "error", "context"]
+    assert docs[1]["error"] == f"{tmp_path}/missing.jsonl: no such file"
+    assert docs[2]["error"] == "Session file is not a valid pi session: fixtures/bad/bom.jsonl"
     lines = run.stderr.splitlines()
     assert lines == [
-        f"pi-tools: {tmp_path}: is a directory, not a session file",
+        f"pi-tools: {tmp_path}: no session files (*.jsonl) under this directory",
         f"pi-tools: {tmp_path}/missing.jsonl: no such file",
         "pi-tools: Session file is not a valid pi session: fixtures/bad/bom.jsonl",
     ]

@@ -48,12 +48,14 @@ def test_ls_lists_sessions_newest_first(cli: Any, tmp_path: Path) -> None:
                              "messageCount", "cost", "firstMessage"}
         assert info["messageCount"] > 0 and info["firstMessage"] != "(no messages)"
     table = cli("ls", str(tmp_path))
-    assert table.stdout.splitlines()[0].split() == ["MODIFIED", "ID", "MSGS", "COST", "NAME", "CWD", "FIRST", "MESSAGE"]
+    assert table.stdout.splitlines()[0].split() == ["MODIFIED", "ID", "MSGS", "COST", "NAME", "CWD", "FIRST", "MESSAGE",
+                                                    "PATH"]
 
 
-def test_ls_rejects_a_file(cli: Any) -> None:
+def test_ls_rejects_a_file_that_is_not_a_session(cli: Any) -> None:
+    """ls takes session files as well as folders (issue 25's one input contract); a named file must be one."""
     run = cli("ls", "README.md")
-    assert run.code == 2 and run.stderr == "pi-tools: README.md: not a directory\n"
+    assert run.code == 2 and run.stderr == "pi-tools: Session file is not a valid pi session: README.md\n"
 
 
 def test_text_output_shows_lone_surrogates_instead_of_crashing(cli: Any) -> None:
