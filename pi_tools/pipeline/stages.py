@@ -405,12 +405,10 @@ def missing_parts_note(context: dict[str, Any]) -> str | None:
         return None
     if not prompt and not tools:
         return ("the request holds no system prompt and no tools: the session does not record them; pass "
-                "--system-prompt pi for Pi's own, or --system-prompt TEXT and --tools FILE")
+                "--system-prompt TEXT and --tools FILE")
     if not prompt:
-        return ("the request holds no system prompt: the session does not record it; pass --system-prompt pi "
-                "for Pi's own, or --system-prompt TEXT")
-    return ("the request holds no tools: the session does not record them; pass --system-prompt pi for Pi's "
-            "own prompt and tools, or --tools FILE")
+        return "the request holds no system prompt: the session does not record it; pass --system-prompt TEXT"
+    return "the request holds no tools: the session does not record them; pass --tools FILE"
 
 
 def _note_missing_parts(llm_doc: Document, context: dict[str, Any], notes: list[str] | None) -> None:
