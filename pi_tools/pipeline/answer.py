@@ -87,3 +87,27 @@ def find_answer(tree: SessionTree | BulkSession, entry_id: str | None, catalog: 
                             f"(provider {message.get('provider')!r}, model {message.get('model')!r}, "
                             f"api {message.get('api')!r})")
     return Answer(entry_id, line, parent, model)
+
+
+def current_model(tree: SessionTree | BulkSession, pi: Any = None) -> dict[str, Any]:
+    """The session's current model (of its last answer or model change on the active path, getSessionContext's
+    `model`) from the catalog of the Pi version `pi` (default: pi.resolve()); a DocumentError saying what to pass
+    when the session records none or the catalog lacks it. For commands that build requests without --api/--model.
+    """
+    from pi_tools.pi import resolve
+    from pi_tools.providers.catalog import get_model, session_model_names
+    from pi_tools.providers.errors import UnknownModelError
+    from pi_tools.session.context import plan_session_context
+
+    version = pi or resolve()
+    plan = tree.plan(UNDEFINED, version.context) if isinstance(tree, BulkSession) \
+        else plan_session_context(tree, UNDEFINED, version.context)
+    names = session_model_names(plan.model)
+    if names is None:
+        raise DocumentError(f"{tree.source}: the session records no model (no assistant message or model change on "
+                            "its path); pass --api API and --model PROVIDER/ID")
+    try:
+        return get_model(*names, version.requests.catalog)
+    except UnknownModelError as exc:
+        raise DocumentError(f"{tree.source}: the session's model is not in the catalog "
+                            f"({exc.args[0] if exc.args else exc}); pass --api API and --model PROVIDER/ID") from None

@@ -120,3 +120,17 @@ def test_the_note_names_what_is_missing() -> None:
         "the request holds no system prompt: the session does not record it; pass --system-prompt TEXT")
     recorded = [{"role": "system", "content": "Be brief.", "toolsAdded": [tool]}, {"role": "user", "content": "hi"}]
     assert missing_parts_note({"systemPrompt": None, "messages": recorded}) is None
+
+
+def test_render_previews_the_sessions_model_when_none_is_given(cli: Any) -> None:
+    run = cli("render", SMALL, "--format", "md", "-o", "-")
+    given = cli("render", SMALL, "--api", "anthropic-messages", "--model", "anthropic/claude-sonnet-4-5",
+                "--format", "md", "-o", "-")
+    assert (run.code, run.stdout) == (0, given.stdout)
+    assert run.stderr == (f"pi-tools: {SMALL}: previewed for anthropic/claude-sonnet-4-5 (anthropic-messages), the "
+                          "session's current model; --api/--model choose others\n")
+    bare = "fixtures/bad/header_only.jsonl"
+    none = cli("render", bare, "--format", "md", "-o", "-")
+    assert (none.code, none.stdout) == (2, "")
+    assert none.stderr == (f"pi-tools: {bare}: the session records no model (no assistant message or model change "
+                           "on its path); pass --api API and --model PROVIDER/ID\n")
