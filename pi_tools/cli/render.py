@@ -62,8 +62,8 @@ def render_command(
     """
     from pi_tools.output.templates import MissingTemplateError
     from pi_tools.pi import resolve
-    from pi_tools.render import RenderRequest, TargetError, pair_targets, render_session
     from pi_tools.pipe.documents import DocumentError
+    from pi_tools.render import RenderRequest, TargetError, pair_targets, render_session
     from pi_tools.session import ContextError, SessionReadError, load_session
 
     chosen_pi(pi, builds_requests=True, command="render")
