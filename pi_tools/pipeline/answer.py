@@ -95,6 +95,7 @@ def current_model(tree: SessionTree | BulkSession, pi: Any = None) -> dict[str, 
     when the session records none or the catalog lacks it. For commands that build requests without --api/--model.
     """
     from pi_tools.pi import resolve
+    from pi_tools.pipeline.stages import NO_SESSION_MODEL
     from pi_tools.providers.catalog import get_model, session_model_names
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.session.context import plan_session_context
@@ -104,8 +105,7 @@ def current_model(tree: SessionTree | BulkSession, pi: Any = None) -> dict[str, 
         else plan_session_context(tree, UNDEFINED, version.context)
     names = session_model_names(plan.model)
     if names is None:
-        raise DocumentError(f"{tree.source}: the session records no model (no assistant message or model change on "
-                            "its path); pass --api API and --model PROVIDER/ID")
+        raise DocumentError(f"{tree.source}: {NO_SESSION_MODEL}; pass --api API and --model PROVIDER/ID")
     try:
         return get_model(*names, version.requests.catalog)
     except UnknownModelError as exc:

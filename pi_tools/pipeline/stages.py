@@ -240,6 +240,10 @@ class PayloadRequest:
     """Where that message is, for the note naming the model ("entry ID, line N")."""
 
 
+NO_SESSION_MODEL = "the session records no model (no assistant message or model change on its path names one)"
+"""Why a command that builds for the session's model has none (payload, render)."""
+
+
 def resolve_model(request: PayloadRequest, document: Document, catalog: str | None = None) -> Any:
     """The catalog model to build for: the answering model of --at, else --model, else the session's current
     model (which must speak the API when one is given, or be borrowed by it: providers.table.model_speaking); from
@@ -258,8 +262,7 @@ def resolve_model(request: PayloadRequest, document: Document, catalog: str | No
             names = session_model_names(document.get("model"))
             if names is None:
                 wanted = "--model PROVIDER/ID" if request.api else "--api API and --model PROVIDER/ID"
-                raise DocumentError(f"the session records no model (no assistant message or model change on its "
-                                    f"path); pass {wanted}")
+                raise DocumentError(f"{NO_SESSION_MODEL}; pass {wanted}")
             model = get_model(*names, catalog)
     except UnknownModelError as exc:
         message = str(exc.args[0] if exc.args else exc)

@@ -36,15 +36,15 @@ def test_model_without_api_takes_the_models_api(cli: Any) -> None:
 def test_a_session_that_records_no_model_says_what_to_pass(cli: Any) -> None:
     bare = "fixtures/bad/header_only.jsonl"
     run = cli("payload", bare)
-    message = ("the session records no model (no assistant message or model change on its path); pass --api API "
-               "and --model PROVIDER/ID")
+    message = ("the session records no model (no assistant message or model change on its path names one); pass "
+               "--api API and --model PROVIDER/ID")
     assert run.code == 2
     assert run.documents() == [{"kind": "error", "source": bare, "pi": "0.85", "error": message}]
     assert run.stderr == f"pi-tools: {bare}: {message}\n"
     with_api = cli("payload", "--api", "anthropic-messages", bare)
     assert with_api.code == 2
     assert with_api.documents()[0]["error"] == ("the session records no model (no assistant message or model "
-                                                "change on its path); pass --model PROVIDER/ID")
+                                                "change on its path names one); pass --model PROVIDER/ID")
 
 
 def test_at_rebuilds_the_request_behind_a_stored_answer(cli: Any) -> None:
@@ -133,4 +133,4 @@ def test_render_previews_the_sessions_model_when_none_is_given(cli: Any) -> None
     none = cli("render", bare, "--format", "md", "-o", "-")
     assert (none.code, none.stdout) == (2, "")
     assert none.stderr == (f"pi-tools: {bare}: the session records no model (no assistant message or model change "
-                           "on its path); pass --api API and --model PROVIDER/ID\n")
+                           "on its path names one); pass --api API and --model PROVIDER/ID\n")
