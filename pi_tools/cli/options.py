@@ -92,6 +92,16 @@ def leaf_option(help: str, metavar: str | None = None) -> Any:
     return typer.Option("--leaf", metavar=metavar, help=help)
 
 
+def at_option(help: str) -> Any:
+    """--at: a stored assistant message (entry id) whose request the command rebuilds (pipeline.answer)."""
+    return typer.Option("--at", metavar="ENTRY_ID", help=help)
+
+
+def last_option(help: str) -> Any:
+    """--last: the active path's last assistant message, as --at names one."""
+    return typer.Option("--last", help=help)
+
+
 def output_option(help: str, metavar: str | None = "OUT") -> Any:
     """-o/--output: where the command writes."""
     return typer.Option("-o", "--output", metavar=metavar, help=help)

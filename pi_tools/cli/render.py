@@ -51,7 +51,7 @@ def _load_tools(path: str) -> list[dict[str, Any]]:
 def render_command(
     files: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP}, one page each (default: Pi's session folder).")] = None,
     out: Annotated[str | None, output_option("Output file (- for stdout); a directory when PATH... holds several sessions (required).")] = None,
-    api: Annotated[list[str] | None, api_option("Provider API to preview (repeat to compare side by side).")] = None,
+    api: Annotated[list[str] | None, api_option("Provider API to preview (repeat to compare side by side; default: the session's current model and its API, said on stderr).")] = None,
     model: Annotated[list[str] | None, model_option("Catalog model: pairs with --api by position when given as often, else goes to the --api it speaks.")] = None,
     fmt: Annotated[RenderFormat | None, format_option(RenderFormat, "Output format (default: from OUT's extension, else html).", REFUSAL_UNKNOWN_FORMAT)] = None,
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt to send (default: none).")] = None,
@@ -72,6 +72,7 @@ def render_command(
     """
     from pi_tools.output.templates import MissingTemplateError
     from pi_tools.pi import resolve
+    from pi_tools.pipe.documents import DocumentError
     from pi_tools.render import RenderRequest, TargetError, pair_targets, render_session
     from pi_tools.session import ContextError, SessionReadError, load_session
 
@@ -81,28 +82,43 @@ def render_command(
     files = session_files(files, default_folder=True)
     version = resolve(pi)
     chosen = fmt or ("md" if out.lower().endswith((".md", ".markdown")) else "html")
-    if not api and not model:
-        fail("--api: name at least one provider API (or a --model)")
-    try:
-        targets = pair_targets(api or [], model or [], version)
-    except TargetError as exc:
-        fail(str(exc))
+    from_session = not api and not model  # each session's own model and API (named on stderr)
+    targets = []
+    if not from_session:
+        try:
+            targets = pair_targets(api or [], model or [], version)
+        except TargetError as exc:
+            fail(str(exc))
     loaded_tools = _load_tools(tools) if tools else None
     status = EXIT_OK
     for name, path in zip(files, output_paths(files, out, chosen), strict=True):
-        request = RenderRequest(targets=targets, system_prompt=system_prompt, tools=loaded_tools,
+        request = RenderRequest(targets=list(targets), system_prompt=system_prompt, tools=loaded_tools,
                                 reasoning=reasoning, block_images=block_images, leaf=leaf, pi=version.name)
         try:
             tree = load_session(name, rules=version.context)
             if leaf is not None and leaf not in tree.by_id:
                 raise ContextError(f"Entry {leaf} not found")
+            if from_session:
+                request.targets = [_session_target(tree, name, version)]
             pieces = render_session(tree, request, chosen)
         except MissingTemplateError as exc:
             fail(str(exc))
-        except (SessionReadError, ContextError, TargetError) as exc:
+        except (SessionReadError, ContextError, TargetError, DocumentError) as exc:
             message = str(exc)
             report(message if name in message else f"{name}: {message}")
             status = EXIT_BAD_INPUT
             continue
         write_pieces(path, pieces)
     raise SystemExit(status)
+
+
+def _session_target(tree: Any, name: str, version: Any) -> Any:
+    """Without --api/--model: the session's current model and its API, said on stderr."""
+    from pi_tools.pipeline.answer import current_model
+    from pi_tools.render import Target
+
+    model = current_model(tree, version)
+    reference = f"{model['provider']}/{model['id']}"
+    report(f"{name}: previewed for {reference} ({model['api']}), the session's current model; --api/--model "
+           "choose others")
+    return Target(str(model["api"]), reference)

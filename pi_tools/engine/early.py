@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 PAYLOAD_VALUE_OPTIONS = frozenset({"--api", "--model", "--system-prompt", "--tools", "--reasoning", "--session-id",
-                                   "--leaf"})
+                                   "--leaf", "--at"})
 """The options of `payload` that take a value and leave the early start in place (tests check this against the
 command itself, with ENGINE_OPTIONS)."""
 
@@ -52,7 +52,7 @@ def _started_then(args: list[str], command: Callable[[], object]) -> None:
 
 
 def payload_arguments(args: list[str], value_options: frozenset[str] = PAYLOAD_VALUE_OPTIONS,
-                      flags: tuple[str, ...] = ("--wire", "--help")) -> tuple[list[str], set[str]] | None:
+                      flags: tuple[str, ...] = ("--wire", "--last", "--help")) -> tuple[list[str], set[str]] | None:
     """The files and the options named in `payload`'s arguments (or another command's, given its options that
     take a value and its flags), or None when they do not read plainly."""
     files: list[str] = []

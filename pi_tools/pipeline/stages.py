@@ -8,7 +8,7 @@ batch never hides the rest.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -226,23 +226,34 @@ def _fail_input(item: StageInput, message: str, emit: Callable[[Document], None]
 class PayloadRequest:
     """What `pi-tools payload` builds: the API, an optional model override and the Context/option inputs."""
 
-    api: str
+    api: str | None
+    """None: the API of the model built for (--model's, else the session's)."""
     model: str | None = None
     system_prompt: str | None = None
     tools: list[dict[str, Any]] | None = None
     reasoning: str | None = None
     session_id: str | None = None
     wire: bool = False
+    answered: dict[str, Any] | None = None
+    """The model that answered the stored message whose request is rebuilt (--at, --last), used as it is."""
+    answered_at: str | None = None
+    """Where that message is, for the note naming the model ("entry ID, line N")."""
+
+
+NO_SESSION_MODEL = "the session records no model (no assistant message or model change on its path names one)"
+"""Why a command that builds for the session's model has none (payload, render)."""
 
 
 def resolve_model(request: PayloadRequest, document: Document, catalog: str | None = None) -> Any:
-    """The catalog model to build for: --model, else the session's current model (which must speak the API, or
-    be borrowed by it: providers.table.model_speaking); from `catalog` (the Pi version's; default the base
-    edition's)."""
+    """The catalog model to build for: the answering model of --at, else --model, else the session's current
+    model (which must speak the API when one is given, or be borrowed by it: providers.table.model_speaking); from
+    `catalog` (the Pi version's; default the base edition's)."""
     from pi_tools.providers.catalog import DEFAULT_CATALOG, find_model, get_model, session_model_names
     from pi_tools.providers.errors import UnknownModelError
     from pi_tools.providers.table import model_speaking
 
+    if request.answered is not None:
+        return request.answered
     catalog = catalog or DEFAULT_CATALOG
     try:
         if request.model:
@@ -250,10 +261,16 @@ def resolve_model(request: PayloadRequest, document: Document, catalog: str | No
         else:
             names = session_model_names(document.get("model"))
             if names is None:
-                raise DocumentError("the session has no model; pass --model PROVIDER/ID")
+                wanted = "--model PROVIDER/ID" if request.api else "--api API and --model PROVIDER/ID"
+                raise DocumentError(f"{NO_SESSION_MODEL}; pass {wanted}")
             model = get_model(*names, catalog)
     except UnknownModelError as exc:
-        raise DocumentError(str(exc.args[0] if exc.args else exc)) from None
+        message = str(exc.args[0] if exc.args else exc)
+        if not request.model:
+            message = f"the session's model is not in the catalog ({message}); pass --api API and --model PROVIDER/ID"
+        raise DocumentError(message) from None
+    if request.api is None:
+        return model
     speaking = model_speaking(request.api, model)
     if speaking is None:
         raise DocumentError(
@@ -263,8 +280,26 @@ def resolve_model(request: PayloadRequest, document: Document, catalog: str | No
     return speaking
 
 
-def _payload_inputs(llm_doc: Document, request: PayloadRequest) -> tuple[Any, dict[str, Any], dict[str, Any]]:
-    """The model, the stream options and the context (without messages) Pi's streamSimple gets for a session."""
+def settled_request(llm_doc: Document, request: PayloadRequest,
+                    notes: list[str] | None = None) -> tuple[PayloadRequest, Any]:
+    """(the request with its API settled, the catalog model) for one session; where the model was not given
+    (--model), a note in `notes` names the one taken and where it came from."""
+    version = document_version(llm_doc)
+    model = resolve_model(request, llm_doc, version.requests.catalog)
+    if notes is not None and not request.model:
+        reference = f"{model['provider']}/{model['id']}"
+        origin = (f"the model that answered {request.answered_at}" if request.answered is not None
+                  else "the session's current model; --model chooses another")
+        notes.append(f"{llm_doc.get('source', '<stdin>')}: built for {reference} ({model['api']}), {origin}")
+    if request.api is None:
+        request = replace(request, api=str(model["api"]))
+    return request, model
+
+
+def _payload_inputs(llm_doc: Document, request: PayloadRequest, notes: list[str] | None = None,
+                    ) -> tuple[PayloadRequest, Any, dict[str, Any], dict[str, Any]]:
+    """The request with its API settled (settled_request), the model, the stream options and the context (without
+    messages) Pi's streamSimple gets for a session."""
     from pi_tools.pi import requests_refusal
     from pi_tools.providers.options import clamp_thinking_level
 
@@ -274,10 +309,11 @@ def _payload_inputs(llm_doc: Document, request: PayloadRequest) -> tuple[Any, di
         raise DocumentError(refusal)
     from pi_tools.providers.registry import absent_api_refusal
 
-    refusal = absent_api_refusal(request.api, version.requests, f"Pi {version.name}")
-    if refusal is not None:
-        raise DocumentError(refusal)
-    model = resolve_model(request, llm_doc, version.requests.catalog)
+    if request.api is not None:
+        refusal = absent_api_refusal(request.api, version.requests, f"Pi {version.name}")
+        if refusal is not None:
+            raise DocumentError(refusal)
+    request, model = settled_request(llm_doc, request, notes)
     header = llm_doc.get("header") or {}
     session_id = request.session_id if request.session_id is not None else header.get("id")
     requested = request.reasoning if request.reasoning is not None else llm_doc.get("thinkingLevel")
@@ -291,7 +327,7 @@ def _payload_inputs(llm_doc: Document, request: PayloadRequest) -> tuple[Any, di
     context: dict[str, Any] = {"systemPrompt": request.system_prompt}
     if request.tools:
         context["tools"] = request.tools
-    return model, options, context
+    return request, model, options, context
 
 
 def _as_recorded(context: dict[str, Any]) -> dict[str, Any]:
@@ -334,22 +370,56 @@ def _payload_result(llm_doc: Document, request: PayloadRequest, model: Any, buil
                           "api": request.api, "model": reference, "payload": payload}
     if request.wire:
         try:
-            document["wire"] = registry.build_wire(request.api, model, payload, options, version.requests)
+            document["wire"] = registry.build_wire(str(request.api), model, payload, options, version.requests)
         except PayloadError as exc:
             document["wire"] = {"error": str(exc)}
     return document
 
 
-def payload_document(llm_doc: Document, request: PayloadRequest) -> Document:
-    """The exact request body Pi 0.85 would build for this session (and, with `wire`, the HTTP request)."""
+def payload_document(llm_doc: Document, request: PayloadRequest, notes: list[str] | None = None) -> Document:
+    """The exact request body the document's Pi version would build for this session (and, with `wire`, the HTTP
+    request); `notes` gets the lines for stderr (settled_request's, missing_parts_note's)."""
     from pi_tools.providers import registry
 
-    model, options, context = _payload_inputs(llm_doc, request)
+    request, model, options, context = _payload_inputs(llm_doc, request, notes)
     context["messages"] = materialized(llm_doc.get("messages"))
     edition = document_version(llm_doc).requests
     context = sent_context(context, edition)
-    return _payload_result(llm_doc, request, model,
-                           lambda: registry.build_payload(request.api, model, context, options, edition), options)
+    api = str(request.api)
+    document = _payload_result(llm_doc, request, model,
+                               lambda: registry.build_payload(api, model, context, options, edition), options)
+    _note_missing_parts(llm_doc, context, notes)
+    return document
+
+
+def missing_parts_note(context: dict[str, Any]) -> str | None:
+    """What a request context lacks of what Pi sends with every request (its system prompt, its tools), and how
+    to add it; None when it holds both. A transcript that records them (system messages) is read for them."""
+    from pi_tools.providers.transcript import current_system_prompt, current_tools, has_system_messages
+
+    messages = context.get("messages") or []
+    prompt: Any
+    tools: Any
+    if has_system_messages(messages):
+        prompt, tools = current_system_prompt(messages), current_tools(messages)
+    else:
+        prompt, tools = context.get("systemPrompt"), context.get("tools")
+    if prompt and tools:
+        return None
+    if not prompt and not tools:
+        return ("the request holds no system prompt and no tools: the session does not record them; pass "
+                "--system-prompt TEXT and --tools FILE")
+    if not prompt:
+        return "the request holds no system prompt: the session does not record it; pass --system-prompt TEXT"
+    return "the request holds no tools: the session does not record them; pass --tools FILE"
+
+
+def _note_missing_parts(llm_doc: Document, context: dict[str, Any], notes: list[str] | None) -> None:
+    if notes is None:
+        return
+    note = missing_parts_note(context)
+    if note is not None:
+        notes.append(f"{llm_doc.get('source', '<stdin>')}: note: {note}")
 
 
 class Claims(Protocol):
@@ -445,7 +515,8 @@ def part_bytes(threshold: int) -> int:
 def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_elsewhere: PartsBuilder | None,
                               min_text_bytes: int = 0, part_bytes: int | None = None,
                               scan: Callable[..., Any] | None = None,
-                              joined: Callable[[list[Any]], None] | None = None) -> Document | None:
+                              joined: Callable[[list[Any]], None] | None = None,
+                              notes: list[str] | None = None) -> Document | None:
     """payload_document for a large session, its conversation built in parts of about `part_bytes` of message
     text (default split.PART_BYTES), so that its messages never all exist at once; with `build_elsewhere`, another
     process builds parts from the back while this one builds them from the front.
@@ -462,7 +533,11 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
 
     messages = llm_doc.get("messages")
     planned = messages.planned if isinstance(messages, LazyMessages) else None
-    if planned is None or request.wire or not split.can_split(request.api) or planned.text_size() < min_text_bytes:
+    if planned is None or request.wire or planned.text_size() < min_text_bytes:
+        return None
+    if request.api is None:  # the session's model decides the API: settled once, quietly (the build notes it)
+        request, _ = settled_request(llm_doc, request)
+    if not split.can_split(str(request.api)):
         return None
     version = document_version(llm_doc)
     edition = version.requests
@@ -470,8 +545,9 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
     count = len(planned_parts)
     if count < 2:
         return None
-    model, options, context = _payload_inputs(llm_doc, request)
-    api = request.api
+    given_model = request.model
+    request, model, options, context = _payload_inputs(llm_doc, request)
+    api = str(request.api)
     try:
         if split.build_part(api, model, {**context, "messages": []}, options, None, edition) is None:
             return None  # this model's payload is never built in parts
@@ -504,5 +580,8 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
         if payload is not None and joined is not None:
             joined([built[index] for index in range(count)])
     if payload is None:
-        return payload_document(llm_doc, request)
+        return payload_document(llm_doc, replace(request, model=given_model), notes)
+    if notes is not None:
+        settled_request(llm_doc, replace(request, model=given_model), notes)
+        _note_missing_parts(llm_doc, context, notes)  # the bulk index plans no file with system messages
     return _payload_result(llm_doc, request, model, lambda: payload, options)

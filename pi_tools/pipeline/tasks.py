@@ -79,6 +79,10 @@ class PayloadOptions:
     """engine.helper.split_threshold() of the command (PI_TOOLS_SPLIT_BYTES): large payloads built in parts."""
     pi_name: str | None = None
     """--pi (None: the input documents' version, else pi.resolve()); a name, so that the options pickle small."""
+    at: str | None = None
+    """--at: the stored assistant message whose request is rebuilt (pipeline.answer)."""
+    last: bool = False
+    """--last: the active path's last assistant message's request."""
 
     @property
     def pi(self) -> PiVersion | None:
@@ -86,17 +90,21 @@ class PayloadOptions:
 
 
 def build_payload(item: StageInput, options: PayloadOptions, build_elsewhere: Any = None,
-                  keep: Callable[..., None] | None = None) -> Document:
+                  keep: Callable[..., None] | None = None, notes: list[str] | None = None) -> Document:
     """The payload document for one input; large sessions in parts (with `build_elsewhere`, the helper process
-    builds some of them). `keep` holds large objects past the build (see cli.common.keep_until_exit)."""
-    llm = as_llm(item, options.leaf, options.pi)
+    builds some of them). `keep` holds large objects past the build (see cli.common.keep_until_exit); `notes`
+    gets the lines for stderr (the model taken, a missing system prompt or tools)."""
+    request, leaf = options.request, options.leaf
+    if options.at is not None or options.last:
+        request, leaf = _answered(item, options)
+    llm = as_llm(item, leaf, options.pi)
     # Drop the session index once the context is planned, and the file's bytes once the messages are built:
     # the encoder then works beside neither (about 200 MiB less at peak on a 100 MB session).
     item.tree = None
     threshold = options.split_threshold
     if threshold is not None:
-        document = payload_document_in_parts(llm, options.request, build_elsewhere, threshold,
-                                             part_bytes(threshold))
+        document = payload_document_in_parts(llm, request, build_elsewhere, threshold,
+                                             part_bytes(threshold), notes=notes)
         if document is not None:
             if keep is not None:
                 keep(llm)
@@ -104,10 +112,33 @@ def build_payload(item: StageInput, options: PayloadOptions, build_elsewhere: An
     llm["messages"] = materialized(llm.get("messages"))
     if keep is not None:
         keep(llm)
-    return payload_document(llm, options.request)
+    return payload_document(llm, request, notes)
+
+
+def _answered(item: StageInput, options: PayloadOptions) -> tuple[PayloadRequest, str]:
+    """The request and leaf of --at/--last: the context up to the message's parent, its answering model."""
+    from dataclasses import replace
+
+    from pi_tools.pipe.documents import DocumentError
+    from pi_tools.pipeline.answer import find_answer
+
+    flag = f"--at {options.at}" if options.at is not None else "--last"
+    if item.error is not None:
+        raise DocumentError(item.error)
+    if item.tree is None:
+        raise DocumentError(f"{item.source}: {flag} needs a session file, not a stage document "
+                            "(a document holds no stored answers)")
+    version = options.pi or resolve()
+    answer = find_answer(item.tree, options.at, version.requests.catalog)
+    where = f"entry {answer.entry_id}, line {answer.line}" if answer.line is not None else f"entry {answer.entry_id}"
+    request = replace(options.request, api=str(answer.model["api"]), model=None, answered=answer.model,
+                      answered_at=where)
+    return request, answer.parent
 
 
 def payload_file(item: tuple[str, PayloadOptions]) -> FileOutput:
     """`pi-tools payload` for one file: (name, the request and options)."""
     name, options = item
-    return _documents(name, lambda loaded: build_payload(loaded, options), False, options.pi)
+    notes: list[str] = []
+    output = _documents(name, lambda loaded: build_payload(loaded, options, notes=notes), False, options.pi)
+    return FileOutput(output.data, (*notes, *output.problems), output.status)

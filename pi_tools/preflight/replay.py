@@ -23,6 +23,7 @@ from pi_tools.preflight.check import finding, locate
 from pi_tools.preflight.outcome import error_class, outcome_of
 from pi_tools.preflight.provenance import Origin, convert_traced, map_origins
 from pi_tools.preflight.rules import SEVERITY_RANK, iter_hits, rules_for
+from pi_tools.providers.answered import request_model
 from pi_tools.providers.rulebook.view import RequestView
 from pi_tools.session import SessionTree
 from pi_tools.session.diagnostics import describe_value
@@ -89,38 +90,6 @@ class ReplayResult:
             if doc.get("errorClass") is not None and doc.get("reproducible", True):
                 counts[doc["errorClass"]] = counts.get(doc["errorClass"], 0) + 1
         return counts
-
-
-def request_model(message: dict[str, Any], catalog: str | None = None) -> tuple[dict[str, Any] | None, bool]:
-    """The catalog model that answered (or a stand-in with its API's defaults when it is not in the catalog);
-    `catalog`: the Pi version's (default: the base edition's)."""
-    from pi_tools.providers.catalog import DEFAULT_CATALOG, find_model, get_model
-    from pi_tools.providers.errors import UnknownModelError
-    from pi_tools.providers.table import find_row
-
-    catalog = catalog or DEFAULT_CATALOG
-    provider, model_id, api = message.get("provider"), message.get("model"), message.get("api")
-    if not isinstance(provider, str) or not isinstance(model_id, str):
-        return None, False
-    known: dict[str, Any] | None
-    try:
-        known = get_model(provider, model_id, catalog)
-    except UnknownModelError:
-        known = None
-    if known is not None and (api is None or known.get("api") == api):
-        return known, True
-    # Not in the catalog, or recorded with another API than the catalog's: that API's representative model,
-    # renamed, carries the request (with the catalog's limits where the model is known).
-    row = find_row(str(api))
-    reference = row.replay_model if row is not None else None
-    if reference is None:
-        return None, False
-    stand_in = find_model(reference, catalog)
-    # The stand-in's own context window says nothing about this model: unknown (0) unless the catalog knows it.
-    stand_in.update({"id": model_id, "name": model_id, "provider": provider, "api": api, "contextWindow": 0})
-    if known is not None:
-        stand_in.update({k: known[k] for k in ("contextWindow", "maxTokens", "reasoning", "input") if k in known})
-    return stand_in, False
 
 
 def _thinking_on(model: dict[str, Any], level: Any) -> bool:

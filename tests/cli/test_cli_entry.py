@@ -18,13 +18,15 @@ def test_value_options_are_the_payload_commands_own() -> None:
     taking_values = {name for param in options if not param.is_flag for name in param.opts}
     flags = {name for param in options if param.is_flag for name in param.opts}
     assert taking_values == PAYLOAD_VALUE_OPTIONS | ENGINE_OPTIONS | VERSION_OPTIONS
-    assert flags == {"--wire"}
+    assert flags == {"--wire", "--last"}
 
 
 @pytest.mark.parametrize(("args", "expected"), [
     (["--api", "anthropic-messages", "a.jsonl"], (["a.jsonl"], {"--api"})),
     (["a.jsonl", "--model", "anthropic/x", "b.jsonl"], (["a.jsonl", "b.jsonl"], {"--model"})),
     (["--api=anthropic-messages", "--wire", "a.jsonl"], (["a.jsonl"], {"--api", "--wire"})),
+    (["--last", "a.jsonl"], (["a.jsonl"], {"--last"})),
+    (["--at", "e1", "a.jsonl"], (["a.jsonl"], {"--at"})),
     (["--api", "anthropic-messages", "--", "--odd-name.jsonl"], (["--odd-name.jsonl"], {"--api"})),
     (["--tools", "t.json", "--system-prompt", "be brief", "s.jsonl"], (["s.jsonl"], {"--tools", "--system-prompt"})),
     (["--help"], ([], {"--help"})),
@@ -45,4 +47,6 @@ def test_the_entry_point_runs_payload_with_and_without_a_helper(cli: Any) -> Non
     early = cli(*args, env={"PI_TOOLS_SPLIT_BYTES": "0"})
     plain = cli(*args, env={"PI_TOOLS_SPLIT_BYTES": "off"})
     assert early.code == plain.code == 0
-    assert early.stdout == plain.stdout and early.stderr == plain.stderr == ""
+    assert early.stdout == plain.stdout and early.stderr == plain.stderr == (
+        "pi-tools: fixtures/realworld/marcpadz__dexter-v3__pi-session.jsonl: note: the request holds no system prompt "
+        "and no tools: the session does not record them; pass --system-prompt TEXT and --tools FILE\n")

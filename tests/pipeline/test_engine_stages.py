@@ -33,12 +33,23 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return paths
 
 
-def _before_the_engine(files: list[str], build: Any, diagnostics: bool = True) -> tuple[str, str]:
+def _before_the_engine(files: list[str], build: Any, diagnostics: bool = True, noted: bool = False) -> tuple[str, str]:
     """stdout and stderr of a document stage over many files as it ran before the engine: one stream in this
-    process (cli.common.run_documents without the exit)."""
+    process (cli.common.run_documents without the exit). `noted`: build(item, notes) adds its notes for stderr
+    (payload's), written before the input's problems as the CLI writes them."""
     out = io.BytesIO()
     problems: list[str] = []
     writer = DocumentWriter(out)
+    if noted:
+        noting = build
+
+        def build(item: Any) -> Any:
+            notes: list[str] = []
+            try:
+                return noting(item, notes)
+            finally:
+                problems.extend(notes)
+
     run_stage(iter_inputs(files, None, check_all_lines=diagnostics), build, writer.write, problems.append)
     writer.flush()
     return out.getvalue().decode(), "".join(f"pi-tools: {line}\n" for line in problems)
@@ -66,7 +77,9 @@ def test_payload_gives_what_it_gave(cli: Any, corpus: list[str]) -> None:
 
     run = _both(cli, "payload", "--api", "anthropic-messages", *MODEL, *corpus)
     options = PayloadOptions(PayloadRequest("anthropic-messages", MODEL[1]), None, split_threshold())
-    assert (run.stdout, run.stderr) == _before_the_engine(corpus, lambda item: build_payload(item, options), False)
+    assert (run.stdout, run.stderr) == _before_the_engine(
+        corpus, lambda item, notes: build_payload(item, options, notes=notes), False, noted=True)
+    assert run.stderr.count(": note: the request holds no system prompt and no tools: ") >= len(corpus) - 8
     assert [doc["kind"] for doc in run.documents()].count("payload") >= len(corpus) - 8
 
 

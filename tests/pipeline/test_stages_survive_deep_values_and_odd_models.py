@@ -118,7 +118,8 @@ def test_payload_and_preflight_when_the_session_model_is_not_named_by_strings(cl
     clean(payload)
     assert payload.code == 2
     assert payload.documents() == [{"kind": "error", "source": str(path), "pi": "0.85",
-                                    "error": "the session has no model; pass --model PROVIDER/ID"}]
+                                    "error": "the session records no model (no assistant message or model change "
+                                             "on its path names one); pass --model PROVIDER/ID"}]
     preflight = cli("preflight", "--format", "json", str(path))
     clean(preflight)
     assert preflight.code == 2

@@ -617,7 +617,7 @@ def test_cli_with_a_helper_writes_the_same_for_the_other_apis(cli: Any, api: str
     with_helper = cli(*args, env={SPLIT_BYTES_VARIABLE: "0"})
     without = cli(*args, env={SPLIT_BYTES_VARIABLE: "off"})
     assert with_helper.code == without.code == 0
-    assert with_helper.stdout == without.stdout and with_helper.stderr == without.stderr == ""
+    assert with_helper.stdout == without.stdout and with_helper.stderr == without.stderr == _no_prompt(args[-2:])
 
 
 JUNK_ITEMS = [user("a", 10), assistant(20, ["junk", {"type": "text", "text": "done"}]), user("b", 25),
@@ -708,10 +708,16 @@ def test_azure_cli_in_parts_writes_what_it_writes_whole(cli: Any, split_bytes: s
     in_parts = cli(*args, env=env)
     whole = cli(*args, env={**env, SPLIT_BYTES_VARIABLE: "off"})
     assert in_parts.code == whole.code == 0
-    assert in_parts.stdout == whole.stdout and in_parts.stderr == whole.stderr == ""
+    assert in_parts.stdout == whole.stdout and in_parts.stderr == whole.stderr == _no_prompt(args[-2:])
     assert [document["kind"] for document in whole.documents()] == ["payload", "payload"]
     no_endpoint = {**env, "AZURE_OPENAI_RESOURCE_NAME": ""}
     failed = cli(*args, env=no_endpoint)
     assert failed.stdout == cli(*args, env={**no_endpoint, SPLIT_BYTES_VARIABLE: "off"}).stdout
     assert [document.get("error", "")[:33] for document in failed.documents()] == \
         ["Azure OpenAI base URL is required"] * 2
+
+
+def _no_prompt(files: list[str]) -> str:
+    """payload's note for each session that records no system prompt or tools (none given)."""
+    return "".join(f"pi-tools: {name}: note: the request holds no system prompt and no tools: the session does not "
+                   "record them; pass --system-prompt TEXT and --tools FILE\n" for name in files)
