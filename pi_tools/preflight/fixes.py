@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import shlex
 
+from pi_tools.audit.fixes import repaired_name
+
 NEW_TURN_RULES = frozenset({"google-thought-signature", "anthropic-thinking-tool-loop", "bedrock-thinking-tool-loop"})
 """Cleared by `repair --for-model`: a new turn appended at the leaf (see pi_tools.rewrite.for_model)."""
 
 PAIRING_RULES = frozenset({
     "anthropic-tool-use-without-result", "completions-tool-calls-without-results", "responses-call-without-output",
-    "google-function-response-count", "mistral-tool-results", "bedrock-tool-results", "bedrock-alternation"})
+    "google-function-response-count", "mistral-tool-results", "bedrock-tool-results"})
 """Calls without results or results stored out of place: `repair --relink --close-orphans` stores them as Pi
 sends them."""
 
@@ -35,12 +37,13 @@ _NO_REPAIR: dict[str, str] = {
 
 
 def fix_for(rule: str, source: str, model: str | None, general: str) -> str:
-    """The fix of one finding of `rule` in `source` for `model` (provider/id); `general`: the rule's own fix."""
-    path = shlex.quote(source)
+    """The fix of one finding of `rule` in `source` for `model` (provider/id); `general`: the rule's own fix.
+    A command writes a new file beside the session (audit.fixes.repaired_name: the same name audit suggests)."""
+    command = f"pi-tools repair {shlex.quote(source)} -o {shlex.quote(repaired_name(source))}"
     if rule in NEW_TURN_RULES and model:
-        return f"pi-tools repair --for-model {shlex.quote(model)} {path}"
+        return f"{command} --for-model {shlex.quote(model)}"
     if rule in PAIRING_RULES:
-        return f"pi-tools repair --relink --close-orphans {path}"
+        return f"{command} --relink --close-orphans"
     if rule in _NO_REPAIR:
         return _NO_REPAIR[rule]
     return f"no repair: {general}"

@@ -18,13 +18,14 @@ def test_ls_counts_messages_as_the_index_does_and_shows_the_path(tmp_path: Path)
     listed = run_cli("ls", DEXTER, "--format", "json")
     assert listed.code == 0, listed.stderr
     info = json.loads(listed.stdout)
-    assert (info["messages"], info["messageCount"], info["path"]) == (1345, 1342, DEXTER)
+    assert (info["messageCount"], info["path"]) == (1345, DEXTER)
     indexed = run_cli("index", DEXTER, "-o", str(tmp_path / "index"))
     assert indexed.code == 0, indexed.stderr
     sessions = pl.read_parquet(tmp_path / "index/sessions/**/*.parquet")
     assert sessions["messages"].to_list() == [1345]
     table = run_cli("ls", DEXTER).stdout.splitlines()
-    assert re.split(r"\s{2,}", table[0]) == ["MODIFIED", "ID", "MSGS", "NAME", "CWD", "FIRST MESSAGE", "PATH"]
+    assert re.split(r"\s{2,}", table[0]) == ["MODIFIED", "ID", "MSGS", "COST", "NAME", "CWD", "FIRST MESSAGE",
+                                               "PATH"]
     assert table[1].split()[2] == "1345" and table[1].endswith(DEXTER)
 
 
@@ -63,12 +64,12 @@ def test_run_names_the_thinking_level_reasoning_and_the_model_provider_slash_id(
 
 
 def test_preflight_replay_table_has_a_header() -> None:
-    result = run_cli("preflight", "--replay", "fixtures/realworld/badlogic__pi-mono__session.jsonl")
+    result = run_cli("preflight", "--replay", DEXTER)
     lines = result.stdout.splitlines()
-    assert lines[0] == "fixtures/realworld/badlogic__pi-mono__session.jsonl: 219 request(s)"
+    assert lines[0] == f"{DEXTER}: 655 request(s)"
     assert re.split(r"\s{2,}", lines[1].strip()) == [
-        "LINE", "ENTRY", "MODEL", "OUTCOME", "PREDICTED", "RULES", "WHERE", "PROVIDER ERROR"]
-    assert lines[2].split()[:2] == ["72", "00000047"]
+        "line", "entry", "model", "outcome", "predicted", "rules", "where", "provider error", "fix"]
+    assert lines[2].split()[:2] == ["1039", "6ff391eb"]
 
 
 def test_help_lists_the_choices_of_format_by_and_api() -> None:
