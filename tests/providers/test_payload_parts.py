@@ -271,8 +271,11 @@ def test_a_mistyped_split_size_is_said_once_and_builds_whole(cli: Any) -> None:
             "fixtures/conformance/cases/c003_compaction.jsonl", "fixtures/conformance/cases/c000_linear.jsonl"]
     mistyped = cli(*args, env={SPLIT_BYTES_VARIABLE: "8MB"})
     assert mistyped.code == 0
-    assert mistyped.stderr == ("pi-tools: PI_TOOLS_SPLIT_BYTES='8MB' is neither a size in bytes nor 'off'; "
-                               "payloads are built whole\n")
+    note = ("note: the request holds no system prompt and no tools: the session does not record them; pass "
+            "--system-prompt TEXT and --tools FILE")
+    assert sorted(mistyped.stderr.splitlines()) == sorted([
+        "pi-tools: PI_TOOLS_SPLIT_BYTES='8MB' is neither a size in bytes nor 'off'; payloads are built whole",
+        *(f"pi-tools: {name}: {note}" for name in args[-2:])])
     assert mistyped.stdout == cli(*args, env={SPLIT_BYTES_VARIABLE: "off"}).stdout
 
 
