@@ -25,10 +25,11 @@ u3 user: q3  ◀ leaf
 
 def test_ls_counts_system_messages_as_pi_16_does(cli: Any, tmp_path: Any) -> None:
     """Pi 1.6's SessionInfo is 0.85's (session-manager.ts buildSessionInfo): every message entry counts, system
-    messages included; the first message is the first user text."""
+    messages included (8 here); the first message is the first user text. ls gives the count export and the index
+    give (session/counts.py, issue 25), which adds the compaction summary: 9."""
     import shutil
 
     shutil.copy("tests/data/pi16/cases/e06_comp_sys.jsonl", tmp_path / "s.jsonl")
     run = cli("ls", str(tmp_path), "--format", "json")
     (info,) = run.documents()
-    assert (info["messageCount"], info["firstMessage"], info["id"]) == (8, "q1", "edge-1")
+    assert (info["messageCount"], info["firstMessage"], info["id"]) == (9, "q1", "edge-1")
