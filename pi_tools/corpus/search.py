@@ -22,6 +22,7 @@ from pi_tools.corpus.searchable import entry_message, message_role, searchable_t
 from pi_tools.engine import Engine
 from pi_tools.engine.run import map_inputs
 from pi_tools.pi import resolve
+from pi_tools.session.header_check import header_problem
 from pi_tools.sources.files import expand, read_bytes
 
 if TYPE_CHECKING:
@@ -77,42 +78,6 @@ def match_entry(spec: SearchSpec, entry: Any, roles: frozenset[str] = frozenset(
         if span is not None:
             return role, hit_text(text, *span)
     return None
-
-
-def header_problem(data: bytes) -> str | None:
-    """Why Pi would not open these bytes as a session (naming the line), or None.
-
-    Pi keeps the first value that is not blank, malformed or falsy and requires it to be a `session` header
-    with a string id; this looks no further than that value, so a file without a match costs nothing more.
-    """
-    from pi_tools.js.errors import JsonSyntaxError
-    from pi_tools.js.json_line import loads_line_lenient
-
-    if not data:
-        return "empty file, not a session (Pi would start a new session in it)"
-    start, number = 0, 0
-    unreadable: int | None = None  # the first line Pi skips as not JSON, if one comes before the header
-    while start < len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        number += 1
-        line = data[start:end]
-        start = end + 1
-        if not line.strip(b" \t\r\n\x0b\x0c"):
-            continue
-        try:
-            value = loads_line_lenient(line)
-        except (JsonSyntaxError, UnicodeDecodeError, ValueError, RecursionError):
-            unreadable = number if unreadable is None else unreadable
-            continue
-        if value is None or value is False or value == "" or value == 0:
-            continue
-        if type(value) is dict and value.get("type") == "session" and type(value.get("id")) is str:
-            return None
-        skipped = f"line {unreadable} is not JSON (Pi skips it), and " if unreadable is not None else ""
-        return (f"not a pi session: {skipped}line {number}, the first value Pi keeps, is not a session header "
-                "with a string id")
-    return "not a pi session: no line holds a JSON value Pi keeps (no session header)"
 
 
 def search_file(job: tuple[str, SearchSpec]) -> FileHits:

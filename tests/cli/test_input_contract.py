@@ -27,7 +27,7 @@ NOT_A_SESSION_OWN_WORDS = {
     # The corpus reader (index, search) reads every line leniently and says what it found instead.
     "index": "pi-tools: notes.jsonl:1: not a pi session: no line holds a JSON value Pi keeps",
     "search": "pi-tools: notes.jsonl: not a pi session: no line holds a JSON value Pi keeps (no session header)",
-    # usage's scan checks the header with the corpus reader's words (usage/scan.py header_problem).
+    # usage's scan checks the header with the corpus reader's words (session/header_check.py).
     "usage": "pi-tools: notes.jsonl: not a pi session: no line holds a JSON value Pi keeps (no session header)",
     # repair exists to mend headers: it says which option would.
     "repair": "pi-tools: notes.jsonl: no line holds a valid session header; nothing to repair into a session "
