@@ -215,11 +215,8 @@ def build_history(model: Model, context: dict[str, Any], options: dict[str, Any]
 
 
 def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
-    """The payload of the transcript's last part (built as build_payload builds it, its numbered ids labelled),
-    its carry, and how many items its input opens with that the leading system message made."""
-    from pi_tools.providers.openai_responses.payload import PartCarry, _part_label
+    """The payload of the transcript's last part, its carry and its opening count (the Responses family's
+    tail_built_by over this API's own build_payload)."""
+    from pi_tools.providers.openai_responses.payload16 import tail_built_by
 
-    built: list[InputBuilder16] = []
-    params = _build_payload(model, context, options, _part_label, built)
-    builder = built[0]
-    return params, PartCarry(builder.counted, builder.labelled), builder.opening
+    return tail_built_by(_build_payload, model, context, options)

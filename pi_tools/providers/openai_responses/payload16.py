@@ -194,12 +194,23 @@ def build_history(model: Model, context: dict[str, Any], options: dict[str, Any]
     return builder.items, renamed, PartCarry(builder.counted, builder.labelled)
 
 
-def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
-    """The payload of the transcript's last part (built as build_payload builds it, its numbered ids labelled),
-    its carry, and how many items its input opens with that the leading system message made."""
+BuildPayload = Callable[[Model, dict[str, Any], dict[str, Any], Callable[[int], str] | None, list[Any] | None],
+                        dict[str, Any]]
+
+
+def tail_built_by(build_payload: BuildPayload, model: Model, context: dict[str, Any],
+                  options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+    """The payload of the transcript's last part as `build_payload` builds it (its numbered ids labelled), its
+    carry, and how many items its input opens with that the leading system message made. The Responses family
+    (OpenAI, Codex, Azure) differ only in their `build_payload`, so they share this."""
     from pi_tools.providers.openai_responses.payload import PartCarry, _part_label
 
     built: list[InputBuilder16] = []
-    params = _build_payload(model, context, options, _part_label, built)
+    params = build_payload(model, context, options, _part_label, built)
     builder = built[0]
     return params, PartCarry(builder.counted, builder.labelled), builder.opening
+
+
+def build_tail(model: Model, context: dict[str, Any], options: dict[str, Any]) -> tuple[dict[str, Any], Any, int]:
+    """The payload of the transcript's last part, its carry and its opening count (see tail_built_by)."""
+    return tail_built_by(_build_payload, model, context, options)
