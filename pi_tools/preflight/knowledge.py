@@ -115,7 +115,8 @@ def grade(rule: str, severity: str, api: str, model: str | None) -> tuple[str | 
 
 def learned(requests: list[dict[str, Any]]) -> dict[str, Any]:
     """What replayed requests show, in the table's format: a provider `accepts` a rule's shape when it accepted a
-    reproducible request the rule flags; it `holds` there when it rejected one the rule predicted."""
+    reproducible request the rule flags; it `holds` there when it rejected one the rule predicted; both make it
+    `disputed`. Each evidence is `recorded verdict: FILE line N (outcome)`."""
     rules: dict[str, dict[str, dict[str, str]]] = {}
     for doc in requests:
         if not doc.get("reproducible", True) or doc.get("outcome") not in ("accepted", "rejected"):
@@ -127,4 +128,12 @@ def learned(requests: list[dict[str, Any]]) -> dict[str, Any]:
             kind = "accepts" if doc["outcome"] == "accepted" else "holds"
             where = f"recorded verdict: {doc['source']} line {doc.get('line')} ({doc['outcome']})"
             rules.setdefault(f["rule"], {}).setdefault(kind, {}).setdefault(provider, where)
+    for entry in rules.values():  # accepted one request of the shape and refused another: disputed
+        both = set(entry.get("accepts", {})) & set(entry.get("holds", {}))
+        for provider in sorted(both):
+            entry.setdefault("disputed", {})[provider] = (f"{entry['accepts'].pop(provider)}; "
+                                                          f"{entry['holds'].pop(provider)}")
+        for kind in ("accepts", "holds"):
+            if kind in entry and not entry[kind]:
+                del entry[kind]
     return {"about": "learned by pi-tools preflight --replay --learn; add with --knowledge FILE", "rules": rules}

@@ -70,3 +70,15 @@ def test_learn_writes_the_table_format_and_never_overwrites(cli: Any, tmp_path: 
     bad.write_text("[")
     refused = cli("preflight", "--knowledge", str(bad), source)
     assert refused.code == 2 and refused.stderr.startswith(f"pi-tools: --knowledge: {bad}: not JSON: ")
+
+
+def test_learned_provider_accepting_and_refusing_a_shape_is_disputed() -> None:
+    from pi_tools.preflight.knowledge import learned
+
+    finding = {"rule": "completions-tool-message-without-call", "severity": "error"}
+    docs = [{"source": "s.jsonl", "line": line, "model": "acme/m1", "outcome": outcome, "reproducible": True,
+             "findings": [finding]} for line, outcome in ((4, "accepted"), (9, "rejected"))]
+    assert learned(docs)["rules"] == {"completions-tool-message-without-call": {"disputed": {
+        "acme": "recorded verdict: s.jsonl line 4 (accepted); recorded verdict: s.jsonl line 9 (rejected)"}}}
+    assert learned(docs[:1])["rules"] == {"completions-tool-message-without-call": {"accepts": {
+        "acme": "recorded verdict: s.jsonl line 4 (accepted)"}}}
