@@ -29,12 +29,12 @@ def _ids(message: Any, kind: str, key: str) -> list[str]:
     return [str(block.get(key)) for block in content if isinstance(block, dict) and block.get("type") == kind]
 
 
-def contradiction(api: str, payload: Any, end: int, error: str | None,
-                  line_of: Callable[[int], int | None]) -> str | None:
+def contradiction(payload: Any, end: int, error: str | None, line_of: Callable[[int], int | None]) -> str | None:
     """The reason, when the rebuilt request's first `end` messages answer a call the provider's error names as
     unanswered (`line_of` gives a message's session line); None when the error names nothing this checks or
-    agrees with the file."""
-    if api != "anthropic-messages" or not error or not isinstance(payload, dict):
+    agrees with the file. The error's words and the payload's block types (`tool_use`, `tool_result`: the
+    Messages API's) say which API it is; another API's payload holds no such blocks."""
+    if not error or not isinstance(payload, dict):
         return None
     named = _ANTHROPIC_UNANSWERED.search(error)
     messages = payload.get("messages")

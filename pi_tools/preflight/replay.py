@@ -406,7 +406,7 @@ def _replay_run(tree: SessionTree, source: str, context: _Epoch, run: list[_Requ
                 index = item_origin[item] if item < len(item_origin) else None
                 return context.origins[index][1] if index is not None and index < len(context.origins) else None
 
-            if reason := contradiction(api, payload, view.end, doc["providerError"], line_of):
+            if reason := contradiction(payload, view.end, doc["providerError"], line_of):
                 _not_reproducible(doc, reason)
         yield request, doc
 

@@ -418,15 +418,18 @@ def test_named_contradiction_needs_the_result_right_after() -> None:
     text_first = {"role": "user", "content": [{"type": "text", "text": "ran ls"}, answered["content"][0]]}
     first = {"role": "user", "content": "hi"}
     lines = {0: 2, 1: 3, 2: 4}.get
-    assert contradiction("anthropic-messages", {"messages": [first, call, answered]}, 3, error, lines) == (
+    assert contradiction({"messages": [first, call, answered]}, 3, error, lines) == (
         "the provider found toolu_a unanswered at messages.1, but the request rebuilt from the file has that call "
         "at messages[1] (line 3) and its result opening messages[2] (line 4): the history sent differs from the "
         "file's (an entry was removed or moved after the request)")
-    assert contradiction("anthropic-messages", {"messages": [first, call, text_first]}, 3, error, lines) is None
-    assert contradiction("anthropic-messages", {"messages": [first, call, answered]}, 2, error, lines) is None
-    assert contradiction("anthropic-messages", {"messages": [first, call, answered]}, 3, "400 overloaded", lines) \
-        is None
-    assert contradiction("openai-completions", {"messages": [first, call, answered]}, 3, error, lines) is None
+    assert contradiction({"messages": [first, call, text_first]}, 3, error, lines) is None
+    assert contradiction({"messages": [first, call, answered]}, 2, error, lines) is None
+    assert contradiction({"messages": [first, call, answered]}, 3, "400 overloaded", lines) is None
+    # Bedrock's Converse payload (toolUse/toolResult blocks) under the same words Claude's validation passes on
+    converse = [{"role": "user", "content": [{"text": "hi"}]},
+                {"role": "assistant", "content": [{"toolUse": {"toolUseId": "toolu_a", "name": "bash", "input": {}}}]},
+                {"role": "user", "content": [{"toolResult": {"toolUseId": "toolu_a", "content": [{"text": "ok"}]}}]}]
+    assert contradiction({"messages": converse}, 3, error, lines) is None
 
 
 @pytest.mark.parametrize("name", ["marcpadz__dexter-v3__pi-session.jsonl", "badlogic__pi-mono__large-session.jsonl"])
