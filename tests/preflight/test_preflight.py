@@ -406,6 +406,23 @@ def test_replay_anthropic_rejection_the_file_contradicts_is_not_reproducible(cli
     assert f"  not reproducible: 1 request(s) (line 848): {ANTHROPIC_848}" in table
 
 
+@pytest.mark.parametrize("pi", ["0.85", "1.6"])
+def test_bash_run_stored_between_call_and_result(cli: Any, tmp_path: Path, pi: str) -> None:
+    """What line 848's file held before it was edited (a `!` bash run stored between a call and its result), as
+    today's Pi builds it: the call gets Pi's synthetic result before the bash message, so the real result comes
+    after user turns and answers no call: predicted, at that result (not at the call, as the older Pi's request
+    was refused)."""
+    bash = {"type": "message", "message": {"role": "bashExecution", "command": "open x.html", "output": "",
+                                           "exitCode": 0, "cancelled": False, "truncated": False, "timestamp": 3}}
+    session = write_session(tmp_path, [user("hi"), assistant([call("toolu_1")]), bash, result("toolu_1")])
+    run = cli("preflight", "--pi", pi, "--format", "json", "--model", "anthropic/claude-sonnet-4-5", session)
+    assert run.code == 1
+    assert [(f["rule"], f["payloadPath"], f["entryId"], f["line"], f["message"]) for f in run.documents()] == [
+        ("anthropic-tool-result-without-use", "messages[4].content[0]", "e4", 5,
+         "messages.4.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1. Each "
+         "`tool_result` block must have a corresponding `tool_use` block in the previous message.")]
+
+
 def test_named_contradiction_needs_the_result_right_after() -> None:
     """The check reports only a contradiction: a result that does not open the next message, or an error that
     names no call, leaves the request in the matrix."""
