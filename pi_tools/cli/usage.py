@@ -139,14 +139,13 @@ def usage_command(
 
 def _render(rows: Any, by: str, fmt: str, out: str | None, shape: Any) -> bytes | None:
     """The bytes for stdout (None when everything went to -o)."""
-    import orjson
-
+    from pi_tools.usage import jsnumbers
     from pi_tools.usage.report import render_table, usage_document, write_rows
 
     if fmt in ("csv", "parquet"):
         return write_rows(rows, by, fmt, out, shape)
     if fmt == "json":
-        text = orjson.dumps(usage_document(rows, shape)) + b"\n"
+        text = jsnumbers.dumps(usage_document(rows, shape)) + b"\n"
     else:
         text = render_table(rows, by, shape).encode("utf-8")
     if out is not None:

@@ -7,7 +7,13 @@ show the provider accepts the shape, and which rules hold everywhere (size, cont
 
 - as severe as its rule on a provider where the rule holds;
 - dropped on a provider recorded accepting the shape;
+- a warning on a provider recorded both accepting and refusing it (`disputed`: the evidence disagrees, or the
+  provider tells apart shapes the rule does not), naming both;
 - a warning naming the reference provider on any other provider (the rule is a guess there).
+
+Each entry's evidence says what kind it is: `documented:` (the provider's documentation or SDK), `recorded:`
+(a provider's answers in sessions or issue threads one can read), `from the issue:` (verdicts reported in
+issue 26 from sessions the project has not seen).
 
 `preflight --replay --learn FILE` writes what a user's own sessions show, in the table's format (`learned`), so
 that the table grows from real traffic; `--knowledge FILE` (or PI_TOOLS_PREFLIGHT_KNOWLEDGE) adds such a file.
@@ -31,13 +37,16 @@ class Knowledge:
     reference: dict[str, list[str]]
     everywhere: frozenset[str]
     routers: frozenset[str]
-    rules: dict[str, dict[str, dict[str, str]]]  # rule -> {"holds"|"accepts": {provider: evidence}}
+    rules: dict[str, dict[str, dict[str, str]]]  # rule -> {"holds"|"accepts"|"disputed": {provider: evidence}}
 
     def verdict(self, rule: str, api: str, provider: str) -> str:
-        """`holds`, `accepts` (recorded accepting: no finding) or `unknown` for a rule on a provider."""
+        """`holds`, `accepts` (recorded accepting: no finding), `disputed` (recorded accepting and refusing: a
+        warning) or `unknown` for a rule on a provider."""
         if rule in self.everywhere:
             return "holds"
         known = self.rules.get(rule, {})
+        if provider in known.get("disputed", {}):
+            return "disputed"
         if provider in known.get("accepts", {}):
             return "accepts"
         if provider in self.reference.get(api, ()) or provider in known.get("holds", {}):
@@ -63,7 +72,7 @@ def merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
            "routers": list(base.get("routers", [])), "rules": rules}
     for rule, entry in (extra.get("rules") or {}).items():
         target = rules.setdefault(rule, {})
-        for kind in ("holds", "accepts"):
+        for kind in ("holds", "accepts", "disputed"):
             if isinstance(entry, dict) and isinstance(entry.get(kind), dict):
                 target.setdefault(kind, {}).update({str(k): str(v) for k, v in entry[kind].items()})
     return out
@@ -94,6 +103,9 @@ def grade(rule: str, severity: str, api: str, model: str | None) -> tuple[str | 
     verdict = knowledge.verdict(rule, api, provider)
     if verdict == "accepts":
         return None, None
+    if verdict == "disputed" and severity == "error":
+        return "warning", (f"(recorded both accepting and refusing this shape on {provider}: a warning, not an "
+                           "error; see docs/preflight.md, Provider knowledge)")
     if verdict == "holds" or severity != "error":
         return severity, None
     reference = ", ".join(knowledge.reference.get(api, [])) or "its reference provider"
@@ -103,7 +115,8 @@ def grade(rule: str, severity: str, api: str, model: str | None) -> tuple[str | 
 
 def learned(requests: list[dict[str, Any]]) -> dict[str, Any]:
     """What replayed requests show, in the table's format: a provider `accepts` a rule's shape when it accepted a
-    reproducible request the rule flags; it `holds` there when it rejected one the rule predicted."""
+    reproducible request the rule flags; it `holds` there when it rejected one the rule predicted; both make it
+    `disputed`. Each evidence is `recorded verdict: FILE line N (outcome)`."""
     rules: dict[str, dict[str, dict[str, str]]] = {}
     for doc in requests:
         if not doc.get("reproducible", True) or doc.get("outcome") not in ("accepted", "rejected"):
@@ -115,4 +128,12 @@ def learned(requests: list[dict[str, Any]]) -> dict[str, Any]:
             kind = "accepts" if doc["outcome"] == "accepted" else "holds"
             where = f"recorded verdict: {doc['source']} line {doc.get('line')} ({doc['outcome']})"
             rules.setdefault(f["rule"], {}).setdefault(kind, {}).setdefault(provider, where)
+    for entry in rules.values():  # accepted one request of the shape and refused another: disputed
+        both = set(entry.get("accepts", {})) & set(entry.get("holds", {}))
+        for provider in sorted(both):
+            entry.setdefault("disputed", {})[provider] = (f"{entry['accepts'].pop(provider)}; "
+                                                          f"{entry['holds'].pop(provider)}")
+        for kind in ("accepts", "holds"):
+            if kind in entry and not entry[kind]:
+                del entry[kind]
     return {"about": "learned by pi-tools preflight --replay --learn; add with --knowledge FILE", "rules": rules}

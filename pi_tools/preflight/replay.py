@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pi_tools.preflight.check import finding, locate
+from pi_tools.preflight.named import contradiction
 from pi_tools.preflight.outcome import error_class, outcome_of
 from pi_tools.preflight.provenance import Origin, convert_traced, map_origins
 from pi_tools.preflight.rules import SEVERITY_RANK, iter_hits, rules_for
@@ -399,8 +400,15 @@ def _replay_run(tree: SessionTree, source: str, context: _Epoch, run: list[_Requ
         hits.extend(iter_hits(per_request, view))
         found = (finding(source, hit, api, reference, locate(hit, origins, context.origins)) for hit in hits)
         findings = [f for f in found if f is not None]
-        yield request, _doc(source, request, tree.line_of(request.entry), "reject" if _blocking(findings) else "ok",
-                            findings)
+        doc = _doc(source, request, tree.line_of(request.entry), "reject" if _blocking(findings) else "ok", findings)
+        if doc["outcome"] == "rejected":
+            def line_of(item: int) -> int | None:
+                index = item_origin[item] if item < len(item_origin) else None
+                return context.origins[index][1] if index is not None and index < len(context.origins) else None
+
+            if reason := contradiction(payload, view.end, doc["providerError"], line_of):
+                _not_reproducible(doc, reason)
+        yield request, doc
 
 
 def _cannot_build(source: str, request: _Request, line: int | None, exc: Exception, pi: str) -> dict[str, Any]:

@@ -124,6 +124,27 @@ DETECTOR_TABLE: tuple[Detector, ...] = (
              r"(?P<secret>[A-Za-z0-9_~+/-][A-Za-z0-9._~+/=:!@#%^&*-]{11,})",
              anchors=("_SECRET", "_PASSWORD", "_PASSWD", "_ACCESS_KEY"), mixed=True, entropy=3.0,
              allowed=(r"^(?:your|my|test|fake|dummy|example|placeholder|change|xxx|\*)", r"(?i)x{6}|\.\.\.")),
+    # A password, secret or API key assigned in a YAML, .env, ini, JSON or shell line, whatever the case of its
+    # name (`password: hunter22x`, `PASSWORD=...`, `"api_key": "..."`, `db_password = ...`), which the two
+    # detectors above miss (they want an upper-case NAME_ prefix) and gitleaks finds only with its opt-in
+    # generic-api-key. The value decides: it must look typed or generated (a letter and a digit, no spaces),
+    # and code and placeholders are not secrets: `${PASSWORD}`, `$VAR`, `<your-key>`, `{{ vault }}`,
+    # `%(pw)s`, `changeme1`, `your_api_key`, `sk-...`, `****`, an upper-case variable name (`"MY_API_KEY"`),
+    # a dotted path or a call (`process.env.KEY`, `os.environ["KEY"]`, `config.apiKey`).
+    Detector("assigned-secret",
+             r"(?i:[A-Za-z0-9_-]*?(?:password|passwd|secret(?:[_-]?key)?|api[_-]?key|access[_-]?key|access[_-]?token|"
+             r"auth[_-]?token|refresh[_-]?token))[\"']?[ \t]*[:=][ \t]*"
+             r"(?:\"([^\"\s]{8,200})\"|'([^'\s]{8,200})'|([^\s\"'`,;(){}\[\]<>]{8,200})(?![^\s\"'`,;(){}\[\]<>]))",
+             keywords=("password", "passwd", "secret", "apikey", "api_key", "api-key", "access_key", "access-key",
+                       "accesskey", "access_token",
+                       "access-token", "auth_token", "auth-token", "refresh_token", "refresh-token"),
+             mixed=True,
+             allowed=(r"^[$<{%*`(\[]", r"\.\.\.|x{4}|\*{3}|\$\{|\{\{|\(|\)",
+                      r"(?i)^(?:your|my|the|a|an)[_-]",
+                      r"(?i)^(?:example|sample|changeme|change[_-]me|placeholder|dummy|fake|test|redacted|todo|none|"
+                      r"null|undefined|xxx|secret|password|passwd|token|key|api[_-]?key)(?:[_-]|\d|$)",
+                      r"^[A-Z][A-Z0-9_]*$", r"^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$",
+                      r"^(?:sk|pk|rk)-(?:ant-|or-|proj-)?\.{3}")),
     # detect-secrets' default plugins, where gitleaks has no rule of the same kind.
     Detector("artifactory-api-key", r"AKC[a-zA-Z0-9]{10,}\b", anchors=("AKC",), entropy=3.0),
     Detector("cloudant-password",

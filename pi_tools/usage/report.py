@@ -430,6 +430,10 @@ def cost_source_notes(sources: dict[str, int], records: str = "message(s)") -> l
 def write_rows(rows: list[dict[str, Any]], by: str | tuple[str, ...], fmt: str, out: str | None,
                shape: Shape = PLAIN) -> bytes | None:
     """csv/parquet writer (polars): the csv bytes for stdout when no file is given (parquet needs one)."""
+    from pi_tools.usage.jsnumbers import too_wide
+
+    if (problem := too_wide(rows)) is not None:
+        raise UsageError(f"--format {fmt}: {problem}")
     frame = rows_frame(rows, by, shape)
     if fmt == "parquet":
         if out is None:

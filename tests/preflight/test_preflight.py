@@ -306,9 +306,10 @@ def test_every_rule_is_documented() -> None:
 
 # (accepted ok, accepted reject, rejected ok, rejected reject, no-verdict ok, no-verdict reject, not reproducible)
 MATRICES = {
-    # The one rejection Pi 0.85 would not cause (messages.236, tool_use without tool_result): the session was
-    # recorded by an early Pi whose conversion lost the result; the request Pi 0.85 rebuilds has it.
-    "badlogic__pi-mono__before-compaction.jsonl": (465, 0, 1, 0, 18, 0, 0),
+    # The 400 at line 848 (messages.236, tool_use without tool_result) contradicts the file, which answers that
+    # call right after it, at messages[239]: the line was edited after the request (the user's report at line
+    # 869 quotes a bash execution stored between the call and its result): not reproducible.
+    "badlogic__pi-mono__before-compaction.jsonl": (465, 0, 0, 0, 18, 0, 1),
     "badlogic__pi-mono__compact.jsonl": (493, 0, 0, 0, 10, 0, 0),
     "badlogic__pi-mono__large-session.jsonl": (431, 0, 0, 0, 22, 0, 0),
     # Line 440 holds two JSON values (Pi skips it); the session has no parent ids (version 1), so the 11
@@ -381,25 +382,71 @@ def test_replay_vertex_rejection_at_the_named_position(cli: Any) -> None:
     assert named in doc["providerError"] and named in doc["findings"][0]["message"]
 
 
-def test_replay_anthropic_rejection_is_not_reproduced_by_pi_085() -> None:
-    """The 400 at line 848 named messages.236 and toolu_019tYD...: in the file the result (line 799) follows its
-    call (line 798) directly, and the request Pi 0.85 builds pairs them, so the cause (the older Pi's ordering of
-    that bash result, which the user then reported at line 869) is not in the file any more."""
-    from pi_tools.preflight.replay import _collect, _count, _Epoch, _payload
-    from pi_tools.session.load import load_session
+ANTHROPIC_848 = (
+    "the provider found toolu_019tYDrbzifrra2KYzmYqWvk unanswered at messages.236, but the request rebuilt from the "
+    "file has that call at messages[239] (line 798) and its result opening messages[240] (line 799): the history "
+    "sent differs from the file's (an entry was removed or moved after the request)")
 
+
+@pytest.mark.parametrize("pi", ["0.85", "1.6"])
+def test_replay_anthropic_rejection_the_file_contradicts_is_not_reproducible(cli: Any, pi: str) -> None:
+    """The 400 at line 848 named messages.236 and toolu_019tYD... as unanswered; the file answers it at once
+    (lines 798-799) and puts it at messages[239]. The session was written by a development build between Pi
+    0.14.2 and 0.15.0 that stored a user's `!` bash run between a call and its result (the user's report at line
+    869 quotes the three lines); the bash line is gone from this file. Neither Pi version can rebuild that
+    request, so it is reported not reproducible with the provider's own position, not counted as a miss."""
     path = str(REALWORLD / "badlogic__pi-mono__before-compaction.jsonl")
-    tree = load_session(path)
-    entries = tree.path(tree.leaf_id)
-    request = next(r for r in _collect(tree, entries) if tree.line_of(r.entry) == 848)
-    context = _Epoch(tree, entries, request.position)
-    count = _count(context.positions, request.position, request.epoch)
-    payload = _payload(request.model, context.llm[:count], request.level, None, Options())
-    ids = {i: [b.get("id") or b.get("tool_use_id") for b in m["content"] if isinstance(b, dict)]
-           for i, m in enumerate(payload["messages"]) if isinstance(m["content"], list)}
-    where = next(i for i, found in ids.items() if "toolu_019tYDrbzifrra2KYzmYqWvk" in found)
-    assert payload["messages"][where]["role"] == "assistant"
-    assert payload["messages"][where + 1]["content"][0]["tool_use_id"] == "toolu_019tYDrbzifrra2KYzmYqWvk"
+    docs = cli("preflight", "--pi", pi, "--replay", "--format", "json", path).documents()
+    doc = next(d for d in docs if d.get("line") == 848)
+    assert (doc["outcome"], doc["errorClass"], doc["predicted"], doc["reproducible"], doc["findings"]) == (
+        "rejected", "request", "ok", False, [])
+    assert doc["notReproducible"] == ANTHROPIC_848
+    assert docs[-1]["matrix"]["rejected"] == {"ok": 0, "reject": 0} and docs[-1]["notReproducible"] == 1
+    table = cli("preflight", "--pi", pi, "--replay", path).stdout.splitlines()
+    assert f"  not reproducible: 1 request(s) (line 848): {ANTHROPIC_848}" in table
+
+
+@pytest.mark.parametrize("pi", ["0.85", "1.6"])
+def test_bash_run_stored_between_call_and_result(cli: Any, tmp_path: Path, pi: str) -> None:
+    """What line 848's file held before it was edited (a `!` bash run stored between a call and its result), as
+    today's Pi builds it: the call gets Pi's synthetic result before the bash message, so the real result comes
+    after user turns and answers no call: predicted, at that result (not at the call, as the older Pi's request
+    was refused)."""
+    bash = {"type": "message", "message": {"role": "bashExecution", "command": "open x.html", "output": "",
+                                           "exitCode": 0, "cancelled": False, "truncated": False, "timestamp": 3}}
+    session = write_session(tmp_path, [user("hi"), assistant([call("toolu_1")]), bash, result("toolu_1")])
+    run = cli("preflight", "--pi", pi, "--format", "json", "--model", "anthropic/claude-sonnet-4-5", session)
+    assert run.code == 1
+    assert [(f["rule"], f["payloadPath"], f["entryId"], f["line"], f["message"]) for f in run.documents()] == [
+        ("anthropic-tool-result-without-use", "messages[4].content[0]", "e4", 5,
+         "messages.4.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1. Each "
+         "`tool_result` block must have a corresponding `tool_use` block in the previous message.")]
+
+
+def test_named_contradiction_needs_the_result_right_after() -> None:
+    """The check reports only a contradiction: a result that does not open the next message, or an error that
+    names no call, leaves the request in the matrix."""
+    from pi_tools.preflight.named import contradiction
+
+    error = ("400 messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. "
+             "Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+    call = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "bash", "input": {}}]}
+    answered = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "ok"}]}
+    text_first = {"role": "user", "content": [{"type": "text", "text": "ran ls"}, answered["content"][0]]}
+    first = {"role": "user", "content": "hi"}
+    lines = {0: 2, 1: 3, 2: 4}.get
+    assert contradiction({"messages": [first, call, answered]}, 3, error, lines) == (
+        "the provider found toolu_a unanswered at messages.1, but the request rebuilt from the file has that call "
+        "at messages[1] (line 3) and its result opening messages[2] (line 4): the history sent differs from the "
+        "file's (an entry was removed or moved after the request)")
+    assert contradiction({"messages": [first, call, text_first]}, 3, error, lines) is None
+    assert contradiction({"messages": [first, call, answered]}, 2, error, lines) is None
+    assert contradiction({"messages": [first, call, answered]}, 3, "400 overloaded", lines) is None
+    # Bedrock's Converse payload (toolUse/toolResult blocks) under the same words Claude's validation passes on
+    converse = [{"role": "user", "content": [{"text": "hi"}]},
+                {"role": "assistant", "content": [{"toolUse": {"toolUseId": "toolu_a", "name": "bash", "input": {}}}]},
+                {"role": "user", "content": [{"toolResult": {"toolUseId": "toolu_a", "content": [{"text": "ok"}]}}]}]
+    assert contradiction({"messages": converse}, 3, error, lines) is None
 
 
 @pytest.mark.parametrize("name", ["marcpadz__dexter-v3__pi-session.jsonl", "badlogic__pi-mono__large-session.jsonl"])

@@ -14,12 +14,28 @@ REALWORLD = Path(__file__).resolve().parents[2] / "fixtures" / "realworld"
 def test_grade_by_provider() -> None:
     rule = "completions-tool-message-without-call"
     assert grade(rule, "error", "openai-completions", "openai/gpt-4o") == ("error", None)
-    assert grade(rule, "error", "openai-completions", "qwen-token-plan/qwen3-coder-plus") == (None, None)
+    # DashScope: accepted 43 such requests (issue 26) and refused the shape in run-llama/llama_index#19224.
+    assert grade(rule, "error", "openai-completions", "qwen-token-plan/qwen3-coder-plus") == (
+        "warning", "(recorded both accepting and refusing this shape on qwen-token-plan: a warning, not an error; "
+                   "see docs/preflight.md, Provider knowledge)")
+    assert grade(rule, "warning", "openai-completions", "qwen-token-plan-cn/qwen3-coder-plus") == ("warning", None)
     assert grade(rule, "error", "openai-completions", "groq/openai/gpt-oss-120b") == (
         "warning", "(known to hold for openai; not known for groq, which speaks openai-completions: a warning, not "
                    "an error)")
     assert grade(rule, "error", "openai-completions", "openrouter/openai/gpt-4o") == ("error", None)
     assert grade("anthropic-tool-result-without-use", "error", "anthropic-messages", "zai/glm-5.2") == (None, None)
+    assert grade("anthropic-tool-result-without-use", "error", "anthropic-messages", "anthropic/claude-sonnet-4-5") \
+        == ("error", None)
+
+
+def test_every_evidence_names_its_kind() -> None:
+    from pi_tools.preflight.knowledge import load
+
+    kinds = ("documented:", "recorded:", "from the issue:", "as ")
+    for rule, entry in load().rules.items():
+        for kind, providers in entry.items():
+            for provider, evidence in providers.items():
+                assert evidence.startswith(kinds), (rule, kind, provider)
     assert grade("context-window", "error", "openai-completions", "groq/openai/gpt-oss-120b") == ("error", None)
 
 
@@ -54,3 +70,15 @@ def test_learn_writes_the_table_format_and_never_overwrites(cli: Any, tmp_path: 
     bad.write_text("[")
     refused = cli("preflight", "--knowledge", str(bad), source)
     assert refused.code == 2 and refused.stderr.startswith(f"pi-tools: --knowledge: {bad}: not JSON: ")
+
+
+def test_learned_provider_accepting_and_refusing_a_shape_is_disputed() -> None:
+    from pi_tools.preflight.knowledge import learned
+
+    finding = {"rule": "completions-tool-message-without-call", "severity": "error"}
+    docs = [{"source": "s.jsonl", "line": line, "model": "acme/m1", "outcome": outcome, "reproducible": True,
+             "findings": [finding]} for line, outcome in ((4, "accepted"), (9, "rejected"))]
+    assert learned(docs)["rules"] == {"completions-tool-message-without-call": {"disputed": {
+        "acme": "recorded verdict: s.jsonl line 4 (accepted); recorded verdict: s.jsonl line 9 (rejected)"}}}
+    assert learned(docs[:1])["rules"] == {"completions-tool-message-without-call": {"accepts": {
+        "acme": "recorded verdict: s.jsonl line 4 (accepted)"}}}

@@ -66,10 +66,13 @@ def test_every_secret_in_every_place_is_redacted_and_nothing_else_changes() -> N
 
 def test_entropy_is_opt_in_and_never_takes_digests_or_uuids() -> None:
     key = "Zq8" + "x7Lm2Pw9Rt4Vb6Nc1Kd3Hs5Jf0Gy"
-    text = f'config.api_key = "{key}"'
+    text = f'config.auth_key = "{key}"'
     assert find_secrets(text) == []
     found = Scanner(entropy=True).find(text)
     assert [(s.kind, text[s.start:s.end]) for s in found] == [("generic-api-key", key)]
+    # A name that says password, secret or API key is enough without --entropy (assigned-secret).
+    named = f'config.api_key = "{key}"'
+    assert [(s.kind, named[s.start:s.end]) for s in find_secrets(named)] == [("assigned-secret", key)]
     for value in ("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",  # sha256
                   "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12",  # sha1 / a commit
                   "0f8fad5b-d9cb-469f-a165-70867728950e"):  # uuid
@@ -80,7 +83,7 @@ def test_scrub_cli_entropy_option(tmp_path: Path, cli: Any) -> None:
     key = "Zq8" + "x7Lm2Pw9Rt4Vb6Nc1Kd3Hs5Jf0Gy"
     header = {"type": "session", "version": 3, "id": "sess", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
     entry = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
-             "message": {"role": "user", "content": f'config.api_key = "{key}"', "timestamp": 1}}
+             "message": {"role": "user", "content": f'config.auth_key = "{key}"', "timestamp": 1}}
     path = tmp_path / "s.jsonl"
     path.write_text(json.dumps(header) + "\n" + json.dumps(entry) + "\n")
     plain = cli("scrub", str(path), "--check")

@@ -142,8 +142,10 @@ def _block_kind(block: Any) -> str:
       "`redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` message must start "
       "with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you "
       "include thinking blocks from previous turns. To avoid this requirement, disable `thinking`.",
-      "langchain-ai/langchain-aws#844 (recorded ConverseStream ValidationException), anomalyco/opencode#3077 "
-      "(through LiteLLM: 'BedrockException The model returned the following errors: ... found `tool_use`')",
+      "https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html (Bedrock's "
+      "guide to Claude's extended thinking, tool use included); langchain-ai/langchain-aws#844 (recorded "
+      "ConverseStream ValidationException), anomalyco/opencode#3077 (through LiteLLM: 'BedrockException The model "
+      "returned the following errors: ... found `tool_use`')",
       "Send this request with thinking off (--reasoning off, or /thinking off in Pi) until the tool loop ends, or "
       "continue on the model that produced the turn (its signed thinking is then replayed as reasoningContent).",
       """Anthropic's rule (anthropic-thinking-tool-loop) as Bedrock's Claude models enforce it: Bedrock passes
