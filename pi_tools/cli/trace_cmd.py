@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from pi_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, default_session_folder, fail, report, session_files
+from pi_tools.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    check_session_folders,
+    default_session_folder,
+    fail,
+    report,
+    session_files,
+)
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine, engine_failed
 from pi_tools.cli.options import (
     PATHS_HELP,
@@ -81,7 +89,9 @@ def trace_command(
     except ValueError as exc:
         fail(str(exc))
     chosen = chosen_engine(engine, scheduler, jobs, progress="trace")
-    files = session_files(paths or [default_session_folder()], keep_going=True)
+    paths = paths or [default_session_folder()]
+    check_session_folders(paths)
+    files = session_files(paths)
     resolved = version or resolve()
     options = TraceOptions(content=content, branches=branches, spending=resolved.spending)
     Content(content)  # the redacted mode's detectors load here, once, before the workers fork
