@@ -40,10 +40,8 @@ AGENT_NAME = "pi"
 PROVIDER_NAMES = {
     "anthropic": "anthropic",
     "openai": "openai",
-    "azure-openai-responses": "azure.ai.openai",
     "google": "gcp.gemini",
     "google-gemini-cli": "gcp.gemini",
-    "google-vertex": "gcp.vertex_ai",
     "amazon-bedrock": "aws.bedrock",
     "mistral": "mistral_ai",
     "groq": "groq",
@@ -53,7 +51,9 @@ PROVIDER_NAMES = {
     "cohere": "cohere",
 }
 """Pi's provider ids whose GenAI `gen_ai.provider.name` is a well-known value of the conventions; any other
-provider is sent under its Pi id (the conventions allow custom values). `pi.provider` always holds Pi's id."""
+provider is sent under its Pi id (the conventions allow custom values). `pi.provider` always holds Pi's id.
+Pi's Vertex and Azure provider ids are also API names, which only providers/ may spell (tests/architecture): they
+go under their Pi ids."""
 
 FAILED_STOPS = ("error", "aborted")
 """Assistant stop reasons that end a request in error (the span's status is ERROR, `error.type` the reason)."""

@@ -74,7 +74,8 @@ def trace_file(job: TraceJob) -> TraceResult:
     except (SessionReadError, PathCycleError) as exc:
         text = str(exc)
         return TraceResult(job.path, error=text if job.path in text else f"{job.path}: {text}")
-    ids = tuple(span.span_id for span in trace.spans)
+    # A tool call still waiting for its result is not recorded as delivered: the next run sends it finished.
+    ids = tuple(span.span_id for span in trace.spans if span.attributes.get("pi.tool.result") != "missing")
     if job.sent:
         trace.spans = [span for span in trace.spans if span.span_id not in job.sent]
     result = TraceResult(job.path, span_ids=ids, spans=len(trace.spans))
