@@ -8,7 +8,6 @@ so that each session is encoded on its own (by the worker that read it) and the 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -97,15 +96,3 @@ def encode_resource_spans(trace: SessionTrace, version: str, service: str = SERV
     trace_id = trace.trace_id
     return b"".join((_resource_head(version, service), b",".join([_span(trace_id, span) for span in trace.spans]),
                      b"]}]}"))
-
-
-def document_pieces(encoded: Iterable[bytes]) -> Iterable[bytes]:
-    """The whole ExportTraceServiceRequest from the sessions' encoded `resourceSpans` elements."""
-    yield b'{"resourceSpans":['
-    first = True
-    for piece in encoded:
-        if not first:
-            yield b","
-        first = False
-        yield piece
-    yield b"]}\n"

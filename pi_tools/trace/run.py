@@ -77,7 +77,7 @@ def run_trace(run: TraceRun, engine: Engine) -> TraceSummary:
         except OSError:
             weights.append(0)
     results: list[TraceResult] = []
-    pieces: list[bytes] = []
+    writer = _Writer(run.out) if run.out is not None else None
     try:
         for result in map_ordered(trace_file, jobs, engine, weights=weights):
             if result.error is not None:
@@ -86,17 +86,21 @@ def run_trace(run: TraceRun, engine: Engine) -> TraceSummary:
             summary.sessions += 1
             summary.spans += result.spans
             results.append(result)
-            if result.encoded is not None:
-                pieces.append(result.encoded)
+            if result.encoded is not None and writer is not None:
+                writer.add(result.encoded)  # written as it comes: a corpus's JSON is never held whole
+                result.encoded = None
             elif result.trace is not None and sender is not None:
                 sender.add(result.trace)
+                result.trace = None
         if sender is not None:
             sender.flush()
+        if writer is not None:
+            writer.finish()
     finally:
         if sender is not None:
             sender.close()
-    if run.out is not None:
-        _write(run.out, pieces)
+        if writer is not None:
+            writer.discard()
     if manifest is not None:
         for result in results:
             manifest.record(result.path, run.options, run.pi, result.span_ids)
@@ -104,25 +108,51 @@ def run_trace(run: TraceRun, engine: Engine) -> TraceSummary:
     return summary
 
 
-def _write(out: str, pieces: list[bytes]) -> None:
-    """The OTLP JSON document, to stdout for `-`, else atomically to `out`."""
-    import sys
+class _Writer:
+    """The OTLP JSON document written piece by piece: to stdout for `-`, else to a temporary file beside `out`
+    that replaces it only once complete (a reader never sees half of it)."""
 
-    from pi_tools.trace.otlp_json import document_pieces
+    def __init__(self, out: str) -> None:
+        import sys
 
-    if out == "-":
-        for piece in document_pieces(pieces):
-            sys.stdout.buffer.write(piece)
-        sys.stdout.flush()
-        return
-    temporary = f"{os.path.join(os.path.dirname(out) or '.', '.' + os.path.basename(out))}.{os.getpid()}.tmp"
-    try:
-        with open(temporary, "wb") as handle:
-            for piece in document_pieces(pieces):
-                handle.write(piece)
-        os.replace(temporary, out)
-    except OSError as exc:
-        raise TraceError(f"-o {out}: cannot write: {exc.strerror or exc}") from None
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+        self.out = out
+        self.temporary: str | None = None
+        self.first = True
+        try:
+            if out == "-":
+                self.handle = sys.stdout.buffer
+            else:
+                self.temporary = os.path.join(os.path.dirname(out) or ".",
+                                              f".{os.path.basename(out)}.{os.getpid()}.tmp")
+                self.handle = open(self.temporary, "wb")  # closed by finish or discard
+            self.handle.write(b'{"resourceSpans":[')
+        except OSError as exc:
+            raise TraceError(f"-o {out}: cannot write: {exc.strerror or exc}") from None
+
+    def add(self, piece: bytes) -> None:
+        try:
+            if not self.first:
+                self.handle.write(b",")
+            self.first = False
+            self.handle.write(piece)
+        except OSError as exc:
+            raise TraceError(f"-o {self.out}: cannot write: {exc.strerror or exc}") from None
+
+    def finish(self) -> None:
+        try:
+            self.handle.write(b"]}\n")
+            self.handle.flush()
+            if self.temporary is not None:
+                self.handle.close()
+                os.replace(self.temporary, self.out)
+                self.temporary = None
+        except OSError as exc:
+            raise TraceError(f"-o {self.out}: cannot write: {exc.strerror or exc}") from None
+
+    def discard(self) -> None:
+        """Remove the temporary file of a document that was not finished."""
+        if self.temporary is not None:
+            self.handle.close()
+            if os.path.exists(self.temporary):
+                os.unlink(self.temporary)
+            self.temporary = None

@@ -282,3 +282,11 @@ def test_pi16_system_prompts_context_edits_and_cache_warming(tmp_path: Path) -> 
     # Pi 0.85 counts no usage entry: no span for it.
     old = run_cli("trace", str(cases / "e03_multi.jsonl"), "--pi", "0.85", "-o", "-")
     assert [span["name"] for span in _spans(json.loads(old.stdout))][-1] == "chat claude-sonnet-4-5"
+
+
+def test_an_output_that_cannot_be_written_is_exit_2(tmp_path: Path) -> None:
+    session = _write(tmp_path / "s.jsonl", ENTRIES)
+    out = tmp_path / "missing" / "t.json"
+    result = run_cli("trace", str(session), "-o", str(out))
+    assert (result.code, result.stderr) == (2, f"pi-tools: -o {out}: cannot write: No such file or directory\n")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["s.jsonl"]
