@@ -26,9 +26,9 @@ from pi_tools.cli.run import run_command
 from pi_tools.cli.scrub import scrub_command
 from pi_tools.cli.search import search_command
 from pi_tools.cli.slim import slim_command
+from pi_tools.cli.trace_cmd import trace_command
 from pi_tools.cli.transform import transform_command
 from pi_tools.cli.tree import tree_command
-from pi_tools.cli.trace_cmd import trace_command
 from pi_tools.cli.usage import usage_command
 from pi_tools.cli.visibility import visibility_command
 
