@@ -26,6 +26,7 @@ from pi_tools.cli.run import run_command
 from pi_tools.cli.scrub import scrub_command
 from pi_tools.cli.search import search_command
 from pi_tools.cli.slim import slim_command
+from pi_tools.cli.trace_cmd import trace_command
 from pi_tools.cli.transform import transform_command
 from pi_tools.cli.tree import tree_command
 from pi_tools.cli.usage import usage_command
@@ -84,6 +85,7 @@ app.command("preflight")(preflight_command)
 app.command("visibility")(visibility_command)
 app.command("usage")(usage_command)
 app.command("index")(index_command)
+app.command("trace")(trace_command)
 app.command("repair")(repair_command)
 app.command("scrub")(scrub_command)
 app.command("slim")(slim_command)

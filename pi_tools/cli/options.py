@@ -34,6 +34,7 @@ CostSource = Literal["auto", "stored", "recomputed"]
 ExportBranches = Literal["active", "all"]
 ExportOnly = Literal["user", "assistant"]
 SearchBranch = Literal["all", "active"]
+TraceContent = Literal["none", "redacted", "full"]
 
 # How each command words a refused value (kept as each command worded it by hand).
 REFUSAL_EXPECTED_ONE_OF = "{flag}: expected one of {choices}, got {value!r}"

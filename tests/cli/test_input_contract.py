@@ -29,6 +29,7 @@ NOT_A_SESSION_OWN_WORDS = {
     "search": "pi-tools: notes.jsonl: not a pi session: no line holds a JSON value Pi keeps (no session header)",
     # usage's scan checks the header with the corpus reader's words (session/header_check.py).
     "usage": "pi-tools: notes.jsonl: not a pi session: no line holds a JSON value Pi keeps (no session header)",
+    "trace": "pi-tools: notes.jsonl: not a pi session: no line holds a JSON value Pi keeps (no session header)",
     # repair exists to mend headers: it says which option would.
     "repair": "pi-tools: notes.jsonl: no line holds a valid session header; nothing to repair into a session "
               "(--header builds one)",
@@ -42,6 +43,7 @@ EXTRA: dict[str, list[str]] = {
     "search": ["read"],
     "scrub": ["--check"],
     "index": ["-o", "{tmp}/index"],
+    "trace": ["-o", "-"],
     "repair": ["--dry-run"],
     "slim": ["--drop-branches", "--dry-run"],
 }
@@ -68,7 +70,7 @@ FILE_COMMANDS = sorted(name for name, kind in KINDS.items() if kind == "file" an
 
 def test_every_command_is_classified() -> None:
     assert set(PATH_COMMANDS) == {"audit", "context", "convert", "export", "index", "ls", "payload", "preflight",
-                                  "render", "scrub", "search", "transform", "usage", "visibility"}
+                                  "render", "scrub", "search", "trace", "transform", "usage", "visibility"}
     assert FILE_COMMANDS == ["repair", "slim", "tree"]
     assert {name for name, kind in KINDS.items() if kind == "none"} | {"decode"} == NO_SESSIONS
 
