@@ -70,28 +70,40 @@ class TraceOptions:
     spending: SpendingRules | None = None
 
 
+_MINUTES: dict[str, int] = {}
+"""Unix seconds per timestamp minute and zone: a session's entries share a few minutes, and parsing a date is
+most of what reading a timestamp costs."""
+
+
 def iso_nanos(stamp: Any) -> int | None:
     """Unix nanoseconds of an ISO 8601 timestamp as Pi writes entries' (None for anything else)."""
-    if type(stamp) is not str or len(stamp) < 20:
+    if type(stamp) is not str or len(stamp) < 20 or stamp[16] != ":":
         return None
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
+    seconds = stamp[17:19]
+    if not (seconds.isascii() and seconds.isdigit()) or seconds > "59":
         return None
-    if moment.tzinfo is None:
-        return None
-    # Whole seconds through the integer epoch, the fraction from the text: no float rounding of nanoseconds.
-    seconds = int(moment.replace(microsecond=0).timestamp())
-    dot = stamp.find(".", 19)
+    rest = stamp[19:]
     fraction = 0
-    if dot == 19:
-        digits = ""
-        for char in stamp[20:]:
-            if not char.isdigit():
-                break
-            digits += char
-        fraction = int((digits + "000000000")[:9]) if digits else 0
-    return seconds * 1_000_000_000 + fraction
+    if rest[:1] == ".":
+        end = 1
+        while end < len(rest) and rest[end] in "0123456789":
+            end += 1
+        if end == 1:
+            return None
+        # The fraction from the text: no float rounding of nanoseconds.
+        fraction = int((rest[1:end] + "000000000")[:9])
+        rest = rest[end:]
+    key = stamp[:16] + rest
+    minute = _MINUTES.get(key)
+    if minute is None:
+        try:
+            moment = datetime.fromisoformat(stamp[:16] + ":00" + rest)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            return None
+        minute = _MINUTES[key] = int(moment.timestamp())
+    return (minute + int(seconds)) * 1_000_000_000 + fraction
 
 
 def _millis_nanos(value: Any) -> int | None:
@@ -171,6 +183,8 @@ class _Builder:
         self.events: list[Event] = []
         self.tools: dict[str, Span] = {}
         self.thinking: str | None = None
+        self.position = 0
+        """The entry's place in the walk: the id of an entry without one of its own (Pi's tree indexes none)."""
         self.first: int | None = iso_nanos(header.get("timestamp"))
         self.last: int | None = self.first
         self.path = tree.path(tree.leaf_id)
@@ -179,7 +193,7 @@ class _Builder:
     def run(self) -> SessionTrace:
         entries = self.path if self.options.branches == "active" else self.tree.entries
         now = self.first
-        for entry in entries:
+        for self.position, entry in enumerate(entries):
             if not isinstance(entry, dict):
                 continue
             stamp = iso_nanos(entry.get("timestamp"))
@@ -349,13 +363,13 @@ class _Builder:
         self.spans.append(span)
         content = message.get("content")
         if isinstance(content, list):
-            for block in content:
+            for position, block in enumerate(content):
                 if isinstance(block, dict) and block.get("type") == "toolCall":
-                    self.tool_call(entry, block, now)
+                    self.tool_call(entry, block, position, now)
 
     def chat_id(self, entry: dict[str, Any]) -> str:
         entry_id = entry.get("id")
-        return span_id(self.session_id, "entry", entry_id if isinstance(entry_id, str) else str(id(entry)))
+        return span_id(self.session_id, "entry", entry_id if isinstance(entry_id, str) else f"#{self.position}")
 
     def inputs_before(self, entry: dict[str, Any]) -> list[dict[str, Any]]:
         """The messages since the previous assistant message on the entry's own branch: what this request added
@@ -380,7 +394,7 @@ class _Builder:
         found.reverse()
         return found
 
-    def tool_call(self, entry: dict[str, Any], block: dict[str, Any], now: int) -> None:
+    def tool_call(self, entry: dict[str, Any], block: dict[str, Any], position: int, now: int) -> None:
         call_id = block.get("id")
         name = block.get("name")
         name = name if isinstance(name, str) else ""
@@ -396,7 +410,7 @@ class _Builder:
         arguments = self.content.value(block.get("arguments"))
         if arguments is not None:
             attributes["gen_ai.tool.call.arguments"] = _json(arguments)
-        key = call_id if isinstance(call_id, str) else f"{id(block)}"
+        key = call_id if isinstance(call_id, str) else f"#{position}"  # a call without an id: its place
         span = Span(span_id(self.session_id, "tool", entry_id if isinstance(entry_id, str) else "", key),
                     self.root_id, f"execute_tool {name}".rstrip(), KIND_INTERNAL, now, now,
                     self.marked(entry, attributes))

@@ -40,44 +40,63 @@ def _attributes(attributes: Attributes) -> list[dict[str, Any]]:
     return [{"key": key, "value": _value(value)} for key, value in attributes.items()]
 
 
-def _span(trace_id: str, span: Span) -> dict[str, Any]:
-    encoded: dict[str, Any] = {
-        "traceId": trace_id,
-        "spanId": span.span_id,
-        "name": span.name,
-        "kind": span.kind,
-        "startTimeUnixNano": str(span.start),
-        "endTimeUnixNano": str(span.end),
-        "attributes": _attributes(span.attributes),
-    }
+_CACHED_TEXT = 256
+"""String attributes up to this length are encoded once per run (names, models, ids repeat across spans)."""
+_pairs: dict[tuple[str, Any], bytes] = {}
+_int_heads: dict[str, bytes] = {}
+
+
+def _attribute(key: str, value: Any) -> bytes:
+    """One attribute as OTLP JSON bytes (what `_attributes` gives for it, encoded)."""
+    kind = type(value)
+    if kind is int:
+        head = _int_heads.get(key)
+        if head is None:
+            head = _int_heads[key] = orjson.dumps(key).join((b'{"key":', b',"value":{"intValue":"'))
+        return b"%s%d\"}}" % (head, value)
+    if (kind is str and len(value) <= _CACHED_TEXT) or kind is bool:
+        pair = (key, value)
+        encoded = _pairs.get(pair)
+        if encoded is None:
+            encoded = _pairs[pair] = orjson.dumps({"key": key, "value": _value(value)})
+        return encoded
+    return orjson.dumps({"key": key, "value": _value(value)})
+
+
+def _span(trace_id: str, span: Span) -> bytes:
+    """One span as OTLP JSON bytes (ids in hex, enums as numbers, 64-bit integers as strings)."""
+    parts = [b'{"traceId":"', trace_id.encode(), b'","spanId":"', span.span_id.encode(), b'","name":',
+             orjson.dumps(span.name), b',"kind":%d,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":['
+             % (span.kind, span.start, span.end),
+             b",".join([_attribute(key, value) for key, value in span.attributes.items()]), b"]"]
     if span.parent_id is not None:
-        encoded["parentSpanId"] = span.parent_id
+        parts.append(b',"parentSpanId":"%s"' % span.parent_id.encode())
     if span.events:
-        encoded["events"] = [{"timeUnixNano": str(event.time), "name": event.name,
-                              "attributes": _attributes(event.attributes)} for event in span.events]
+        parts.append(b',"events":')
+        parts.append(orjson.dumps([{"timeUnixNano": str(event.time), "name": event.name,
+                                    "attributes": _attributes(event.attributes)} for event in span.events]))
     status: dict[str, Any] = {}
     if span.status:
         status["code"] = span.status
     if span.status_message:
         status["message"] = span.status_message
-    encoded["status"] = status
-    return encoded
+    parts.append(b',"status":')
+    parts.append(orjson.dumps(status))
+    parts.append(b"}")
+    return b"".join(parts)
 
 
-def resource_spans(trace: SessionTrace, version: str, service: str = SERVICE_NAME) -> dict[str, Any]:
-    """One session's `resourceSpans` element."""
-    return {
-        "resource": {"attributes": _attributes({"service.name": service})},
-        "scopeSpans": [{
-            "scope": {"name": SCOPE_NAME, "version": version},
-            "spans": [_span(trace.trace_id, span) for span in trace.spans],
-        }],
-    }
+def _resource_head(version: str, service: str) -> bytes:
+    return b'{"resource":%s,"scopeSpans":[{"scope":%s,"spans":[' % (
+        orjson.dumps({"attributes": _attributes({"service.name": service})}),
+        orjson.dumps({"name": SCOPE_NAME, "version": version}))
 
 
 def encode_resource_spans(trace: SessionTrace, version: str, service: str = SERVICE_NAME) -> bytes:
-    """`resource_spans` as JSON bytes (a worker's answer for `-o`)."""
-    return orjson.dumps(resource_spans(trace, version, service))
+    """One session's `resourceSpans` element as JSON bytes (a worker's answer for `-o`)."""
+    trace_id = trace.trace_id
+    return b"".join((_resource_head(version, service), b",".join([_span(trace_id, span) for span in trace.spans]),
+                     b"]}]}"))
 
 
 def document_pieces(encoded: Iterable[bytes]) -> Iterable[bytes]:

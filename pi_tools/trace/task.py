@@ -40,9 +40,9 @@ class TraceResult:
     error: str | None = None
 
 
-def load_tree(path: str, pi: str):  # type: ignore[no-untyped-def]
-    """The session's tree as the Pi version reads it; SessionReadError (naming the file and line) when Pi would
-    not open it as a session."""
+def load_tree(path: str, pi: str, fast: bool = False):  # type: ignore[no-untyped-def]
+    """The session's tree as the Pi version reads it (with `fast`, the fast reading where the file allows it:
+    fast.py); SessionReadError (naming the file and line) when Pi would not open it as a session."""
     from pi_tools.pi import resolve
     from pi_tools.session.header_check import header_problem
     from pi_tools.session.load import tree_from_raw
@@ -53,13 +53,18 @@ def load_tree(path: str, pi: str):  # type: ignore[no-untyped-def]
         validate_header,
     )
 
-    version = resolve(pi)
     data = read_session_bytes(path)
     problem = header_problem(data)
     if problem is not None:
         raise SessionReadError(f"{path}: {problem}")
+    if fast:
+        from pi_tools.trace.fast import fast_tree
+
+        tree = fast_tree(data, path)
+        if tree is not None:
+            return tree
     raw = validate_header(parse_session_bytes(data, path), len(data))
-    return tree_from_raw(raw, version.context.vocabulary)
+    return tree_from_raw(raw, resolve(pi).context.vocabulary)
 
 
 def trace_file(job: TraceJob) -> TraceResult:
@@ -69,7 +74,7 @@ def trace_file(job: TraceJob) -> TraceResult:
     from pi_tools.trace.otlp_json import encode_resource_spans
 
     try:
-        tree = load_tree(job.path, job.pi)
+        tree = load_tree(job.path, job.pi, fast=job.options.content == "none")
         trace = session_trace(tree, job.options)
     except (SessionReadError, PathCycleError) as exc:
         text = str(exc)

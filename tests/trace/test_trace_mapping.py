@@ -257,3 +257,28 @@ def test_stdout_and_errors(tmp_path: Path) -> None:
     assert (bad_header.code, bad_header.stderr) == (2, "pi-tools: --header 'novalue': expected KEY=VALUE\n")
     bad_content = run_cli("trace", str(session), "-o", "-", "--content", "some")
     assert bad_content.code == 2 and "--content 'some': expected none, redacted or full" in bad_content.stderr
+
+
+def test_pi16_system_prompts_context_edits_and_cache_warming(tmp_path: Path) -> None:
+    cases = ROOT / "tests/data/pi16/cases"
+    out = tmp_path / "t.json"
+    result = run_cli("trace", str(cases / "e01_edit_kinds.jsonl"), str(cases / "e03_multi.jsonl"), "--pi", "1.6",
+                     "-o", str(out), "--content", "full")
+    assert result.code == 0, result.stderr
+    edits, multi = json.loads(out.read_text())["resourceSpans"]
+    root = _spans({"resourceSpans": [edits]})[0]
+    events = [(event["name"], _attrs(event["attributes"])) for event in root["events"]]
+    assert events[0] == ("pi.system_prompt", {"pi.system.sections": ["a"], "pi.system.content": "",
+                                              "pi.entry.id": "s1"})
+    assert events[1] == ("pi.context_edit", {"pi.context_edit.target_id": "u1",
+                                             "pi.context_edit.replacement": '{"content":"Q1 edited"}',
+                                             "pi.entry.id": "x1"})
+    assert [name for name, _ in events[1:]] == ["pi.context_edit"] * 6
+    warm = _spans({"resourceSpans": [multi]})[-1]
+    assert warm["name"] == "cache_warm claude-sonnet-4-5"
+    attributes = _attrs(warm["attributes"])
+    assert (attributes["gen_ai.operation.name"], attributes["pi.entry.type"], attributes["pi.usage.total_tokens"],
+            attributes["pi.entry.id"]) == ("cache_warm", "usage", "2", "g1")
+    # Pi 0.85 counts no usage entry: no span for it.
+    old = run_cli("trace", str(cases / "e03_multi.jsonl"), "--pi", "0.85", "-o", "-")
+    assert [span["name"] for span in _spans(json.loads(old.stdout))][-1] == "chat claude-sonnet-4-5"

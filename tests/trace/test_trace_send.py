@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from conftest import run_cli
-
 from test_trace_mapping import ENTRIES, _write
 
 service = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
