@@ -27,6 +27,12 @@ _RECORD_TYPES = frozenset({"user", "assistant", "system", "summary", "file-histo
                            "progress", "attachment", "custom-title", "ai-title", "last-prompt"})
 
 
+def default_folder() -> str:
+    """Where Claude Code keeps its transcripts: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`."""
+    config = os.environ.get("CLAUDE_CONFIG_DIR")
+    return os.path.join(config, "projects") if config else os.path.expanduser(DEFAULT_FOLDER)
+
+
 def detect(first_lines: list[bytes]) -> bool:
     """True when the lines are Claude Code records: `type` among its record types and Claude Code's envelope
     (`sessionId`, `uuid`/`parentUuid`, `leafUuid` or `messageId`), and no Pi session header or Codex item."""
