@@ -60,6 +60,8 @@ class _Chain:
     response: _Response | None = None
     responses: list[_Response] = field(default_factory=list)
     by_id: dict[str, _Response] = field(default_factory=dict)
+    state_at: dict[str, tuple[ModelRef | None, str | None]] = field(default_factory=dict)
+    """Pi entry → the model and thinking level in force there (a fork takes its parent's)."""
     compaction: Record | None = None
     todos: Any = None
     last_ms: int | None = None
@@ -159,17 +161,22 @@ class ClaudeCodeConverter:
             if entry is not None:
                 if entry != chain.builder.leaf:
                     chain.response = None
+                    # A fork: the model and thinking level are those of the branch it leaves.
+                    chain.model, chain.thinking_level = chain.state_at.get(entry, (chain.model,
+                                                                                   chain.thinking_level))
                 chain.builder.go_to(entry)
             else:
                 self.report.note(record.line, f"its parent {parent} is not in the file; it follows the record "
                                               "before it")
-        elif chain.builder.entries and record.value.get("type") in ("user", "assistant"):
+        elif chain.messages and record.value.get("type") in ("user", "assistant"):
             chain.response = None
             if record.value.get("logicalParentUuid") is None:
                 self.report.note(record.line, f"a new root in {chain.label} (no parent): a Pi tree root too")
             chain.builder.go_to(None)
 
     def _remember(self, chain: _Chain, record: Record) -> None:
+        if chain.builder.leaf is not None:
+            chain.state_at[chain.builder.leaf] = (chain.model, chain.thinking_level)
         uuid = record.value.get("uuid")
         if isinstance(uuid, str) and uuid:
             chain.entries_of[uuid] = chain.builder.leaf or ""
@@ -223,7 +230,7 @@ class ClaudeCodeConverter:
         message = value.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if chain.compaction is not None and value.get("isCompactSummary"):
-            self._compaction(chain, record, content, stamp)
+            self._compaction(chain, chain.compaction, content, stamp)
             return
         if chain.compaction is not None:
             self._compaction(chain, chain.compaction, None, stamp)
