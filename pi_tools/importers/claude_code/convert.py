@@ -147,6 +147,9 @@ class ClaudeCodeConverter:
 
     def _stamp(self, chain: _Chain, record: Record) -> int:
         stamp = stamp_ms(record.value.get("timestamp"))
+        snapshot = record.value.get("snapshot")
+        if stamp is None and isinstance(snapshot, dict):  # a file-history-snapshot keeps its time inside
+            stamp = stamp_ms(snapshot.get("timestamp"))
         if stamp is None:
             stamp = chain.last_ms if chain.last_ms is not None else (self.start_ms or 0)
             self.fill_ins["a record without a timestamp took the one before it"] += 1
