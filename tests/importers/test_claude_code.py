@@ -202,7 +202,7 @@ def test_damaged_and_odd_transcripts_are_diagnosed_per_file(tmp_path: Path, name
 def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
     result, documents = _import(tmp_path, SYNTHETIC / "empty.jsonl", RICH, tmp_path / "missing")
     assert result.code == 2
-    assert result.stderr == (f"pi-tools: {tmp_path / 'missing'}: no such file or folder\n"
+    assert result.stderr == (f"pi-tools: {tmp_path / 'missing'}: no such file\n"
                              f"pi-tools: {SYNTHETIC / 'empty.jsonl'}: empty file\n")
     assert [bool(document["written"]) for document in documents] == [False, True]
 

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from pi_tools.pi import PiVersion
 
 PROVIDER = "anthropic"
-API = "anthropic-messages"
 SYNTHETIC_MODEL = "<synthetic>"
 """The model Claude Code names on the assistant records it writes itself (API errors, "No response requested.")."""
 CUSTOM_PREFIX = "claude-code:"
@@ -395,7 +394,7 @@ class ClaudeCodeConverter:
         self.report.imported["assistant"] += 1
 
     def _model(self, chain: _Chain, name: str, record: Record) -> ModelRef:
-        model = resolve_model(self.pi, PROVIDER, name, API)
+        model = resolve_model(self.pi, PROVIDER, name)
         if name in self.models_noted:
             return model
         self.models_noted.add(name)
@@ -440,7 +439,7 @@ class ClaudeCodeConverter:
     def _synthetic(self, chain: _Chain, record: Record, message: dict[str, Any], stamp: int) -> None:
         """Claude Code's own assistant records: API errors become Pi's error messages (never sent again);
         others (an interrupted turn's "No response requested.") keep their text."""
-        model = chain.model or resolve_model(self.pi, PROVIDER, SYNTHETIC_MODEL, API)
+        model = chain.model or resolve_model(self.pi, PROVIDER, SYNTHETIC_MODEL)
         mapped = assistant_blocks(message.get("content"))
         text = "\n".join(block["text"] for block in mapped.blocks if block["type"] == "text")
         is_error = bool(record.value.get("isApiErrorMessage"))
