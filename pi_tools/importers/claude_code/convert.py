@@ -70,7 +70,11 @@ class _Chain:
 class ClaudeCodeConverter:
     """Walks one transcript's records into Pi sessions, counting and noting in `report`."""
 
-    def __init__(self, *, pi: PiVersion, report: ImportReport, source_session: str) -> None:
+    def __init__(self, *, pi: PiVersion, report: ImportReport, source_session: str,
+                 sub_agent_file: bool = False) -> None:
+        """`sub_agent_file`: the records are a sub-agent's transcript read with its session (no note that it
+        holds only sidechains: that is what such a file is)."""
+        self.sub_agent_file = sub_agent_file
         self.pi = pi
         self.report = report
         self.source_session = source_session
@@ -132,7 +136,7 @@ class ClaudeCodeConverter:
                 self.report.note(None, f"{len(main.builder.entries)} record(s) outside any conversation "
                                        "(no main-chain message) dropped")
             main = None
-        if main is None and self.chains:
+        if main is None and self.chains and not self.sub_agent_file:
             self.report.note(None, "every message is a sidechain's (a sub-agent transcript); each sidechain is "
                                    "a session of its own")
         self._finish()
