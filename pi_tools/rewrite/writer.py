@@ -26,25 +26,16 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_tools.js.json_stringify import js_stringify
-
-# Key order of the entries Pi's SessionManager appends (session-manager.ts, append* methods); keys a caller
-# adds beyond these follow in the order given. Pi's JSON.stringify drops undefined values, so absent keys are
-# simply not written.
-ENTRY_KEY_ORDER: dict[str, tuple[str, ...]] = {
-    "message": ("type", "id", "parentId", "timestamp", "message"),
-    "thinking_level_change": ("type", "id", "parentId", "timestamp", "thinkingLevel"),
-    "model_change": ("type", "id", "parentId", "timestamp", "provider", "modelId"),
-    "compaction": ("type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore",
-                   "details", "usage", "fromHook"),
-    "branch_summary": ("type", "id", "parentId", "timestamp", "fromId", "summary", "details", "usage",
-                       "fromHook"),
-    "custom": ("type", "customType", "data", "id", "parentId", "timestamp"),
-    "custom_message": ("type", "customType", "content", "display", "details", "id", "parentId", "timestamp"),
-    "session_info": ("type", "id", "parentId", "timestamp", "name"),
-    "label": ("type", "id", "parentId", "timestamp", "targetId", "label"),
-    "session": ("type", "version", "id", "timestamp", "cwd", "parentSession"),
-}
+# The entry shapes live in session/entry_shapes.py (the importers write entries too); the rewrites import them
+# from here.
+from pi_tools.output.atomic import fsync_directory as _fsync_directory
+from pi_tools.output.atomic import temp_beside as _temp_beside
+from pi_tools.output.atomic import unlink_quietly as _unlink
+from pi_tools.output.atomic import write_atomic as write_atomic
+from pi_tools.output.atomic import write_new as _write_new
+from pi_tools.session.entry_shapes import ENTRY_KEY_ORDER as ENTRY_KEY_ORDER
+from pi_tools.session.entry_shapes import entry_line as entry_line
+from pi_tools.session.entry_shapes import new_entry as new_entry
 
 
 class WriteError(Exception):
@@ -98,20 +89,6 @@ def fresh_id(taken: set[Any]) -> str:
         if candidate not in taken:
             taken.add(candidate)
             return candidate
-
-
-def entry_line(entry: dict[str, Any]) -> bytes:
-    """The bytes Pi writes for `entry` (without the newline): JSON.stringify in the dict's own key order."""
-    return js_stringify(entry).encode("utf-8")
-
-
-def new_entry(entry_type: str, fields: dict[str, Any]) -> dict[str, Any]:
-    """An entry of `entry_type` with its keys in the order Pi's append method gives them."""
-    order = ENTRY_KEY_ORDER.get(entry_type, ("type", "id", "parentId", "timestamp"))
-    values = {"type": entry_type, **fields}
-    entry = {key: values[key] for key in order if key in values}
-    entry.update((key, value) for key, value in values.items() if key not in entry)
-    return entry
 
 
 # --- the input ------------------------------------------------------------------------------------------
@@ -219,64 +196,6 @@ def plan_targets(source: str, out: str | None, *, in_place: bool = False, force:
 
 
 # --- writing --------------------------------------------------------------------------------------------
-
-
-def _fsync_directory(directory: str) -> None:
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
-
-
-def _temp_beside(path: str, data: bytes, mode: int | None) -> str:
-    """`data` in a new fsync'ed hidden temporary file in `path`'s directory; its name."""
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-    except BaseException:
-        _unlink(temp)
-        raise
-    return temp
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def write_atomic(path: str, data: bytes, mode: int | None = None) -> None:
-    """Write via a temporary file in the same directory, fsync, then rename over `path`."""
-    temp = _temp_beside(path, data, mode)
-    try:
-        os.replace(temp, path)
-    except BaseException:
-        _unlink(temp)
-        raise
-    _fsync_directory(os.path.dirname(os.path.abspath(path)))
-
-
-def _write_new(path: str, data: bytes, mode: int | None) -> None:
-    """Like write_atomic, but never replaces an existing `path` (a hard link cannot overwrite)."""
-    temp = _temp_beside(path, data, mode)
-    try:
-        os.link(temp, path)
-    finally:
-        _unlink(temp)
-    _fsync_directory(os.path.dirname(os.path.abspath(path)))
 
 
 def _keep_backup(source: str, backup: str) -> None:
