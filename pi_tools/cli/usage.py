@@ -149,7 +149,8 @@ def _render(rows: Any, by: str, fmt: str, out: str | None, shape: Any) -> bytes 
     else:
         text = render_table(rows, by, shape).encode("utf-8")
     if out is not None:
-        with open(out, "wb") as handle:
-            handle.write(text)
+        from pi_tools.output.atomic import write_atomic
+
+        write_atomic(out, text)
         return None
     return text

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from pi_tools.corpus.schema import BASE, SCHEMA_VERSION, Shape
+from pi_tools.output.atomic import write_atomic
 
 MANIFEST = "manifest.json"
 FORMAT = "pi-tools-index"
@@ -214,11 +215,3 @@ class Generation:
     def parts(self, table: str) -> Iterator[str]:
         folder = os.path.join(self.path, table)
         return (name[:-len(".parquet")] for name in sorted(os.listdir(folder)) if name.endswith(".parquet"))
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    """Write to a temporary name beside `path`, then rename over it: readers see the old file or the new one."""
-    temporary = path + ".tmp"
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-    os.replace(temporary, path)

@@ -26,7 +26,8 @@ def fsync_directory(directory: str) -> None:
 
 
 def temp_beside(path: str, data: bytes, mode: int | None) -> str:
-    """`data` in a new fsync'ed hidden temporary file in `path`'s directory; its name."""
+    """`data` in a new fsync'ed hidden temporary file in `path`'s directory, with `mode` (None: a new file's
+    usual mode); its name."""
     directory = os.path.dirname(os.path.abspath(path))
     handle, temp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:
@@ -34,12 +35,19 @@ def temp_beside(path: str, data: bytes, mode: int | None) -> str:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
+        os.chmod(temp, new_file_mode() if mode is None else mode)
     except BaseException:
         unlink_quietly(temp)
         raise
     return temp
+
+
+def new_file_mode() -> int:
+    """The mode a plainly created file gets (0666 less the umask), not mkstemp's private 0600: a written report,
+    chart or session reads like any other file the user makes."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def unlink_quietly(path: str) -> None:

@@ -229,23 +229,6 @@ def write_chart(data: UsageData, by: str | tuple[str, ...], out: str) -> None:
         content = render_chart(frame, period, colour).encode("utf-8")
     else:
         content = render_image(frame, period, colour, extension)
-    _write_atomic(out, content)
+    from pi_tools.output.atomic import write_atomic
 
-
-def _write_atomic(path: str, content: bytes) -> None:
-    """Write beside the target and rename over it, so a failed run never leaves half a chart."""
-    import tempfile
-
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".chart-", suffix=".partial")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(temporary, 0o666 & ~mask)  # a new file's usual mode, not mkstemp's private 0600
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    write_atomic(out, content)

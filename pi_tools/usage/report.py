@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_tools.usage.counter import ALL_COST_SOURCES, COST_MODES, COST_SOURCES, MESSAGE_KIND, PROVIDER
@@ -438,10 +437,18 @@ def write_rows(rows: list[dict[str, Any]], by: str | tuple[str, ...], fmt: str, 
     if fmt == "parquet":
         if out is None:
             raise UsageError("--format parquet writes a binary file: name it with -o OUT.parquet")
-        frame.write_parquet(out)
+        import io
+
+        from pi_tools.output.atomic import write_atomic
+
+        buffer = io.BytesIO()
+        frame.write_parquet(buffer)
+        write_atomic(out, buffer.getvalue())
         return None
     text = frame.write_csv()
     if out is not None:
-        Path(out).write_text(text, encoding="utf-8")
+        from pi_tools.output.atomic import write_atomic
+
+        write_atomic(out, text.encode("utf-8"))
         return None
     return text.encode("utf-8")
