@@ -1,0 +1,424 @@
+"""One Codex rollout as one Pi session: the walk over its records, in order, onto the session builder.
+
+What each record becomes (docs/import-codex.md has the table):
+- the output items of one model response (reasoning, assistant messages, function / custom-tool / local-shell
+  calls) become one assistant message, closed by the response's `token_count` (its usage) or by the next input;
+- tool outputs become tool results named after their call; user input becomes user messages, except the context
+  Codex writes itself (environment, AGENTS.md instructions, developer messages), kept as custom entries;
+- `turn_context` gives each turn's model and effort (model and thinking level changes as Pi records them);
+- `compacted` becomes a Pi compaction, `thread_rolled_back` a branch (the undone turns stay on their own branch),
+  `thread_name_updated` the session's name; every other item and event is a custom entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_tools.importers.builder import SessionBuilder
+from pi_tools.importers.codex import items, models
+from pi_tools.importers.codex.records import NotARollout, Record, read
+from pi_tools.importers.report import ImportReport
+
+if TYPE_CHECKING:
+    from pi_tools.pi import PiVersion
+
+ECHO_EVENTS = frozenset({"user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
+                         "agent_reasoning_section_break", "context_compacted"})
+"""Events that repeat a response item (or the `compacted` item) for Codex's UI: left out, counted."""
+
+OUTPUT_ITEMS = frozenset({"reasoning", "function_call", "custom_tool_call", "local_shell_call"})
+TOOL_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+
+DEFAULT_MODELS = {"rollout-bare": "gpt-5", "rollout-json": "o4-mini"}
+"""The model a rollout that records none is stored with: the default model of the Codex CLI that wrote that
+layout (the Rust CLI's from August 2025, the TypeScript CLI's), since Pi needs one on every answer."""
+
+
+def iso_and_ms(stamp: str | None, fallback: str) -> tuple[str, int]:
+    """Pi's entry time (`toISOString()`) and message time (ms since the epoch) of a Codex time."""
+    for candidate in (stamp, fallback):
+        if not isinstance(candidate, str):
+            continue
+        try:
+            moment = datetime.fromisoformat(candidate.replace("Z", "+00:00"))
+        except ValueError:
+            continue
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        ms = int(moment.timestamp() * 1000)
+        iso = datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+        return iso, ms
+    return "1970-01-01T00:00:00.000Z", 0
+
+
+@dataclass
+class _Group:
+    """The output items of one model response, becoming one assistant message."""
+
+    line: int
+    stamp: str | None
+    content: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, Any] | None = None
+    later: list[Callable[[], None]] = field(default_factory=list)
+
+
+class _Walk:
+    """The state of one rollout's walk: the open response, the calls awaiting output, the model in force."""
+
+    def __init__(self, builder: SessionBuilder, report: ImportReport, route: models.Route, catalog: str,
+                 session_stamp: str, model_id: str | None) -> None:
+        self.builder = builder
+        self.report = report
+        self.route = route
+        self.catalog = catalog
+        self.session_stamp = session_stamp
+        self.model_id = model_id
+        self.effort: str | None = None
+        self.group: _Group | None = None
+        self.awaiting_usage: dict[str, Any] | None = None
+        self.calls: dict[str, tuple[str, str]] = {}
+        self.answered: set[str] = set()
+        self.turn_starts: list[str | None] = []
+        self.emitted_model: tuple[str, str] | None = None
+        self.emitted_level: str | None = None
+        self.previous_total: dict[str, Any] | None = None
+        self.previous_context: dict[str, Any] | None = None
+        self.context_tokens = 0
+        self.priced: dict[str, models.PricedModel] = {}
+        self.untimed = False
+
+    # --- helpers --------------------------------------------------------------------------------------------
+
+    def time(self, record: Record) -> tuple[str, int]:
+        if record.timestamp is None:
+            self.untimed = True
+        return iso_and_ms(record.timestamp, self.session_stamp)
+
+    def source_id(self, record: Record, index: int = 0) -> str:
+        return f"{record.line}:{record.kind}:{index}"
+
+    def custom(self, record: Record, custom_type: str, data: Any) -> None:
+        """A custom entry now, or after the open response's message when one is open (it sits between items of
+        that response in the rollout)."""
+        iso, _ms = self.time(record)
+
+        def append() -> None:
+            self.builder.custom(custom_type, data, timestamp=iso, source_id=self.source_id(record))
+            self.report.custom[custom_type] += 1
+
+        if self.group is not None:
+            self.group.later.append(append)
+        else:
+            append()
+
+    def priced_model(self, model_id: str) -> models.PricedModel:
+        if model_id not in self.priced:
+            priced = models.price_model(self.route, model_id, self.catalog)
+            self.priced[model_id] = priced
+            if priced.note:
+                self.report.note(None, priced.note)
+        return self.priced[model_id]
+
+    # --- responses ------------------------------------------------------------------------------------------
+
+    def open_group(self, record: Record) -> _Group:
+        if self.group is None:
+            self.group = _Group(record.line, record.timestamp)
+        return self.group
+
+    def close_group(self) -> None:
+        """Append the open response as one assistant message (and the entries that waited for it)."""
+        group, self.group = self.group, None
+        if group is None:
+            return
+        if group.content:
+            self.append_assistant(group)
+        for append in group.later:
+            append()
+
+    def append_assistant(self, group: _Group) -> None:
+        model_id = self.model_id or ""
+        priced = self.priced_model(model_id)
+        iso, ms = iso_and_ms(group.stamp, self.session_stamp)
+        if group.stamp is None:
+            self.untimed = True
+        if self.emitted_model != (self.route.provider, model_id):
+            self.builder.model_change(self.route.provider, model_id, timestamp=iso,
+                                      source_id=f"{group.line}:model_change")
+            self.report.mapped["model_change"] += 1
+            self.emitted_model = (self.route.provider, model_id)
+        level = models.EFFORT_LEVELS.get(self.effort or "")
+        if level is not None and level != self.emitted_level:
+            self.builder.thinking_level_change(level, timestamp=iso, source_id=f"{group.line}:thinking_level")
+            self.report.mapped["thinking_level_change"] += 1
+            self.emitted_level = level
+        usage = models.usage_of(group.usage, priced.model)
+        has_calls = any(block["type"] == "toolCall" for block in group.content)
+        message = {"role": "assistant", "content": group.content, "api": priced.api,
+                   "provider": self.route.provider, "model": model_id, "usage": usage,
+                   "stopReason": "toolUse" if has_calls else "stop", "timestamp": ms}
+        self.builder.message(message, timestamp=iso, source_id=f"{group.line}:assistant")
+        self.report.imported["assistant"] += 1
+        # The response's token count may come after its tool outputs: the usage is filled in then.
+        self.awaiting_usage = message if group.usage is None else None
+
+    def take_usage(self, record: Record, tokens: dict[str, Any]) -> None:
+        """A response's token usage: the open response's, else the last answer's that has none yet."""
+        if self.group is not None and self.group.content:
+            self.group.usage = tokens
+            self.close_group()
+        elif self.awaiting_usage is not None:
+            message, self.awaiting_usage = self.awaiting_usage, None
+            priced = self.priced_model(str(message["model"]))
+            message["usage"].clear()
+            message["usage"].update(models.usage_of(tokens, priced.model))
+        else:
+            self.report.note(record.line, "a token count that follows no answer (a compaction's or a retried "
+                                          "request's); kept as a custom entry, outside Pi's usage")
+            self.custom(record, "codex-token-count", tokens)
+            return
+        self.report.mapped["token_count"] += 1
+
+    # --- records --------------------------------------------------------------------------------------------
+
+    def walk(self, records: list[Record]) -> None:
+        for index, record in enumerate(records):
+            handler = getattr(self, f"on_{record.kind}", None)
+            if handler is None:
+                self.report.note(record.line, f"unknown rollout item type {record.kind!r}; kept as a custom entry")
+                self.custom(record, f"codex-{record.kind}", record.payload)
+                continue
+            if record.kind == "session_meta" and index == 0:
+                continue
+            handler(record)
+        self.close_group()
+        unanswered = sorted(set(self.calls) - self.answered)
+        if unanswered:
+            self.report.note(None, f"{len(unanswered)} tool call(s) have no output in the rollout "
+                                   f"({', '.join(unanswered[:5])}); Pi answers them with \"No result provided\"")
+        if self.untimed:
+            self.report.note(None, "records without a time are dated with the session's start")
+
+    def on_session_meta(self, record: Record) -> None:
+        self.close_group()
+        self.custom(record, "codex-session-meta", record.payload)
+
+    def on_state(self, record: Record) -> None:
+        self.report.dropped["state marker"] += 1
+
+    def on_turn_context(self, record: Record) -> None:
+        payload = record.payload if isinstance(record.payload, dict) else {}
+        if isinstance(payload.get("model"), str) and payload["model"]:
+            self.model_id = payload["model"]
+        if isinstance(payload.get("effort"), str):
+            self.effort = payload["effort"]
+        same = {k: v for k, v in payload.items() if k not in ("turn_id", "trace_id")}
+        if same == self.previous_context:
+            self.report.dropped["repeated turn_context"] += 1
+            return
+        self.previous_context = same
+        self.custom(record, "codex-turn-context", payload)
+
+    def on_compacted(self, record: Record) -> None:
+        self.close_group()
+        payload = record.payload if isinstance(record.payload, dict) else {}
+        summary = payload.get("message")
+        iso, _ms = self.time(record)
+        if not isinstance(summary, str) or not summary.strip():
+            self.report.note(record.line, "a compaction whose summary is not readable (Codex compacted on "
+                                          "OpenAI's servers); kept as a custom entry, and the imported context "
+                                          "keeps the history before it")
+            self.custom(record, "codex-compacted", payload)
+            return
+        kept = payload.get("replacement_history")
+        if isinstance(kept, list):
+            self.report.note(record.line, "compaction: Pi keeps its summary alone; the recent user messages "
+                                          "Codex kept beside it stay in the history before it")
+        self.builder.compaction(summary, first_kept_entry_id=None, tokens_before=self.context_tokens,
+                                timestamp=iso, source_id=self.source_id(record))
+        self.report.mapped["compaction"] += 1
+
+    def on_event_msg(self, record: Record) -> None:
+        payload = record.payload if isinstance(record.payload, dict) else {}
+        kind = payload.get("type")
+        if kind == "token_count":
+            self.on_token_count(record, payload)
+        elif kind in ECHO_EVENTS:
+            self.report.dropped[f"event {kind} (repeats a response item)"] += 1
+        elif kind == "thread_rolled_back":
+            self.on_rollback(record, payload)
+        elif kind == "thread_name_updated" and isinstance(payload.get("thread_name"), str):
+            self.close_group()
+            iso, _ms = self.time(record)
+            self.builder.session_info(payload["thread_name"], timestamp=iso, source_id=self.source_id(record))
+            self.report.mapped["session_info"] += 1
+        else:
+            self.custom(record, f"codex-{kind}" if isinstance(kind, str) else "codex-event", payload)
+
+    def on_token_count(self, record: Record, payload: dict[str, Any]) -> None:
+        info = payload.get("info")
+        last: Any
+        total: Any = None
+        if isinstance(info, dict):
+            last, total = info.get("last_token_usage"), info.get("total_token_usage")
+        elif "input_tokens" in payload:  # the older flat form: one response's usage
+            last = payload
+        else:
+            self.report.dropped["token_count without usage (rate limits only)"] += 1
+            return
+        if total is not None and total == self.previous_total:
+            self.report.dropped["repeated token_count"] += 1
+            return
+        if not isinstance(last, dict) and isinstance(total, dict):
+            last = {key: value - (self.previous_total or {}).get(key, 0) for key, value in total.items()
+                    if isinstance(value, int)}
+        self.previous_total = total if isinstance(total, dict) else self.previous_total
+        if not isinstance(last, dict):
+            self.report.dropped["token_count without usage (rate limits only)"] += 1
+            return
+        self.context_tokens = models.usage_of(last, None)["totalTokens"]
+        self.take_usage(record, last)
+
+    def on_rollback(self, record: Record, payload: dict[str, Any]) -> None:
+        self.close_group()
+        turns = payload.get("num_turns")
+        if not isinstance(turns, int) or turns < 1 or turns > len(self.turn_starts):
+            self.report.note(record.line, f"a rollback of {turns!r} turn(s) the rollout does not hold; ignored")
+            self.custom(record, "codex-thread_rolled_back", payload)
+            return
+        target = self.turn_starts[-turns]
+        del self.turn_starts[-turns:]
+        self.builder.go_to(target)
+        self.awaiting_usage = None
+        self.report.mapped["branch"] += 1
+        self.report.note(record.line, f"Codex undid the last {turns} turn(s): they stay on a branch of their own, "
+                                      "and the conversation goes on from before them")
+
+    def on_response_item(self, record: Record) -> None:
+        item = record.payload if isinstance(record.payload, dict) else {}
+        kind = item.get("type")
+        if kind == "message":
+            self.on_message(record, item)
+        elif kind in OUTPUT_ITEMS:
+            self.on_output_item(record, item)
+        elif kind in TOOL_OUTPUTS:
+            self.on_tool_output(record, item)
+        else:
+            self.report.note(record.line, f"a {kind} item: Pi has no place for it; kept as a custom entry")
+            self.custom(record, f"codex-{kind}" if isinstance(kind, str) else "codex-item", item)
+
+    def on_message(self, record: Record, item: dict[str, Any]) -> None:
+        role = item.get("role")
+        if role == "assistant":
+            self.open_group(record).content.append(items.text_block(item))
+            return
+        if role == "user" and not items.is_context_message(item.get("content")):
+            self.close_group()
+            blocks, lost = items.input_blocks(item.get("content"))
+            if lost:
+                self.report.note(record.line, f"{lost} part(s) of a user message that are neither text nor an "
+                                              "inline image; left out")
+                self.report.dropped["user message part"] += lost
+            iso, ms = self.time(record)
+            self.turn_starts.append(self.builder.leaf)
+            self.builder.message({"role": "user", "content": blocks, "timestamp": ms}, timestamp=iso,
+                                 source_id=self.source_id(record))
+            self.report.imported["user"] += 1
+            return
+        custom_type = "codex-context" if role == "user" else f"codex-{role}-message"
+        self.custom(record, custom_type, item)
+
+    def on_output_item(self, record: Record, item: dict[str, Any]) -> None:
+        group = self.open_group(record)
+        if item["type"] == "reasoning":
+            block, signed = items.thinking_block(item)
+            if not signed:
+                self.report.note(record.line, "reasoning without encrypted content: kept as thinking Pi does not "
+                                              "send back")
+            group.content.append(block)
+            self.report.imported["thinking"] += 1
+            return
+        block, problem = items.tool_call_block(item)
+        if problem:
+            self.report.note(record.line, problem)
+        if not block["id"]:
+            self.report.note(record.line, f"a {item['type']} without a call id; left out")
+            self.report.dropped["tool call without id"] += 1
+            return
+        group.content.append(block)
+        self.calls[block["id"].split("|")[0]] = (block["name"], block["id"])
+        self.report.imported["toolCall"] += 1
+
+    def on_tool_output(self, record: Record, item: dict[str, Any]) -> None:
+        self.close_group()
+        call_id = item.get("call_id")
+        call = self.calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None:
+            self.report.note(record.line, f"a tool output for call {call_id!r}, which no call in the rollout made; "
+                                          "left out")
+            self.report.dropped["tool output without its call"] += 1
+            return
+        name, full_id = call
+        blocks, is_error = items.output_blocks(item.get("output"))
+        iso, ms = self.time(record)
+        self.builder.message({"role": "toolResult", "toolCallId": full_id, "toolName": name, "content": blocks,
+                              "isError": is_error, "timestamp": ms}, timestamp=iso,
+                             source_id=self.source_id(record))
+        self.answered.add(str(call_id))
+        self.report.imported["toolResult"] += 1
+
+
+def convert(path: str | Path, *, pi: PiVersion, report: ImportReport) -> list[SessionBuilder]:
+    """The Pi session of one Codex rollout (a list, as every source's `convert`); a file that cannot be imported
+    at all gives none, with `report.fail` saying why."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        report.fail(f"cannot read {path}: {error.strerror or error}")
+        return []
+    try:
+        rollout = read(data, report)
+    except NotARollout as error:
+        report.fail(f"{path}: not a Codex rollout: {error}")
+        return []
+    report.note(None, f"layout {rollout.layout}")
+    records = rollout.records
+    meta = records[0].payload if records[0].kind == "session_meta" and isinstance(records[0].payload, dict) else {}
+    catalog = pi.requests.catalog
+    token_counts = [r.payload for r in records if r.kind == "event_msg" and isinstance(r.payload, dict)
+                    and r.payload.get("type") == "token_count"]
+    route = models.route(meta.get("model_provider"), token_counts, catalog)
+    report.note(None, f"stored as {route.provider} ({route.api}): {route.reason}")
+    stamp = meta.get("timestamp") if isinstance(meta.get("timestamp"), str) else records[0].timestamp
+    session_iso, _ms = iso_and_ms(stamp, "")
+    cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) else None
+    if cwd is None:
+        cwd = _first_context_cwd(records) or ""
+        report.note(records[0].line, f"the session's metadata records no working directory; used {cwd!r}"
+                    + (" (from its first turn context)" if cwd else ""))
+    session_id = meta.get("id") if isinstance(meta.get("id"), str) else Path(path).stem
+    builder = SessionBuilder(pi=pi, cwd=cwd, timestamp=session_iso, session_id=session_id)
+    model_id = meta.get("model") if isinstance(meta.get("model"), str) else None
+    if model_id is None and not any(r.kind == "turn_context" for r in records):
+        model_id = DEFAULT_MODELS.get(rollout.layout, "gpt-5")
+        report.note(None, f"the rollout records no model; used {model_id}, the default model of the Codex CLI "
+                          f"that wrote the {rollout.layout} layout")
+    if not token_counts:
+        report.note(None, "the rollout records no token counts; usage is 0")
+    walk = _Walk(builder, report, route, catalog, session_iso, model_id)
+    if records[0].kind == "session_meta":
+        walk.custom(records[0], "codex-session-meta", meta)
+    walk.walk(records)
+    return [builder]
+
+
+def _first_context_cwd(records: list[Record]) -> str | None:
+    for record in records:
+        if record.kind == "turn_context" and isinstance(record.payload, dict) and isinstance(
+                record.payload.get("cwd"), str):
+            return str(record.payload["cwd"])
+    return None
