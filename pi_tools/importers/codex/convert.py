@@ -90,6 +90,10 @@ class _Walk:
         self.context_tokens = 0
         self.priced: dict[str, models.PricedModel] = {}
         self.untimed = False
+        self.records: list[Record] = []
+        self.index = 0
+        self.pending_tokens: dict[str, Any] | None = None
+        self.grouped: dict[str, list[int]] = {}
 
     # --- helpers --------------------------------------------------------------------------------------------
 
@@ -115,6 +119,10 @@ class _Walk:
         else:
             append()
 
+    def note_kind(self, line: int, text: str) -> None:
+        """A note said once per kind of thing, at its first line, with how many there were (at the end)."""
+        self.grouped.setdefault(text, []).append(line)
+
     def priced_model(self, model_id: str) -> models.PricedModel:
         if model_id not in self.priced:
             priced = models.price_model(self.route, model_id, self.catalog)
@@ -127,8 +135,32 @@ class _Walk:
 
     def open_group(self, record: Record) -> _Group:
         if self.group is None:
-            self.group = _Group(record.line, record.timestamp)
+            self.group = _Group(record.line, record.timestamp, usage=self.pending_tokens)
+            self.pending_tokens = None
         return self.group
+
+    def precedes_its_response(self, record: Record) -> bool:
+        """Whether this token count belongs to the response whose items follow it. Codex 0.6x recorded the count
+        first (the items follow within milliseconds); later versions record it after the items, and the tool
+        outputs may come before it. So: a count with a response open is that response's; else it is the next
+        one's if the next response item is model output and either no answer awaits a count or the output
+        follows at once."""
+        if self.group is not None and self.group.content:
+            return False
+        for later in self.records[self.index + 1:]:
+            if later.kind != "response_item":
+                continue
+            item = later.payload if isinstance(later.payload, dict) else {}
+            is_output = item.get("type") in OUTPUT_ITEMS or (item.get("type") == "message"
+                                                             and item.get("role") == "assistant")
+            if not is_output:
+                return False
+            if self.awaiting_usage is None:
+                return True
+            _iso, then = iso_and_ms(later.timestamp, self.session_stamp)
+            _iso, now = iso_and_ms(record.timestamp, self.session_stamp)
+            return 0 <= then - now <= 50
+        return False
 
     def close_group(self) -> None:
         """Append the open response as one assistant message (and the entries that waited for it)."""
@@ -167,8 +199,11 @@ class _Walk:
         self.awaiting_usage = message if group.usage is None else None
 
     def take_usage(self, record: Record, tokens: dict[str, Any]) -> None:
-        """A response's token usage: the open response's, else the last answer's that has none yet."""
-        if self.group is not None and self.group.content:
+        """A response's token usage: the next response's when it comes first, else the open response's, else
+        the last answer's that has none yet."""
+        if self.precedes_its_response(record):
+            self.pending_tokens = tokens
+        elif self.group is not None and self.group.content:
             self.group.usage = tokens
             self.close_group()
         elif self.awaiting_usage is not None:
@@ -177,8 +212,8 @@ class _Walk:
             message["usage"].clear()
             message["usage"].update(models.usage_of(tokens, priced.model))
         else:
-            self.report.note(record.line, "a token count that follows no answer (a compaction's or a retried "
-                                          "request's); kept as a custom entry, outside Pi's usage")
+            self.note_kind(record.line, "a token count that belongs to no answer (a compaction's or a retried "
+                                        "request's); kept as a custom entry, outside Pi's usage")
             self.custom(record, "codex-token-count", tokens)
             return
         self.report.mapped["token_count"] += 1
@@ -186,7 +221,9 @@ class _Walk:
     # --- records --------------------------------------------------------------------------------------------
 
     def walk(self, records: list[Record]) -> None:
+        self.records = records
         for index, record in enumerate(records):
+            self.index = index
             handler = getattr(self, f"on_{record.kind}", None)
             if handler is None:
                 self.report.note(record.line, f"unknown rollout item type {record.kind!r}; kept as a custom entry")
@@ -202,6 +239,9 @@ class _Walk:
                                    f"({', '.join(unanswered[:5])}); Pi answers them with \"No result provided\"")
         if self.untimed:
             self.report.note(None, "records without a time are dated with the session's start")
+        for text, lines in self.grouped.items():
+            more = f" ({len(lines)} times)" if len(lines) > 1 else ""
+            self.report.note(lines[0], text + more)
 
     def on_session_meta(self, record: Record) -> None:
         self.close_group()
@@ -308,7 +348,7 @@ class _Walk:
         elif kind in TOOL_OUTPUTS:
             self.on_tool_output(record, item)
         else:
-            self.report.note(record.line, f"a {kind} item: Pi has no place for it; kept as a custom entry")
+            self.note_kind(record.line, f"a {kind} item: Pi has no place for it; kept as a custom entry")
             self.custom(record, f"codex-{kind}" if isinstance(kind, str) else "codex-item", item)
 
     def on_message(self, record: Record, item: dict[str, Any]) -> None:
@@ -337,8 +377,8 @@ class _Walk:
         if item["type"] == "reasoning":
             block, signed = items.thinking_block(item)
             if not signed:
-                self.report.note(record.line, "reasoning without encrypted content: kept as thinking Pi does not "
-                                              "send back")
+                self.note_kind(record.line, "reasoning without encrypted content: kept as thinking Pi does not "
+                                            "send back")
             group.content.append(block)
             self.report.imported["thinking"] += 1
             return
