@@ -12,6 +12,7 @@ What each record becomes (docs/import-codex.md has the table):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,12 +31,17 @@ ECHO_EVENTS = frozenset({"user_message", "agent_message", "agent_reasoning", "ag
                          "agent_reasoning_section_break", "context_compacted"})
 """Events that repeat a response item (or the `compacted` item) for Codex's UI: left out, counted."""
 
+_CWD = re.compile(r"<environment_context>.*?<cwd>(.*?)</cwd>", re.DOTALL)
+
 OUTPUT_ITEMS = frozenset({"reasoning", "function_call", "custom_tool_call", "local_shell_call"})
 TOOL_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 
-DEFAULT_MODELS = {"rollout-bare": "gpt-5", "rollout-json": "o4-mini"}
-"""The model a rollout that records none is stored with: the default model of the Codex CLI that wrote that
-layout (the Rust CLI's from August 2025, the TypeScript CLI's), since Pi needs one on every answer."""
+DEFAULT_MODELS = {
+    "rollout": ("gpt-5", "no turn context names one; gpt-5 is the model family Codex has defaulted to since August 2025"),
+    "rollout-bare": ("gpt-5", "Codex CLIs of that layout record none; gpt-5 was their default from August 2025"),
+    "rollout-json": ("o4-mini", "the TypeScript Codex CLI records none; o4-mini was its default"),
+}
+"""The model a rollout that records none is stored with, and why (Pi needs a model on every answer)."""
 
 
 def iso_and_ms(stamp: str | None, fallback: str) -> tuple[str, int]:
@@ -83,6 +89,7 @@ class _Walk:
         self.calls: dict[str, tuple[str, str]] = {}
         self.answered: set[str] = set()
         self.turn_starts: list[str | None] = []
+        self.user_entries: list[str] = []
         self.emitted_model: tuple[str, str] | None = None
         self.emitted_level: str | None = None
         self.previous_total: dict[str, Any] | None = None
@@ -94,6 +101,7 @@ class _Walk:
         self.index = 0
         self.pending_tokens: dict[str, Any] | None = None
         self.grouped: dict[str, list[int]] = {}
+        self.users_from_events = False
 
     # --- helpers --------------------------------------------------------------------------------------------
 
@@ -274,11 +282,12 @@ class _Walk:
                                           "keeps the history before it")
             self.custom(record, "codex-compacted", payload)
             return
-        kept = payload.get("replacement_history")
-        if isinstance(kept, list):
-            self.report.note(record.line, "compaction: Pi keeps its summary alone; the recent user messages "
-                                          "Codex kept beside it stay in the history before it")
-        self.builder.compaction(summary, first_kept_entry_id=None, tokens_before=self.context_tokens,
+        # Codex keeps the recent user messages beside its summary; Pi keeps a contiguous tail: from the last
+        # user message on, as Pi's own compaction keeps the latest turn.
+        first_kept = self.user_entries[-1] if self.user_entries else None
+        if first_kept is None:
+            self.report.note(record.line, "a compaction before any user message: Pi keeps its summary alone")
+        self.builder.compaction(summary, first_kept_entry_id=first_kept, tokens_before=self.context_tokens,
                                 timestamp=iso, source_id=self.source_id(record))
         self.report.mapped["compaction"] += 1
 
@@ -287,6 +296,8 @@ class _Walk:
         kind = payload.get("type")
         if kind == "token_count":
             self.on_token_count(record, payload)
+        elif kind == "user_message" and self.users_from_events:
+            self.on_user_event(record, payload)
         elif kind in ECHO_EVENTS:
             self.report.dropped[f"event {kind} (repeats a response item)"] += 1
         elif kind == "thread_rolled_back":
@@ -298,6 +309,28 @@ class _Walk:
             self.report.mapped["session_info"] += 1
         else:
             self.custom(record, f"codex-{kind}" if isinstance(kind, str) else "codex-event", payload)
+
+    def on_user_event(self, record: Record, payload: dict[str, Any]) -> None:
+        """A user message the rollout records only as the UI's event (its response items were left out)."""
+        self.close_group()
+        blocks: list[dict[str, Any]] = []
+        if isinstance(payload.get("message"), str):
+            blocks.append({"type": "text", "text": payload["message"]})
+        for url in payload.get("images") or []:
+            image = items.image_block(url)
+            if image is not None:
+                blocks.append(image)
+        if payload.get("local_images"):
+            self.note_kind(record.line, "a user message's local image paths (the images are not in the rollout); "
+                                        "left out")
+        self.append_user(record, blocks)
+
+    def append_user(self, record: Record, blocks: list[dict[str, Any]]) -> None:
+        iso, ms = self.time(record)
+        self.turn_starts.append(self.builder.leaf)
+        self.user_entries.append(self.builder.message({"role": "user", "content": blocks, "timestamp": ms},
+                                                      timestamp=iso, source_id=self.source_id(record)))
+        self.report.imported["user"] += 1
 
     def on_token_count(self, record: Record, payload: dict[str, Any]) -> None:
         info = payload.get("info")
@@ -332,6 +365,7 @@ class _Walk:
             return
         target = self.turn_starts[-turns]
         del self.turn_starts[-turns:]
+        del self.user_entries[-turns:]
         self.builder.go_to(target)
         self.awaiting_usage = None
         self.report.mapped["branch"] += 1
@@ -363,11 +397,7 @@ class _Walk:
                 self.report.note(record.line, f"{lost} part(s) of a user message that are neither text nor an "
                                               "inline image; left out")
                 self.report.dropped["user message part"] += lost
-            iso, ms = self.time(record)
-            self.turn_starts.append(self.builder.leaf)
-            self.builder.message({"role": "user", "content": blocks, "timestamp": ms}, timestamp=iso,
-                                 source_id=self.source_id(record))
-            self.report.imported["user"] += 1
+            self.append_user(record, blocks)
             return
         custom_type = "codex-context" if role == "user" else f"codex-{role}-message"
         self.custom(record, custom_type, item)
@@ -439,17 +469,23 @@ def convert(path: str | Path, *, pi: PiVersion, report: ImportReport) -> list[Se
     if cwd is None:
         cwd = _first_context_cwd(records) or ""
         report.note(records[0].line, f"the session's metadata records no working directory; used {cwd!r}"
-                    + (" (from its first turn context)" if cwd else ""))
+                    + (" (from the first turn context or environment context)" if cwd else ""))
     session_id = meta.get("id") if isinstance(meta.get("id"), str) else Path(path).stem
     builder = SessionBuilder(pi=pi, cwd=cwd, timestamp=session_iso, session_id=session_id)
     model_id = meta.get("model") if isinstance(meta.get("model"), str) else None
     if model_id is None and not any(r.kind == "turn_context" for r in records):
-        model_id = DEFAULT_MODELS.get(rollout.layout, "gpt-5")
-        report.note(None, f"the rollout records no model; used {model_id}, the default model of the Codex CLI "
-                          f"that wrote the {rollout.layout} layout")
+        model_id, why = DEFAULT_MODELS[rollout.layout]
+        report.note(None, f"the rollout records no model; used {model_id} ({why})")
     if not token_counts:
         report.note(None, "the rollout records no token counts; usage is 0")
     walk = _Walk(builder, report, route, catalog, session_iso, model_id)
+    walk.users_from_events = not any(
+        r.kind == "response_item" and isinstance(r.payload, dict) and r.payload.get("type") == "message"
+        and r.payload.get("role") == "user" and not items.is_context_message(r.payload.get("content"))
+        for r in records)
+    if walk.users_from_events and any(r.kind == "event_msg" and isinstance(r.payload, dict)
+                                      and r.payload.get("type") == "user_message" for r in records):
+        report.note(None, "the rollout records the user's messages only as events; they are imported from them")
     if records[0].kind == "session_meta":
         walk.custom(records[0], "codex-session-meta", meta)
     walk.walk(records)
@@ -457,8 +493,13 @@ def convert(path: str | Path, *, pi: PiVersion, report: ImportReport) -> list[Se
 
 
 def _first_context_cwd(records: list[Record]) -> str | None:
+    """The working directory of the first turn context, or of the first `<environment_context>` message."""
     for record in records:
-        if record.kind == "turn_context" and isinstance(record.payload, dict) and isinstance(
-                record.payload.get("cwd"), str):
-            return str(record.payload["cwd"])
+        payload = record.payload if isinstance(record.payload, dict) else {}
+        if record.kind == "turn_context" and isinstance(payload.get("cwd"), str):
+            return str(payload["cwd"])
+        if record.kind == "response_item" and payload.get("type") == "message":
+            found = _CWD.search(items.text_of(payload.get("content")))
+            if found:
+                return found.group(1).strip()
     return None

@@ -93,9 +93,9 @@ def read(data: bytes, report: ImportReport) -> Rollout:
             continue
         try:
             values.append((index, orjson.loads(raw)))
-        except orjson.JSONDecodeError as error:
+        except orjson.JSONDecodeError:
             last = index == len(lines) and torn_tail
-            what = "torn last line (the file ends inside it)" if last else f"not JSON ({error})"
+            what = "torn last line (the file ends inside it)" if last else "not JSON"
             report.note(index, f"{what}; left out")
             report.dropped["unreadable line"] += 1
     if not values:
@@ -157,10 +157,11 @@ def _json_layout(whole: Any, report: ImportReport) -> Rollout:
     session = whole["session"]
     records = [Record(1, session.get("timestamp") if isinstance(session.get("timestamp"), str) else None,
                       "session_meta", session)]
-    for item in whole["items"]:
+    # A one-document layout has no lines to name: a record's `line` is its place (the session 1, items from 2).
+    for place, item in enumerate(whole["items"], start=2):
         if isinstance(item, dict) and isinstance(item.get("type"), str):
-            records.append(Record(1, None, "response_item", item))
+            records.append(Record(place, None, "response_item", item))
         else:
-            report.note(1, "an item of `items` that is not a response item; left out")
+            report.note(place, "an item of `items` that is not a response item; left out")
             report.dropped["unreadable line"] += 1
     return Rollout("rollout-json", records)
