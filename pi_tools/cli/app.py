@@ -15,6 +15,7 @@ from pi_tools.cli.context import context_command
 from pi_tools.cli.convert import convert_command
 from pi_tools.cli.decode import decode_command
 from pi_tools.cli.export import export_command
+from pi_tools.cli.import_cmd import import_command
 from pi_tools.cli.index import index_command
 from pi_tools.cli.ls import ls_command
 from pi_tools.cli.models import models_command
@@ -93,6 +94,7 @@ app.command("ls")(ls_command)
 app.command("models")(models_command)
 app.command("run")(run_command)
 app.command("decode")(decode_command)
+app.command("import")(import_command)
 
 
 def _for_arguments(args: list[str]) -> typer.Typer:

@@ -46,6 +46,9 @@ class SessionBuilder:
         self.source_session = session_id if session_id is not None else f"{cwd}\0{timestamp}"
         self.id = stable_uuid("pi-tools import session", self.source_session)
         self.parent_session = parent_session
+        self.parent: SessionBuilder | None = None
+        """The session this one is a sidechain of (a sub-agent's): the writer writes the parent first and sets
+        `parent_session` to the parent's file."""
         self.entries: list[dict[str, Any]] = []
         self._leaf: str | None = None
         self._taken: set[str] = set()

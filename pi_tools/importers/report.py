@@ -31,6 +31,8 @@ class ImportReport:
     """Each filled-in value or drop, with why: `line 12: no model; used the session's model`."""
     written: list[str] = field(default_factory=list)
     """The Pi session files written for this source (the writer fills it in)."""
+    unchanged: list[str] = field(default_factory=list)
+    """Its Pi session files that were already there, byte for byte (an earlier import): not written again."""
     error: str | None = None
     """Why the file could not be imported at all (then nothing was written for it)."""
 
@@ -49,6 +51,7 @@ class ImportReport:
             "source": self.source,
             "from": self.kind,
             "written": list(self.written),
+            "unchanged": list(self.unchanged),
             "imported": dict(sorted(self.imported.items())),
             "mapped": dict(sorted(self.mapped.items())),
             "custom": dict(sorted(self.custom.items())),
@@ -64,6 +67,8 @@ class ImportReport:
             lines.append(f"  error: {self.error}")
         for path in self.written:
             lines.append(f"  wrote {path}")
+        for path in self.unchanged:
+            lines.append(f"  unchanged {path} (imported before)")
         for title, counts in (("imported", self.imported), ("mapped", self.mapped),
                               ("custom", self.custom), ("dropped", self.dropped)):
             if counts:

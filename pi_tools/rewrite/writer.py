@@ -28,6 +28,11 @@ from typing import Any
 
 # The entry shapes live in session/entry_shapes.py (the importers write entries too); the rewrites import them
 # from here.
+from pi_tools.output.atomic import fsync_directory as _fsync_directory
+from pi_tools.output.atomic import temp_beside as _temp_beside
+from pi_tools.output.atomic import unlink_quietly as _unlink
+from pi_tools.output.atomic import write_atomic as write_atomic
+from pi_tools.output.atomic import write_new as _write_new
 from pi_tools.session.entry_shapes import ENTRY_KEY_ORDER as ENTRY_KEY_ORDER
 from pi_tools.session.entry_shapes import entry_line as entry_line
 from pi_tools.session.entry_shapes import new_entry as new_entry
@@ -191,64 +196,6 @@ def plan_targets(source: str, out: str | None, *, in_place: bool = False, force:
 
 
 # --- writing --------------------------------------------------------------------------------------------
-
-
-def _fsync_directory(directory: str) -> None:
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
-
-
-def _temp_beside(path: str, data: bytes, mode: int | None) -> str:
-    """`data` in a new fsync'ed hidden temporary file in `path`'s directory; its name."""
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-    except BaseException:
-        _unlink(temp)
-        raise
-    return temp
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def write_atomic(path: str, data: bytes, mode: int | None = None) -> None:
-    """Write via a temporary file in the same directory, fsync, then rename over `path`."""
-    temp = _temp_beside(path, data, mode)
-    try:
-        os.replace(temp, path)
-    except BaseException:
-        _unlink(temp)
-        raise
-    _fsync_directory(os.path.dirname(os.path.abspath(path)))
-
-
-def _write_new(path: str, data: bytes, mode: int | None) -> None:
-    """Like write_atomic, but never replaces an existing `path` (a hard link cannot overwrite)."""
-    temp = _temp_beside(path, data, mode)
-    try:
-        os.link(temp, path)
-    finally:
-        _unlink(temp)
-    _fsync_directory(os.path.dirname(os.path.abspath(path)))
 
 
 def _keep_backup(source: str, backup: str) -> None:
