@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from pi_tools.importers.builder import SessionBuilder
 from pi_tools.importers.codex import items, models
-from pi_tools.importers.codex.records import NotARollout, Record, read
+from pi_tools.importers.codex.records import Record, read
+from pi_tools.importers.records import read_bytes
 from pi_tools.importers.report import ImportReport
 
 if TYPE_CHECKING:
@@ -443,18 +444,9 @@ class _Walk:
 
 
 def convert(path: str | Path, *, pi: PiVersion, report: ImportReport) -> list[SessionBuilder]:
-    """The Pi session of one Codex rollout (a list, as every source's `convert`); a file that cannot be imported
-    at all gives none, with `report.fail` saying why."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        report.fail(f"cannot read {path}: {error.strerror or error}")
-        return []
-    try:
-        rollout = read(data, report)
-    except NotARollout as error:
-        report.fail(f"{path}: not a Codex rollout: {error}")
-        return []
+    """The Pi session of one Codex rollout (a list, as every source's `convert`); ImportFailed when the file is
+    no rollout at all."""
+    rollout = read(read_bytes(str(path)), report)
     report.note(None, f"layout {rollout.layout}")
     records = rollout.records
     meta = records[0].payload if records[0].kind == "session_meta" and isinstance(records[0].payload, dict) else {}

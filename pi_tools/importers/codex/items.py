@@ -74,7 +74,7 @@ def input_blocks(content: Any) -> tuple[list[dict[str, Any]], int]:
     return blocks, lost
 
 
-def text_block(item: dict[str, Any]) -> dict[str, Any] | None:
+def text_block(item: dict[str, Any]) -> dict[str, Any]:
     """An assistant message item as one Pi text block; an item id (the TypeScript CLI's) becomes Pi's text
     signature, as Pi's Responses providers store it."""
     text = "".join(part.get("text") or part.get("refusal") or "" for part in item.get("content") or []

@@ -20,14 +20,12 @@ from typing import Any
 
 import orjson
 
+from pi_tools.importers.records import ImportFailed, parse_records
+from pi_tools.importers.records import Record as JsonLine
 from pi_tools.importers.report import ImportReport
 
 WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 """The `type`s of a current rollout line (codex-rs protocol `RolloutItem`)."""
-
-
-class NotARollout(ValueError):
-    """The file is not a Codex rollout of any known layout (the message says why)."""
 
 
 @dataclass
@@ -77,49 +75,34 @@ def detect(first_lines: list[bytes]) -> bool:
 
 
 def read(data: bytes, report: ImportReport) -> Rollout:
-    """The records of a rollout's bytes; damaged lines are noted and counted as dropped. Raises `NotARollout`."""
-    text = data.decode("utf-8", errors="replace")
-    if "\ufffd" in text and b"\xef\xbf\xbd" not in data:
-        report.note(None, "the file is not valid UTF-8; undecodable bytes were read as U+FFFD")
-    if text.lstrip().startswith("{\n") or text.lstrip().startswith("{\r\n"):
-        whole = _whole_json(text)
+    """The records of a rollout's bytes; unreadable lines are noted and counted as dropped (as every source's
+    are, importers/records.py). Raises ImportFailed when the file is no rollout of any layout."""
+    stripped = data.lstrip()
+    if stripped.startswith((b"{\n", b"{\r\n")):
+        whole = _whole_json(data)
         if whole is not None:
-            return _json_layout(whole, report)
-    lines = text.split("\n")
-    torn_tail = not text.endswith("\n")
-    values: list[tuple[int, Any]] = []
-    for index, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            values.append((index, orjson.loads(raw)))
-        except orjson.JSONDecodeError:
-            last = index == len(lines) and torn_tail
-            what = "torn last line (the file ends inside it)" if last else "not JSON"
-            report.note(index, f"{what}; left out")
-            report.dropped["unreadable line"] += 1
-    if not values:
-        raise NotARollout("no rollout line in the file")
-    first_line, first = values[0]
-    if isinstance(first, dict) and first.get("type") in WRAPPED_TYPES and "payload" in first:
+            return _json_layout(whole)
+    values = parse_records(data, report)
+    first = values[0].value
+    if first.get("type") in WRAPPED_TYPES and "payload" in first:
         return Rollout("rollout", _wrapped(values, report))
     if _looks_bare_meta(first):
         return Rollout("rollout-bare", _bare(values, report))
-    raise NotARollout(f"line {first_line}: neither a rollout line ({{timestamp, type, payload}}) nor a session's "
-                      "metadata ({id, timestamp, ...})")
+    raise ImportFailed(f"line {values[0].line}: not a Codex rollout (neither a rollout line {{timestamp, type, "
+                       "payload}} nor a session's metadata {id, timestamp, ...})")
 
 
-def _whole_json(text: str) -> Any:
+def _whole_json(data: bytes) -> Any:
     try:
-        return orjson.loads(text)
+        return orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
 
 
-def _wrapped(values: list[tuple[int, Any]], report: ImportReport) -> list[Record]:
+def _wrapped(values: list[JsonLine], report: ImportReport) -> list[Record]:
     records: list[Record] = []
-    for line, value in values:
-        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+    for line, value in ((v.line, v.value) for v in values):
+        if not isinstance(value.get("type"), str):
             report.note(line, "not a rollout line (no `type`); left out")
             report.dropped["unreadable line"] += 1
             continue
@@ -136,13 +119,13 @@ def _time(value: dict[str, Any]) -> str | None:
     return stamp if isinstance(stamp, str) else None
 
 
-def _bare(values: list[tuple[int, Any]], report: ImportReport) -> list[Record]:
-    first_line, meta = values[0]
+def _bare(values: list[JsonLine], report: ImportReport) -> list[Record]:
+    first_line, meta = values[0].line, values[0].value
     records = [Record(first_line, meta.get("timestamp"), "session_meta", meta)]
-    for line, value in values[1:]:
-        if isinstance(value, dict) and value.get("record_type") == "state":
+    for line, value in ((v.line, v.value) for v in values[1:]):
+        if value.get("record_type") == "state":
             records.append(Record(line, None, "state", value))
-        elif isinstance(value, dict) and isinstance(value.get("type"), str):
+        elif isinstance(value.get("type"), str):
             records.append(Record(line, _time(value), "response_item", value))
         else:
             report.note(line, "neither a response item nor a state marker; left out")
@@ -150,18 +133,14 @@ def _bare(values: list[tuple[int, Any]], report: ImportReport) -> list[Record]:
     return records
 
 
-def _json_layout(whole: Any, report: ImportReport) -> Rollout:
+def _json_layout(whole: Any) -> Rollout:
     if not isinstance(whole, dict) or not isinstance(whole.get("session"), dict) or not isinstance(
             whole.get("items"), list):
-        raise NotARollout("a JSON document without the `session` and `items` of a TypeScript Codex CLI rollout")
+        raise ImportFailed("a JSON document without the `session` and `items` of a TypeScript Codex CLI rollout")
     session = whole["session"]
     records = [Record(1, session.get("timestamp") if isinstance(session.get("timestamp"), str) else None,
                       "session_meta", session)]
     # A one-document layout has no lines to name: a record's `line` is its place (the session 1, items from 2).
     for place, item in enumerate(whole["items"], start=2):
-        if isinstance(item, dict) and isinstance(item.get("type"), str):
-            records.append(Record(place, None, "response_item", item))
-        else:
-            report.note(place, "an item of `items` that is not a response item; left out")
-            report.dropped["unreadable line"] += 1
+        records.append(Record(place, None, "response_item", item))
     return Rollout("rollout-json", records)
