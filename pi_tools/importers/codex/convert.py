@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_tools.importers.builder import SessionBuilder
 from pi_tools.importers.codex import items, models
-from pi_tools.importers.codex.records import Record, read
+from pi_tools.importers.codex.records import LAYOUTS, Record, read
 from pi_tools.importers.records import read_bytes
 from pi_tools.importers.report import ImportReport
 
@@ -370,8 +370,9 @@ class _Walk:
         self.builder.go_to(target)
         self.awaiting_usage = None
         self.report.mapped["branch"] += 1
-        self.report.note(record.line, f"Codex undid the last {turns} turn(s): they stay on a branch of their own, "
-                                      "and the conversation goes on from before them")
+        undone = "turn" if turns == 1 else f"{turns} turns"
+        self.report.note(record.line, f"Codex undid the last {undone}: it stays on a branch of its own, and the "
+                                      "conversation goes on from before it")
 
     def on_response_item(self, record: Record) -> None:
         item = record.payload if isinstance(record.payload, dict) else {}
@@ -447,7 +448,7 @@ def convert(path: str | Path, *, pi: PiVersion, report: ImportReport) -> list[Se
     """The Pi session of one Codex rollout (a list, as every source's `convert`); ImportFailed when the file is
     no rollout at all."""
     rollout = read(read_bytes(str(path)), report)
-    report.note(None, f"layout {rollout.layout}")
+    report.note(None, f"layout: {rollout.layout} ({LAYOUTS[rollout.layout]})")
     records = rollout.records
     meta = records[0].payload if records[0].kind == "session_meta" and isinstance(records[0].payload, dict) else {}
     catalog = pi.requests.catalog

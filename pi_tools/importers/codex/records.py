@@ -24,6 +24,13 @@ from pi_tools.importers.records import ImportFailed, parse_records
 from pi_tools.importers.records import Record as JsonLine
 from pi_tools.importers.report import ImportReport
 
+LAYOUTS = {
+    "rollout": "Codex's JSON Lines of {timestamp, type, payload}",
+    "rollout-bare": "the first Rust Codex CLI's bare items, summer 2025",
+    "rollout-json": "the TypeScript Codex CLI's one JSON document, spring 2025",
+}
+"""Each layout, as the report names it."""
+
 WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 """The `type`s of a current rollout line (codex-rs protocol `RolloutItem`)."""
 
@@ -89,7 +96,7 @@ def read(data: bytes, report: ImportReport) -> Rollout:
     if _looks_bare_meta(first):
         return Rollout("rollout-bare", _bare(values, report))
     raise ImportFailed(f"line {values[0].line}: not a Codex rollout (neither a rollout line {{timestamp, type, "
-                       "payload}} nor a session's metadata {id, timestamp, ...})")
+                       "payload} nor a session's metadata {id, timestamp, ...})")
 
 
 def _whole_json(data: bytes) -> Any:
