@@ -14,13 +14,14 @@ from typing import Any
 
 import orjson
 import pytest
-from support.oracle_path import MISSING, MISSING16, ORACLE, ORACLE16
 
 from pi_tools.importers.builder import SessionBuilder
 from pi_tools.importers.codex import convert, detect
 from pi_tools.importers.records import ImportFailed, first_lines
 from pi_tools.importers.report import ImportReport
 from pi_tools.pi import resolve
+
+from support.oracle_path import MISSING, MISSING16, ORACLE, ORACLE16
 
 DATA = Path(__file__).resolve().parent / "data" / "codex"
 REAL = sorted((DATA / "real").glob("rollout-*.jsonl"))

@@ -20,10 +20,10 @@ from typing import Any
 from pi_tools.providers.catalog import Model, all_models, calculate_cost, get_model, providers
 from pi_tools.providers.errors import UnknownModelError
 
-CHATGPT = ("openai-codex", "openai-codex-responses")
-API_KEY = ("openai", "openai-responses")
-_PROVIDER_APIS = {"openai-codex": "openai-codex-responses", "openai": "openai-responses",
-                  "azure": "azure-openai-responses", "azure-openai-responses": "azure-openai-responses"}
+CHATGPT = "openai-codex"
+"""Pi's provider for ChatGPT sign-ins (the API is its catalog models' API, ChatGPT's Codex backend)."""
+API_KEY = "openai"
+"""Pi's provider for API keys (the API is its catalog models' API, OpenAI's Responses API: Codex's own)."""
 
 EFFORT_LEVELS = {"none": "off", "minimal": "minimal", "low": "low", "medium": "medium", "high": "high",
                  "xhigh": "xhigh"}
@@ -46,23 +46,30 @@ def has_rate_limits(payload: Any) -> bool:
 
 
 def route(model_provider: Any, token_counts: list[Any], catalog: str) -> Route:
-    """The session's provider from its metadata and its `token_count` events (see the module's docstring)."""
+    """The session's provider from its metadata and its `token_count` events (see the module's docstring); the
+    API is the one the catalog's models of that provider speak."""
     if isinstance(model_provider, str) and model_provider and model_provider != "openai":
         known = model_provider in providers(catalog)
-        api = _PROVIDER_APIS.get(model_provider) or (_first_api(model_provider, catalog) if known else None)
-        return Route(model_provider, api or "openai-responses",
-                     f"the session's model_provider is {model_provider!r}"
-                     + ("" if api else "; its API is not recorded, taken as openai-responses"))
+        reason = f"the session's model_provider is {model_provider!r}"
+        if not known:
+            reason += "; Pi's catalog has no such provider, so its API is taken as OpenAI's Responses API, Codex's"
+        return Route(model_provider, provider_api(model_provider if known else API_KEY, catalog), reason)
     if any(has_rate_limits(payload) for payload in token_counts):
-        return Route(*CHATGPT, "its token counts record ChatGPT rate-limit windows (signed in with ChatGPT)")
+        return Route(CHATGPT, provider_api(CHATGPT, catalog),
+                     "its token counts record ChatGPT rate-limit windows (signed in with ChatGPT)")
     if token_counts:
-        return Route(*API_KEY, "its token counts record no ChatGPT rate limits (an API key)")
-    return Route(*API_KEY, "nothing in it says how Codex signed in (no token counts); taken as an API key")
+        return Route(API_KEY, provider_api(API_KEY, catalog),
+                     "its token counts record no ChatGPT rate limits (an API key)")
+    return Route(API_KEY, provider_api(API_KEY, catalog),
+                 "nothing in it says how Codex signed in (no token counts); taken as an API key")
 
 
-def _first_api(provider: str, catalog: str) -> str | None:
-    models = all_models(provider, catalog)
-    return str(models[0]["api"]) if models else None
+def provider_api(provider: str, catalog: str) -> str:
+    """The API a provider's catalog models speak: OpenAI's Responses API (what Codex speaks) when it is among
+    them, else the first one."""
+    responses = {str(model["api"]) for model in all_models(API_KEY, catalog)}
+    apis = [str(model["api"]) for model in all_models(provider, catalog)]
+    return next((api for api in apis if api in responses), apis[0])
 
 
 @dataclass
