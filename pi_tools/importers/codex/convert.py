@@ -471,6 +471,10 @@ def convert(path: str | Path, *, pi: PiVersion, report: ImportReport) -> list[Se
         report.note(None, f"the rollout records no model; used {model_id} ({why})")
     if not token_counts:
         report.note(None, "the rollout records no token counts; usage is 0")
+    parent = _parent_thread(meta)
+    if parent is not None:
+        report.note(records[0].line, f"{parent[0]} Codex session {parent[1]}: Pi links sessions by file, so the "
+                                     "link is kept in the codex-session-meta entry")
     walk = _Walk(builder, report, route, catalog, session_iso, model_id)
     walk.users_from_events = not any(
         r.kind == "response_item" and isinstance(r.payload, dict) and r.payload.get("type") == "message"
@@ -483,6 +487,20 @@ def convert(path: str | Path, *, pi: PiVersion, report: ImportReport) -> list[Se
         walk.custom(records[0], "codex-session-meta", meta)
     walk.walk(records)
     return [builder]
+
+
+def _parent_thread(meta: dict[str, Any]) -> tuple[str, str] | None:
+    """How this session came from another: a fork (`forked_from_id`) or a sub-agent (`source.subagent`)."""
+    forked = meta.get("forked_from_id")
+    if isinstance(forked, str) and forked:
+        return "forked from", forked
+    source = meta.get("source")
+    subagent = source.get("subagent") if isinstance(source, dict) else None
+    spawn = subagent.get("thread_spawn") if isinstance(subagent, dict) else None
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+    if isinstance(parent, str) and parent:
+        return "a sub-agent of", parent
+    return None
 
 
 def _first_context_cwd(records: list[Record]) -> str | None:
