@@ -60,6 +60,8 @@ class _Chain:
     response: _Response | None = None
     responses: list[_Response] = field(default_factory=list)
     by_id: dict[str, _Response] = field(default_factory=dict)
+    state_at: dict[str, tuple[ModelRef | None, str | None]] = field(default_factory=dict)
+    """Pi entry → the model and thinking level in force there (a fork takes its parent's)."""
     compaction: Record | None = None
     todos: Any = None
     last_ms: int | None = None
@@ -145,6 +147,9 @@ class ClaudeCodeConverter:
 
     def _stamp(self, chain: _Chain, record: Record) -> int:
         stamp = stamp_ms(record.value.get("timestamp"))
+        snapshot = record.value.get("snapshot")
+        if stamp is None and isinstance(snapshot, dict):  # a file-history-snapshot keeps its time inside
+            stamp = stamp_ms(snapshot.get("timestamp"))
         if stamp is None:
             stamp = chain.last_ms if chain.last_ms is not None else (self.start_ms or 0)
             self.fill_ins["a record without a timestamp took the one before it"] += 1
@@ -159,17 +164,22 @@ class ClaudeCodeConverter:
             if entry is not None:
                 if entry != chain.builder.leaf:
                     chain.response = None
+                    # A fork: the model and thinking level are those of the branch it leaves.
+                    chain.model, chain.thinking_level = chain.state_at.get(entry, (chain.model,
+                                                                                   chain.thinking_level))
                 chain.builder.go_to(entry)
             else:
                 self.report.note(record.line, f"its parent {parent} is not in the file; it follows the record "
                                               "before it")
-        elif chain.builder.entries and record.value.get("type") in ("user", "assistant"):
+        elif chain.messages and record.value.get("type") in ("user", "assistant"):
             chain.response = None
             if record.value.get("logicalParentUuid") is None:
                 self.report.note(record.line, f"a new root in {chain.label} (no parent): a Pi tree root too")
             chain.builder.go_to(None)
 
     def _remember(self, chain: _Chain, record: Record) -> None:
+        if chain.builder.leaf is not None:
+            chain.state_at[chain.builder.leaf] = (chain.model, chain.thinking_level)
         uuid = record.value.get("uuid")
         if isinstance(uuid, str) and uuid:
             chain.entries_of[uuid] = chain.builder.leaf or ""
@@ -223,7 +233,7 @@ class ClaudeCodeConverter:
         message = value.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if chain.compaction is not None and value.get("isCompactSummary"):
-            self._compaction(chain, record, content, stamp)
+            self._compaction(chain, chain.compaction, content, stamp)
             return
         if chain.compaction is not None:
             self._compaction(chain, chain.compaction, None, stamp)
