@@ -25,8 +25,8 @@ from support.oracle_path import MISSING, MISSING16, ORACLE, ORACLE16
 
 DATA = Path(__file__).resolve().parent / "data" / "codex"
 REAL = sorted((DATA / "real").glob("rollout-*.jsonl"))
-SYNTHETIC = ["rollout-chatgpt-tree.jsonl", "rollout-tokens-first.jsonl", "rollout-damaged.jsonl", "rollout-bare.jsonl",
-             "rollout-typescript.json"]
+SYNTHETIC = ["rollout-chatgpt-tree.jsonl", "rollout-tokens-first.jsonl", "rollout-remote-compaction.jsonl",
+             "rollout-damaged.jsonl", "rollout-bare.jsonl", "rollout-typescript.json"]
 ALL = [*REAL, *(DATA / name for name in SYNTHETIC)]
 VERSIONS = ["0.85", "1.6"]
 
@@ -97,6 +97,20 @@ EXPECTED_REPORTS: dict[str, dict[str, Any]] = {
         "notes": [
             "layout: rollout (Codex's JSON Lines of {timestamp, type, payload})",
             "stored as openai (openai-responses): its token counts record no ChatGPT rate limits (an API key)",
+        ],
+    },
+    "rollout-remote-compaction.jsonl": {
+        "imported": {"assistant": 2, "user": 2},
+        "mapped": {"compaction": 1, "message kept by a compaction": 2, "model_change": 1, "thinking_level_change": 1,
+                   "token_count": 2},
+        "custom": {"codex-compacted": 1, "codex-session-meta": 1, "codex-turn-context": 1},
+        "dropped": {"event context_compacted (repeats a response item)": 1, "repeated turn_context": 1},
+        "notes": [
+            "layout: rollout (Codex's JSON Lines of {timestamp, type, payload})",
+            "stored as openai-codex (openai-codex-responses): its token counts record ChatGPT rate-limit windows "
+            "(signed in with ChatGPT)",
+            "line 6: a compaction made on OpenAI's servers (its summary is encrypted): Pi's summary says so, and the "
+            "2 message(s) Codex kept follow it",
         ],
     },
     "rollout-damaged.jsonl": {
@@ -234,6 +248,20 @@ def test_rollback_is_a_branch_and_compaction_keeps_the_last_user_turn() -> None:
     assert compaction["tokensBefore"] == 3050
     names = [entry["name"] for entry in entries(builder) if entry["type"] == "session_info"]
     assert names == ["Cart rounding fix"]
+
+
+@pytest.mark.parametrize("pi", VERSIONS)
+def test_a_compaction_on_openais_servers_keeps_codexs_context(cli: Any, tmp_path: Path, pi: str) -> None:
+    result = cli("import", str(DATA / "rollout-remote-compaction.jsonl"), "-o", str(tmp_path), "--pi", pi,
+                 "--format", "json")
+    written = result.documents()[0]["written"][0]
+    context = cli("context", written, "--pi", pi).documents()[0]["messages"]
+    assert [(m["role"], m.get("summary") or m["content"][0]["text"]) for m in context] == [
+        ("compactionSummary", "Codex compacted the conversation before this point on OpenAI's servers, which keep "
+                              "the summary encrypted: it could not be imported. The messages Codex kept follow."),
+        ("user", "Port the parser to Rust."), ("assistant", "Ported `parse.rs`; all 41 tests pass."),
+        ("user", "Now add a benchmark."), ("assistant", "Added `benches/parse.rs`.")]
+    assert cli("audit", written, "--pi", pi).code == 0
 
 
 def test_token_counts_before_their_response_go_to_it() -> None:

@@ -28,6 +28,10 @@ from pi_tools.importers.report import ImportReport
 if TYPE_CHECKING:
     from pi_tools.pi import PiVersion
 
+REMOTE_SUMMARY = ("Codex compacted the conversation before this point on OpenAI's servers, which keep the summary "
+                  "encrypted: it could not be imported. The messages Codex kept follow.")
+"""The summary of a compaction whose own summary only OpenAI can read (what the model is told instead)."""
+
 ECHO_EVENTS = frozenset({"user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
                          "agent_reasoning_section_break", "context_compacted"})
 """Events that repeat a response item (or the `compacted` item) for Codex's UI: left out, counted."""
@@ -278,19 +282,54 @@ class _Walk:
         summary = payload.get("message")
         iso, _ms = self.time(record)
         if not isinstance(summary, str) or not summary.strip():
-            self.report.note(record.line, "a compaction whose summary is not readable (Codex compacted on "
-                                          "OpenAI's servers); kept as a custom entry, and the imported context "
-                                          "keeps the history before it")
-            self.custom(record, "codex-compacted", payload)
+            self.remote_compaction(record, payload)
             return
+        if first_kept_none := not self.user_entries:
+            self.report.note(record.line, "a compaction before any user message: Pi keeps its summary alone")
         # Codex keeps the recent user messages beside its summary; Pi keeps a contiguous tail: from the last
         # user message on, as Pi's own compaction keeps the latest turn.
-        first_kept = self.user_entries[-1] if self.user_entries else None
-        if first_kept is None:
-            self.report.note(record.line, "a compaction before any user message: Pi keeps its summary alone")
+        first_kept = None if first_kept_none else self.user_entries[-1]
         self.builder.compaction(summary, first_kept_entry_id=first_kept, tokens_before=self.context_tokens,
                                 timestamp=iso, source_id=self.source_id(record))
         self.report.mapped["compaction"] += 1
+
+    def remote_compaction(self, record: Record, payload: dict[str, Any]) -> None:
+        """A compaction made on OpenAI's servers: its summary is an encrypted `compaction` item only OpenAI reads,
+        and `replacement_history` holds what Codex's context became (the messages it kept, then that item).
+
+        Pi gets what can be read of it: a custom entry holding the record (the compaction keeps from it, so
+        nothing before it stays in the context, in every Pi version), a compaction whose summary says why it has
+        no text of its own, and the kept user and assistant messages again after it, so that the context is
+        Codex's own."""
+        iso, ms = self.time(record)
+        kept_from = self.builder.custom("codex-compacted", payload, timestamp=iso, source_id=self.source_id(record))
+        self.report.custom["codex-compacted"] += 1
+        self.builder.compaction(REMOTE_SUMMARY, first_kept_entry_id=kept_from, tokens_before=self.context_tokens,
+                                timestamp=iso, source_id=self.source_id(record, 1))
+        self.report.mapped["compaction"] += 1
+        kept = payload.get("replacement_history")
+        again = 0
+        for index, item in enumerate(kept if isinstance(kept, list) else [], start=2):
+            if not isinstance(item, dict) or item.get("type") != "message":
+                continue
+            source_id = self.source_id(record, index)
+            if item.get("role") == "user" and not items.is_context_message(item.get("content")):
+                blocks, _lost = items.input_blocks(item.get("content"))
+                self.builder.message({"role": "user", "content": blocks, "timestamp": ms}, timestamp=iso,
+                                     source_id=source_id)
+            elif item.get("role") == "assistant":
+                model_id = self.model_id or ""
+                priced = self.priced_model(model_id)
+                self.builder.message({"role": "assistant", "content": [items.text_block(item)], "api": priced.api,
+                                      "provider": self.route.provider, "model": model_id,
+                                      "usage": models.usage_of(None, None), "stopReason": "stop",
+                                      "timestamp": ms}, timestamp=iso, source_id=source_id)
+            else:
+                continue
+            again += 1
+        self.report.mapped["message kept by a compaction"] += again
+        self.report.note(record.line, f"a compaction made on OpenAI's servers (its summary is encrypted): Pi's "
+                                      f"summary says so, and the {again} message(s) Codex kept follow it")
 
     def on_event_msg(self, record: Record) -> None:
         payload = record.payload if isinstance(record.payload, dict) else {}

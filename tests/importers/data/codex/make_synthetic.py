@@ -153,6 +153,30 @@ def tokens_first() -> list[dict[str, Any]]:
     ]
 
 
+def remote_compaction() -> list[dict[str, Any]]:
+    """Codex 0.10x signed in with ChatGPT compacting on OpenAI's servers: an empty message, the kept messages and
+    the encrypted summary in `replacement_history`."""
+    c = Counts(LIMITS)
+    u1, u2 = usage(200000, 190000, 900, 300), usage(12000, 0, 40, 0)
+    kept = [user("Port the parser to Rust."), said("Ported `parse.rs`; all 41 tests pass."),
+            {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "<permissions instructions>x</permissions instructions>"}]},
+            user("<environment_context>\n  <cwd>/home/dev/p</cwd>\n</environment_context>"),
+            {"type": "compaction", "encrypted_content": "gAAAAABsyntheticCompaction=="}]
+    return [
+        line("2026-02-24T09:00:00.000Z", "session_meta", {"id": "019c8f00-0000-7000-8000-000000000005", "timestamp": "2026-02-24T09:00:00.000Z", "cwd": "/home/dev/p", "originator": "codex_cli_rs", "cli_version": "0.104.0", "source": "cli", "model_provider": "openai"}),
+        line("2026-02-24T09:00:01.000Z", "response_item", user("Port the parser to Rust.")),
+        line("2026-02-24T09:00:01.010Z", "turn_context", context("gpt-5.6-sol", "high", "t1")),
+        line("2026-02-24T09:40:00.000Z", "response_item", said("Ported `parse.rs`; all 41 tests pass.")),
+        line("2026-02-24T09:40:00.010Z", "event_msg", c.event(u1)),
+        line("2026-02-24T09:51:48.878Z", "compacted", {"message": "", "replacement_history": kept}),
+        line("2026-02-24T09:51:48.897Z", "event_msg", {"type": "context_compacted"}),
+        line("2026-02-24T09:52:00.000Z", "response_item", user("Now add a benchmark.")),
+        line("2026-02-24T09:52:00.010Z", "turn_context", context("gpt-5.6-sol", "high", "t2")),
+        line("2026-02-24T09:52:30.000Z", "response_item", said("Added `benches/parse.rs`.")),
+        line("2026-02-24T09:52:30.010Z", "event_msg", c.event(u2)),
+    ]
+
+
 def damaged() -> list[Any]:
     """A current rollout with the damage a crash or an editor leaves (the last line is cut by the writer)."""
     return [
@@ -207,6 +231,7 @@ def main() -> None:
     write_lines("rollout-chatgpt-tree.jsonl", chatgpt_tree())
     write_lines("rollout-tokens-first.jsonl", tokens_first())
     write_lines("rollout-damaged.jsonl", damaged(), torn=True)
+    write_lines("rollout-remote-compaction.jsonl", remote_compaction())
     write_lines("rollout-bare.jsonl", bare())
     (HERE / "rollout-typescript.json").write_text(json.dumps(typescript(), indent=2) + "\n", encoding="utf-8")
 
