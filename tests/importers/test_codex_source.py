@@ -82,10 +82,10 @@ EXPECTED_REPORTS: dict[str, dict[str, Any]] = {
             "layout: rollout (Codex's JSON Lines of {timestamp, type, payload})",
             "stored as openai-codex (openai-codex-responses): its token counts record ChatGPT rate-limit windows "
             "(signed in with ChatGPT)",
-            "line 38: Codex undid the last turn: it stays on a branch of its own, and the conversation goes on from "
-            "before it",
             "line 24: a web_search_call item: Pi has no place for it; kept as a custom entry",
             "line 27: reasoning without encrypted content: kept as thinking Pi does not send back",
+            "line 38: Codex undid the last turn: it stays on a branch of its own, and the conversation goes on from "
+            "before it",
         ],
     },
     "rollout-tokens-first.jsonl": {
@@ -125,9 +125,9 @@ EXPECTED_REPORTS: dict[str, dict[str, Any]] = {
             "layout: rollout (Codex's JSON Lines of {timestamp, type, payload})",
             "stored as openai (openai-responses): its token counts record no ChatGPT rate limits (an API key)",
             "line 5: the arguments of call call_bad are not a JSON object ('{\"cmd\": \"make'); stored {}",
+            "line 6: a tool_search_call item: Pi has no place for it; kept as a custom entry",
             "line 9: a tool output for call 'call_ghost', which no call in the rollout made; left out",
             "line 10: unknown rollout item type 'world_state'; kept as a custom entry",
-            "line 6: a tool_search_call item: Pi has no place for it; kept as a custom entry",
         ],
     },
     "rollout-bare.jsonl": {

@@ -106,6 +106,7 @@ class _Walk:
         self.index = 0
         self.pending_tokens: dict[str, Any] | None = None
         self.grouped: dict[str, list[int]] = {}
+        self.grouped_text: dict[str, str] = {}
         self.users_from_events = False
 
     # --- helpers --------------------------------------------------------------------------------------------
@@ -132,9 +133,13 @@ class _Walk:
         else:
             append()
 
-    def note_kind(self, line: int, text: str) -> None:
-        """A note said once per kind of thing, at its first line, with how many there were (at the end)."""
-        self.grouped.setdefault(text, []).append(line)
+    def note_kind(self, line: int, text: str, kind: str | None = None) -> None:
+        """A note said once per kind of thing (`kind`, else the text), at its first line and in its first
+        words, with how many there were (at the end)."""
+        key = kind or text
+        if key not in self.grouped:
+            self.grouped_text[key] = text
+        self.grouped.setdefault(key, []).append(line)
 
     def priced_model(self, model_id: str) -> models.PricedModel:
         if model_id not in self.priced:
@@ -234,6 +239,8 @@ class _Walk:
     # --- records --------------------------------------------------------------------------------------------
 
     def walk(self, records: list[Record]) -> None:
+        """Every record in order, then the notes said once per kind; the walk's notes end up in line order."""
+        first_note = len(self.report.notes)
         self.records = records
         for index, record in enumerate(records):
             self.index = index
@@ -252,9 +259,10 @@ class _Walk:
                                    f"({', '.join(unanswered[:5])}); Pi answers them with \"No result provided\"")
         if self.untimed:
             self.report.note(None, "records without a time are dated with the session's start")
-        for text, lines in self.grouped.items():
+        for key, lines in self.grouped.items():
             more = f" ({len(lines)} times)" if len(lines) > 1 else ""
-            self.report.note(lines[0], text + more)
+            self.report.note(lines[0], self.grouped_text[key] + more)
+        self.report.notes[first_note:] = sorted(self.report.notes[first_note:], key=_note_line)
 
     def on_session_meta(self, record: Record) -> None:
         self.close_group()
@@ -455,7 +463,7 @@ class _Walk:
             return
         block, problem = items.tool_call_block(item)
         if problem:
-            self.report.note(record.line, problem)
+            self.note_kind(record.line, problem, "arguments not an object")
         if not block["id"]:
             self.report.note(record.line, f"a {item['type']} without a call id; left out")
             self.report.dropped["tool call without id"] += 1
@@ -526,6 +534,13 @@ def convert(path: str | Path, *, pi: PiVersion, report: ImportReport) -> list[Se
         walk.custom(records[0], "codex-session-meta", meta)
     walk.walk(records)
     return [builder]
+
+
+def _note_line(note: str) -> int:
+    """The source line a note names (`line N: ...`), 0 for the file as a whole (those come first)."""
+    head, sep, _rest = note.partition(": ")
+    number = head.removeprefix("line ")
+    return int(number) if sep and head.startswith("line ") and number.isdigit() else 0
 
 
 def _parent_thread(meta: dict[str, Any]) -> tuple[str, str] | None:
