@@ -26,12 +26,12 @@ def import_files(paths: list[str]) -> tuple[list[str], list[str]]:
                 and not is_subagent_file(os.path.join(root, name))
             )
             if not found:
-                problems.append(f"{path}: no *.jsonl session file in this folder")
+                problems.append(f"{path}: no session files (*.jsonl) under this directory")
             files.extend(found)
         elif os.path.exists(path):
             files.append(path)
         else:
-            problems.append(f"{path}: no such file or folder")
+            problems.append(f"{path}: no such file")
     return files, problems
 
 

@@ -9,6 +9,7 @@ the report says so: nothing is guessed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from pi_tools.providers.catalog import Model, UnknownModelError, all_models, calculate_cost, get_model
@@ -28,10 +29,16 @@ class ModelRef:
     entry: Model | None
 
 
-def resolve_model(pi: PiVersion, provider: str, model_id: str, api: str) -> ModelRef:
+def resolve_model(pi: PiVersion, provider: str, model_id: str, api: str | None = None) -> ModelRef:
     """`model_id` under `provider` in the version's catalog; else under the one provider that lists that exact
-    id (a Bedrock or Vertex id); else unknown, under `provider` with the source's `api`."""
-    catalog = pi.requests.catalog
+    id (a Bedrock or Vertex id); else unknown, under `provider` with `api` (default: the API the catalog gives
+    that provider's models, as Pi would call it)."""
+    return _resolve(pi.requests.catalog, provider, model_id, api)
+
+
+@lru_cache(maxsize=256)
+def _resolve(catalog: str, provider: str, model_id: str, api: str | None) -> ModelRef:
+    """resolve_model for one catalog (cached: a session names the same few models on every message)."""
     try:
         entry = get_model(provider, model_id, catalog)
         return ModelRef(entry["provider"], entry["id"], entry["api"], entry)
@@ -41,6 +48,12 @@ def resolve_model(pi: PiVersion, provider: str, model_id: str, api: str) -> Mode
     if len({entry["provider"] for entry in elsewhere}) == 1:
         entry = elsewhere[0]
         return ModelRef(entry["provider"], entry["id"], entry["api"], entry)
+    if api is None:
+        try:
+            siblings = all_models(provider, catalog)
+        except UnknownModelError:
+            siblings = []
+        api = siblings[0]["api"] if siblings else "unknown"
     return ModelRef(provider, model_id, api, None)
 
 

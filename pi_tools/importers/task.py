@@ -48,4 +48,7 @@ def import_one(item: tuple[str, ImportOptions]) -> ImportReport:
         report.fail(str(exc))
     except (RecursionError, MemoryError) as exc:  # a pathological source: said for this file, the others go on
         report.fail(f"cannot be imported: {type(exc).__name__}")
+    except Exception as exc:  # a source this importer does not understand yet: one file's error, not a crash
+        report.fail(f"cannot be imported: the {report.kind} importer failed on it ({type(exc).__name__}: {exc}); "
+                    "please report it with the file's shape")
     return report

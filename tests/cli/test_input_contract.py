@@ -44,11 +44,15 @@ EXTRA: dict[str, list[str]] = {
     "index": ["-o", "{tmp}/index"],
     "repair": ["--dry-run"],
     "slim": ["--drop-branches", "--dry-run"],
+    "import": ["-o", "{tmp}/imported"],
 }
 STDIN_STAGES = {"context", "convert", "transform", "payload"}
 """The document stages: without PATH (or with `-`) they read a session or documents from stdin."""
 NO_SESSIONS = {"models", "run", "decode"}
 """Commands that read no session files (run writes one; decode reads a captured HTTP response)."""
+OTHER_AGENTS = {"import"}
+"""Commands that read other agents' sessions (Claude Code, Codex), not Pi's: their default folders are those
+agents', and a Pi session is what they refuse; a missing file and a folder without *.jsonl read as everywhere."""
 
 
 def _kinds() -> dict[str, str]:
@@ -62,7 +66,7 @@ def _kinds() -> dict[str, str]:
 
 
 KINDS = _kinds()
-PATH_COMMANDS = sorted(name for name, kind in KINDS.items() if kind == "paths")
+PATH_COMMANDS = sorted(name for name, kind in KINDS.items() if kind == "paths" and name not in OTHER_AGENTS)
 FILE_COMMANDS = sorted(name for name, kind in KINDS.items() if kind == "file" and name not in NO_SESSIONS)
 
 
@@ -70,6 +74,8 @@ def test_every_command_is_classified() -> None:
     assert set(PATH_COMMANDS) == {"audit", "context", "convert", "export", "index", "ls", "payload", "preflight",
                                   "render", "scrub", "search", "transform", "usage", "visibility"}
     assert FILE_COMMANDS == ["repair", "slim", "tree"]
+    assert {name for name, kind in KINDS.items() if name in OTHER_AGENTS} == {"import"}
+    assert KINDS["import"] == "paths"
     assert {name for name, kind in KINDS.items() if kind == "none"} | {"decode"} == NO_SESSIONS
 
 
@@ -159,13 +165,13 @@ def test_audit_reports_a_file_that_is_not_a_session_as_its_finding(home: Path) -
     assert result.stdout.splitlines()[1].split()[:3] == ["-", "error", "invalid-header"]
 
 
-@pytest.mark.parametrize("command", PATH_COMMANDS)
+@pytest.mark.parametrize("command", sorted(PATH_COMMANDS + list(OTHER_AGENTS)))
 def test_a_folder_without_sessions_is_exit_2(command: str, home: Path) -> None:
     result = _run(command, "empty", home=home)
     assert (result.code, result.stderr) == (2, "pi-tools: empty: no session files (*.jsonl) under this directory\n")
 
 
-@pytest.mark.parametrize("command", PATH_COMMANDS + FILE_COMMANDS)
+@pytest.mark.parametrize("command", PATH_COMMANDS + FILE_COMMANDS + sorted(OTHER_AGENTS))
 def test_a_missing_file_is_exit_2(command: str, home: Path) -> None:
     result = _run(command, "gone.jsonl", home=home)
     assert result.code == 2, (result.stdout, result.stderr)

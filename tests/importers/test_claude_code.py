@@ -202,7 +202,7 @@ def test_damaged_and_odd_transcripts_are_diagnosed_per_file(tmp_path: Path, name
 def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
     result, documents = _import(tmp_path, SYNTHETIC / "empty.jsonl", RICH, tmp_path / "missing")
     assert result.code == 2
-    assert result.stderr == (f"pi-tools: {tmp_path / 'missing'}: no such file or folder\n"
+    assert result.stderr == (f"pi-tools: {tmp_path / 'missing'}: no such file\n"
                              f"pi-tools: {SYNTHETIC / 'empty.jsonl'}: empty file\n")
     assert [bool(document["written"]) for document in documents] == [False, True]
 
@@ -227,3 +227,54 @@ def test_dry_run_writes_nothing(tmp_path: Path) -> None:
     assert document["written"] == [str(tmp_path / "out" / "--home-dev-app--" /
                                        "2026-01-05T10-00-01-000Z_80096ef1-6723-81f4-806c-7c3738566ef6.jsonl")]
     assert not (tmp_path / "out").exists()
+
+
+def test_subagent_transcripts_beside_a_session_become_linked_sessions(tmp_path: Path) -> None:
+    """Claude Code 2.x keeps each sub-agent in `<session>/subagents/agent-<id>.jsonl`: imported with its session
+    (a folder walk does not import it twice), its header naming the session's file."""
+    project = tmp_path / "projects" / "-home-dev-app"
+    agents = project / RICH.stem / "subagents"
+    agents.mkdir(parents=True)
+    (project / RICH.name).write_bytes(RICH.read_bytes())
+    agent = [
+        {"parentUuid": None, "isSidechain": True, "agentId": "a1b2c3", "type": "user", "cwd": "/home/dev/app",
+         "sessionId": "7d1c2f4e-0b1a-4c55-9d7e-2f3a4b5c6d7e", "uuid": "s1", "timestamp": "2026-01-05T10:00:03.500Z",
+         "message": {"role": "user", "content": "Find the greeting"}},
+        {"parentUuid": "s1", "isSidechain": True, "agentId": "a1b2c3", "type": "assistant", "cwd": "/home/dev/app",
+         "sessionId": "7d1c2f4e-0b1a-4c55-9d7e-2f3a4b5c6d7e", "uuid": "s2", "timestamp": "2026-01-05T10:00:03.900Z",
+         "message": {"id": "msg_s2", "model": "claude-haiku-4-5-20251001", "role": "assistant",
+                     "content": [{"type": "text", "text": "It is in hello.py."}], "stop_reason": "end_turn",
+                     "usage": {"input_tokens": 7, "output_tokens": 8}}},
+    ]
+    (agents / "agent-a1b2c3.jsonl").write_text("".join(json.dumps(record) + "\n" for record in agent))
+    result, documents = _import(tmp_path, tmp_path / "projects")
+    assert result.code == 0, result.stderr
+    (document,) = documents
+    main, sidechain = document["written"]
+    assert document["mapped"]["sidechain session"] == 1
+    assert "sidechain" not in " ".join(document["notes"])
+    assert _entries(sidechain)[0]["parentSession"] == main
+    assert pi_turns(_context(sidechain)) == [("user", "Find the greeting"),
+                                             ("assistant", [("text", "It is in hello.py.")])]
+
+
+def test_each_branch_of_the_transcript_is_a_pi_branch(tmp_path: Path) -> None:
+    """The fork in rich.jsonl ("Actually, ..." from the first answer) leaves the screenshot turn on a branch of
+    its own: rebuilt from its leaf, that branch holds the conversation up to the screenshot's answer."""
+    result, (document,) = _import(tmp_path, RICH)
+    (path,) = document["written"]
+    entries = _entries(path)[1:]
+    parents = {entry["parentId"] for entry in entries}
+    leaves = [entry["id"] for entry in entries if entry["id"] not in parents]
+    assert len(leaves) == 2
+    other = next(leaf for leaf in leaves if leaf != entries[-1]["id"])
+    branch = run_cli("context", path, "--leaf", other)
+    assert branch.code == 0, branch.stderr
+    assert pi_turns(branch.documents()[0]) == [
+        ("user", "Write hello.py that prints a greeting"),
+        ("assistant", [("thinking", "A one-line script will do."), ("call", "toolu_01")]),
+        ("toolResult", "toolu_01"),
+        ("assistant", [("text", "Done: hello.py prints hello.")]),
+        ("user", "What does this screenshot show?"),
+        ("assistant", [("text", "A single white pixel.")]),
+    ]

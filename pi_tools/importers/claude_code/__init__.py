@@ -78,7 +78,8 @@ def convert(path: str, *, pi: PiVersion, report: ImportReport) -> list[SessionBu
             report.note(None, f"{agent_path}: {exc}; not imported")
             continue
         name = os.path.splitext(os.path.basename(agent_path))[0]
-        converter = ClaudeCodeConverter(pi=pi, report=report, source_session=f"{source_session}/{name}")
+        converter = ClaudeCodeConverter(pi=pi, report=report, source_session=f"{source_session}/{name}",
+                                        sub_agent_file=True)
         for builder in converter.run(agent_records):
             builder.parent = main
             builders.append(builder)

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from pi_tools.pi import PiVersion
 
 PROVIDER = "anthropic"
-API = "anthropic-messages"
 SYNTHETIC_MODEL = "<synthetic>"
 """The model Claude Code names on the assistant records it writes itself (API errors, "No response requested.")."""
 CUSTOM_PREFIX = "claude-code:"
@@ -71,7 +70,11 @@ class _Chain:
 class ClaudeCodeConverter:
     """Walks one transcript's records into Pi sessions, counting and noting in `report`."""
 
-    def __init__(self, *, pi: PiVersion, report: ImportReport, source_session: str) -> None:
+    def __init__(self, *, pi: PiVersion, report: ImportReport, source_session: str,
+                 sub_agent_file: bool = False) -> None:
+        """`sub_agent_file`: the records are a sub-agent's transcript read with its session (no note that it
+        holds only sidechains: that is what such a file is)."""
+        self.sub_agent_file = sub_agent_file
         self.pi = pi
         self.report = report
         self.source_session = source_session
@@ -133,7 +136,7 @@ class ClaudeCodeConverter:
                 self.report.note(None, f"{len(main.builder.entries)} record(s) outside any conversation "
                                        "(no main-chain message) dropped")
             main = None
-        if main is None and self.chains:
+        if main is None and self.chains and not self.sub_agent_file:
             self.report.note(None, "every message is a sidechain's (a sub-agent transcript); each sidechain is "
                                    "a session of its own")
         self._finish()
@@ -395,7 +398,7 @@ class ClaudeCodeConverter:
         self.report.imported["assistant"] += 1
 
     def _model(self, chain: _Chain, name: str, record: Record) -> ModelRef:
-        model = resolve_model(self.pi, PROVIDER, name, API)
+        model = resolve_model(self.pi, PROVIDER, name)
         if name in self.models_noted:
             return model
         self.models_noted.add(name)
@@ -440,7 +443,7 @@ class ClaudeCodeConverter:
     def _synthetic(self, chain: _Chain, record: Record, message: dict[str, Any], stamp: int) -> None:
         """Claude Code's own assistant records: API errors become Pi's error messages (never sent again);
         others (an interrupted turn's "No response requested.") keep their text."""
-        model = chain.model or resolve_model(self.pi, PROVIDER, SYNTHETIC_MODEL, API)
+        model = chain.model or resolve_model(self.pi, PROVIDER, SYNTHETIC_MODEL)
         mapped = assistant_blocks(message.get("content"))
         text = "\n".join(block["text"] for block in mapped.blocks if block["type"] == "text")
         is_error = bool(record.value.get("isApiErrorMessage"))
