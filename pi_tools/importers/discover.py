@@ -22,7 +22,8 @@ def import_files(paths: list[str]) -> tuple[list[str], list[str]]:
                 os.path.join(root, name)
                 for root, _, names in os.walk(path)
                 for name in names
-                if name.endswith(".jsonl") and not is_subagent_file(os.path.join(root, name))
+                if (name.endswith(".jsonl") or _is_typescript_codex_rollout(name))
+                and not is_subagent_file(os.path.join(root, name))
             )
             if not found:
                 problems.append(f"{path}: no session files (*.jsonl) under this directory")
@@ -32,3 +33,8 @@ def import_files(paths: list[str]) -> tuple[list[str], list[str]]:
         else:
             problems.append(f"{path}: no such file")
     return files, problems
+
+
+def _is_typescript_codex_rollout(name: str) -> bool:
+    """`rollout-<date>-<id>.json`: the one-document rollouts the TypeScript Codex CLI wrote (spring 2025)."""
+    return name.startswith("rollout-") and name.endswith(".json")
