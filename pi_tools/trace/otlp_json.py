@@ -62,14 +62,54 @@ def _attribute(key: str, value: Any) -> bytes:
     return orjson.dumps({"key": key, "value": _value(value)})
 
 
-def _span(trace_id: str, span: Span) -> bytes:
-    """One span as OTLP JSON bytes (ids in hex, enums as numbers, 64-bit integers as strings)."""
-    parts = [b'{"traceId":"', trace_id.encode(), b'","spanId":"', span.span_id.encode(), b'","name":',
-             orjson.dumps(span.name), b',"kind":%d,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":['
-             % (span.kind, span.start, span.end),
-             b",".join([_attribute(key, value) for key, value in span.attributes.items()]), b"]"]
-    if span.parent_id is not None:
-        parts.append(b',"parentSpanId":"%s"' % span.parent_id.encode())
+_names: dict[str, bytes] = {}
+
+
+def _name(name: str) -> bytes:
+    """A span's name as JSON (cached: `chat MODEL` and `execute_tool NAME` repeat across a run's spans)."""
+    encoded = _names.get(name)
+    if encoded is None:
+        encoded = orjson.dumps(name)
+        if len(name) <= _CACHED_TEXT:
+            _names[name] = encoded
+    return encoded
+
+
+_EMPTY_STATUS = b',"status":{}}'
+"""The tail of a span without a status (most of them): `"status":{}` and the closing brace."""
+
+
+def _encoded_attributes(attributes: Attributes) -> bytes:
+    """A span's attributes as the bytes of a JSON array's items: the cached pairs looked up inline (this runs
+    some 20 times per span, and a call per attribute was most of the encoding's cost)."""
+    pairs = _pairs
+    heads = _int_heads
+    parts = []
+    append = parts.append
+    for pair in attributes.items():
+        kind = type(pair[1])
+        if kind is str:
+            encoded = pairs.get(pair)
+            append(encoded if encoded is not None else _attribute(*pair))
+        elif kind is int and pair[0] in heads:
+            append(b'%s%d"}}' % (heads[pair[0]], pair[1]))
+        else:
+            append(_attribute(*pair))
+    return b",".join(parts)
+
+
+def _span(trace_id: bytes, span: Span) -> bytes:
+    """One span as OTLP JSON bytes (ids in hex, enums as numbers, 64-bit integers as strings); `trace_id` the
+    encoded head `{"traceId":"..","spanId":"` shared by the trace's spans."""
+    parent = span.parent_id
+    head = b'%s%s","name":%s,"kind":%d,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":[%s]' % (
+        trace_id, span.span_id.encode(), _name(span.name), span.kind, span.start, span.end,
+        _encoded_attributes(span.attributes))
+    if parent is not None and not span.events and not span.status and not span.status_message:
+        return b'%s,"parentSpanId":"%s"%s' % (head, parent.encode(), _EMPTY_STATUS)
+    parts = [head]
+    if parent is not None:
+        parts.append(b',"parentSpanId":"%s"' % parent.encode())
     if span.events:
         parts.append(b',"events":')
         parts.append(orjson.dumps([{"timeUnixNano": str(event.time), "name": event.name,
@@ -93,6 +133,6 @@ def _resource_head(version: str, service: str) -> bytes:
 
 def encode_resource_spans(trace: SessionTrace, version: str, service: str = SERVICE_NAME) -> bytes:
     """One session's `resourceSpans` element as JSON bytes (a worker's answer for `-o`)."""
-    trace_id = trace.trace_id
-    return b"".join((_resource_head(version, service), b",".join([_span(trace_id, span) for span in trace.spans]),
+    head = b'{"traceId":"%s","spanId":"' % trace.trace_id.encode()
+    return b"".join((_resource_head(version, service), b",".join([_span(head, span) for span in trace.spans]),
                      b"]}]}"))
