@@ -73,6 +73,7 @@ class TraceOptions:
 _MINUTES: dict[str, int] = {}
 """Unix seconds per timestamp minute and zone: a session's entries share a few minutes, and parsing a date is
 most of what reading a timestamp costs."""
+_MINUTES_LIMIT = 100_000
 
 
 def iso_nanos(stamp: Any) -> int | None:
@@ -111,6 +112,8 @@ def iso_nanos(stamp: Any) -> int | None:
             return None
         if moment.tzinfo is None:
             return None
+        if len(_MINUTES) > _MINUTES_LIMIT:
+            _MINUTES.clear()  # (a worker's run over a long corpus: some 350 minutes per generated session)
         minute = _MINUTES[key] = int(moment.timestamp())
     return (minute + int(seconds)) * 1_000_000_000 + fraction
 

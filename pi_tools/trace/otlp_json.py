@@ -40,9 +40,26 @@ def _attributes(attributes: Attributes) -> list[dict[str, Any]]:
 
 
 _CACHED_TEXT = 256
-"""String attributes up to this length are encoded once per run (names, models, ids repeat across spans)."""
+"""String attributes up to this length are encoded once per run (names, models, stop reasons repeat across
+spans)."""
+_UNIQUE_KEYS = frozenset({"pi.entry.id", "pi.tool.result.entry_id", "gen_ai.tool.call.id", "gen_ai.response.id",
+                          "pi.session.leaf_id", "gen_ai.conversation.id"})
+"""Attributes whose values are ids (a session's, an entry's, a call's, a response's): encoded each time, never
+cached, since a worker that cached them kept every id of every session it had traced (some 13 MB per generated
+1 MB session: gigabytes over a corpus)."""
+_CACHE_LIMIT = 100_000
+"""The caches are emptied when they grow past this many entries (a corpus of many distinct models or names)."""
 _pairs: dict[tuple[str, Any], bytes] = {}
 _int_heads: dict[str, bytes] = {}
+_str_heads: dict[str, bytes] = {}
+
+
+def _unique_text(key: str, value: str) -> bytes:
+    """A string attribute that is an id, encoded without the cache (the bytes `_attribute` gives for it)."""
+    head = _str_heads.get(key)
+    if head is None:
+        head = _str_heads[key] = orjson.dumps(key).join((b'{"key":', b',"value":{"stringValue":'))
+    return b"%s%s}}" % (head, orjson.dumps(value))
 
 
 def _attribute(key: str, value: Any) -> bytes:
@@ -90,7 +107,9 @@ def _encoded_attributes(attributes: Attributes) -> bytes:
         kind = type(pair[1])
         if kind is str:
             encoded = pairs.get(pair)
-            append(encoded if encoded is not None else _attribute(*pair))
+            if encoded is None:
+                encoded = _unique_text(*pair) if pair[0] in _UNIQUE_KEYS else _attribute(*pair)
+            append(encoded)
         elif kind is int and pair[0] in heads:
             append(b'%s%d"}}' % (heads[pair[0]], pair[1]))
         else:
@@ -133,6 +152,9 @@ def _resource_head(version: str, service: str) -> bytes:
 
 def encode_resource_spans(trace: SessionTrace, version: str, service: str = SERVICE_NAME) -> bytes:
     """One session's `resourceSpans` element as JSON bytes (a worker's answer for `-o`)."""
+    if len(_pairs) > _CACHE_LIMIT or len(_names) > _CACHE_LIMIT:
+        _pairs.clear()
+        _names.clear()
     head = b'{"traceId":"%s","spanId":"' % trace.trace_id.encode()
     return b"".join((_resource_head(version, service), b",".join([_span(head, span) for span in trace.spans]),
                      b"]}]}"))
