@@ -101,7 +101,7 @@ def _encoded_attributes(attributes: Attributes) -> bytes:
     some 20 times per span, and a call per attribute was most of the encoding's cost)."""
     pairs = _pairs
     heads = _int_heads
-    parts = []
+    parts: list[bytes] = []
     append = parts.append
     for pair in attributes.items():
         kind = type(pair[1])
