@@ -73,12 +73,22 @@ class TraceOptions:
 _MINUTES: dict[str, int] = {}
 """Unix seconds per timestamp minute and zone: a session's entries share a few minutes, and parsing a date is
 most of what reading a timestamp costs."""
+_MINUTES_LIMIT = 100_000
 
 
 def iso_nanos(stamp: Any) -> int | None:
     """Unix nanoseconds of an ISO 8601 timestamp as Pi writes entries' (None for anything else)."""
     if type(stamp) is not str or len(stamp) < 20 or stamp[16] != ":":
         return None
+    if len(stamp) == 24 and stamp[19] == "." and stamp[23] == "Z":
+        # Pi's own form (`2026-01-01T00:00:00.000Z`), most of a session's stamps: the general reading below,
+        # unrolled.
+        seconds, millis = stamp[17:19], stamp[20:23]
+        if seconds.isascii() and seconds.isdigit() and seconds <= "59" and millis.isascii() and millis.isdigit():
+            key = stamp[:16] + "Z"
+            minute = _MINUTES.get(key)
+            if minute is not None:
+                return (minute + int(seconds)) * 1_000_000_000 + int(millis) * 1_000_000
     seconds = stamp[17:19]
     if not (seconds.isascii() and seconds.isdigit()) or seconds > "59":
         return None
@@ -102,6 +112,8 @@ def iso_nanos(stamp: Any) -> int | None:
             return None
         if moment.tzinfo is None:
             return None
+        if len(_MINUTES) > _MINUTES_LIMIT:
+            _MINUTES.clear()  # (a worker's run over a long corpus: some 350 minutes per generated session)
         minute = _MINUTES[key] = int(moment.timestamp())
     return (minute + int(seconds)) * 1_000_000_000 + fraction
 
@@ -425,7 +437,7 @@ class _Builder:
         entry_id = entry.get("id")
         span.attributes["pi.tool.result.entry_id"] = entry_id if isinstance(entry_id, str) else ""
         span.end = max(now, span.start)
-        result = self.content.text(_text_of(message.get("content")))
+        result = self.content.text(_text_of(message.get("content"))) if self.content.enabled else None
         if result is not None:
             span.attributes["gen_ai.tool.call.result"] = result
         if message.get("isError") is True:

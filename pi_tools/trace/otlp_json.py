@@ -40,9 +40,26 @@ def _attributes(attributes: Attributes) -> list[dict[str, Any]]:
 
 
 _CACHED_TEXT = 256
-"""String attributes up to this length are encoded once per run (names, models, ids repeat across spans)."""
+"""String attributes up to this length are encoded once per run (names, models, stop reasons repeat across
+spans)."""
+_UNIQUE_KEYS = frozenset({"pi.entry.id", "pi.tool.result.entry_id", "gen_ai.tool.call.id", "gen_ai.response.id",
+                          "pi.session.leaf_id", "gen_ai.conversation.id"})
+"""Attributes whose values are ids (a session's, an entry's, a call's, a response's): encoded each time, never
+cached, since a worker that cached them kept every id of every session it had traced (some 13 MB per generated
+1 MB session: gigabytes over a corpus)."""
+_CACHE_LIMIT = 100_000
+"""The caches are emptied when they grow past this many entries (a corpus of many distinct models or names)."""
 _pairs: dict[tuple[str, Any], bytes] = {}
 _int_heads: dict[str, bytes] = {}
+_str_heads: dict[str, bytes] = {}
+
+
+def _unique_text(key: str, value: str) -> bytes:
+    """A string attribute that is an id, encoded without the cache (the bytes `_attribute` gives for it)."""
+    head = _str_heads.get(key)
+    if head is None:
+        head = _str_heads[key] = orjson.dumps(key).join((b'{"key":', b',"value":{"stringValue":'))
+    return b"%s%s}}" % (head, orjson.dumps(value))
 
 
 def _attribute(key: str, value: Any) -> bytes:
@@ -62,14 +79,56 @@ def _attribute(key: str, value: Any) -> bytes:
     return orjson.dumps({"key": key, "value": _value(value)})
 
 
-def _span(trace_id: str, span: Span) -> bytes:
-    """One span as OTLP JSON bytes (ids in hex, enums as numbers, 64-bit integers as strings)."""
-    parts = [b'{"traceId":"', trace_id.encode(), b'","spanId":"', span.span_id.encode(), b'","name":',
-             orjson.dumps(span.name), b',"kind":%d,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":['
-             % (span.kind, span.start, span.end),
-             b",".join([_attribute(key, value) for key, value in span.attributes.items()]), b"]"]
-    if span.parent_id is not None:
-        parts.append(b',"parentSpanId":"%s"' % span.parent_id.encode())
+_names: dict[str, bytes] = {}
+
+
+def _name(name: str) -> bytes:
+    """A span's name as JSON (cached: `chat MODEL` and `execute_tool NAME` repeat across a run's spans)."""
+    encoded = _names.get(name)
+    if encoded is None:
+        encoded = orjson.dumps(name)
+        if len(name) <= _CACHED_TEXT:
+            _names[name] = encoded
+    return encoded
+
+
+_EMPTY_STATUS = b',"status":{}}'
+"""The tail of a span without a status (most of them): `"status":{}` and the closing brace."""
+
+
+def _encoded_attributes(attributes: Attributes) -> bytes:
+    """A span's attributes as the bytes of a JSON array's items: the cached pairs looked up inline (this runs
+    some 20 times per span, and a call per attribute was most of the encoding's cost)."""
+    pairs = _pairs
+    heads = _int_heads
+    parts: list[bytes] = []
+    append = parts.append
+    for pair in attributes.items():
+        kind = type(pair[1])
+        if kind is str:
+            encoded = pairs.get(pair)
+            if encoded is None:
+                encoded = _unique_text(*pair) if pair[0] in _UNIQUE_KEYS else _attribute(*pair)
+            append(encoded)
+        elif kind is int and pair[0] in heads:
+            append(b'%s%d"}}' % (heads[pair[0]], pair[1]))
+        else:
+            append(_attribute(*pair))
+    return b",".join(parts)
+
+
+def _span(trace_id: bytes, span: Span) -> bytes:
+    """One span as OTLP JSON bytes (ids in hex, enums as numbers, 64-bit integers as strings); `trace_id` the
+    encoded head `{"traceId":"..","spanId":"` shared by the trace's spans."""
+    parent = span.parent_id
+    head = b'%s%s","name":%s,"kind":%d,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":[%s]' % (
+        trace_id, span.span_id.encode(), _name(span.name), span.kind, span.start, span.end,
+        _encoded_attributes(span.attributes))
+    if parent is not None and not span.events and not span.status and not span.status_message:
+        return b'%s,"parentSpanId":"%s"%s' % (head, parent.encode(), _EMPTY_STATUS)
+    parts = [head]
+    if parent is not None:
+        parts.append(b',"parentSpanId":"%s"' % parent.encode())
     if span.events:
         parts.append(b',"events":')
         parts.append(orjson.dumps([{"timeUnixNano": str(event.time), "name": event.name,
@@ -93,6 +152,9 @@ def _resource_head(version: str, service: str) -> bytes:
 
 def encode_resource_spans(trace: SessionTrace, version: str, service: str = SERVICE_NAME) -> bytes:
     """One session's `resourceSpans` element as JSON bytes (a worker's answer for `-o`)."""
-    trace_id = trace.trace_id
-    return b"".join((_resource_head(version, service), b",".join([_span(trace_id, span) for span in trace.spans]),
+    if len(_pairs) > _CACHE_LIMIT or len(_names) > _CACHE_LIMIT:
+        _pairs.clear()
+        _names.clear()
+    head = b'{"traceId":"%s","spanId":"' % trace.trace_id.encode()
+    return b"".join((_resource_head(version, service), b",".join([_span(head, span) for span in trace.spans]),
                      b"]}]}"))
