@@ -62,6 +62,7 @@ def import_command(
     from pi_tools.importers.kinds import default_folders
     from pi_tools.importers.task import ImportOptions, import_one
 
+    defaulted = not paths
     if not paths:
         paths = []
         for kind, folder in default_folders():
@@ -77,6 +78,10 @@ def import_command(
     files, problems = import_files(paths)
     for problem in problems:
         report(problem)
+    if defaulted:  # an empty default folder is one tool the user does not use, not a failure of the run
+        if not files:
+            fail("no PATH given and no sessions in the tools' folders: name transcript files or folders")
+        problems = []
     options = ImportOptions(out=out, pi=version.name, kind=source, force=force, dry_run=dry_run)
     failed = bool(problems)
     try:

@@ -278,3 +278,24 @@ def test_each_branch_of_the_transcript_is_a_pi_branch(tmp_path: Path) -> None:
         ("user", "What does this screenshot show?"),
         ("assistant", [("text", "A single white pixel.")]),
     ]
+
+
+def test_without_path_both_default_folders_are_read_and_an_empty_one_is_only_said(tmp_path: Path) -> None:
+    claude = tmp_path / "claude"
+    (claude / "projects" / "-work-demo").mkdir(parents=True)
+    (claude / "projects" / "-work-demo" / "rich.jsonl").write_bytes((SYNTHETIC / "rich.jsonl").read_bytes())
+    codex = tmp_path / "codex"
+    (codex / "sessions").mkdir(parents=True)
+    out = tmp_path / "out"
+    env = {"CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(codex)}
+    result = run_cli("import", "-o", str(out), env=env)
+    assert result.code == 0, result.stderr
+    assert f"pi-tools: no PATH given: reading claude-code's folder {claude}/projects\n" in result.stderr
+    assert f"pi-tools: no PATH given: reading codex's folder {codex}/sessions\n" in result.stderr
+    assert f"pi-tools: {codex}/sessions: no session files (*.jsonl) under this directory\n" in result.stderr
+    assert len(list(out.rglob("*.jsonl"))) == 1
+    (claude / "projects" / "-work-demo" / "rich.jsonl").unlink()
+    nothing = run_cli("import", "-o", str(tmp_path / "out2"), env=env)
+    assert nothing.code == 2
+    assert nothing.stderr.endswith(
+        "pi-tools: no PATH given and no sessions in the tools' folders: name transcript files or folders\n")
