@@ -176,7 +176,15 @@ def _input_message(message: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _json(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    """A value as JSON text for an attribute. What orjson refuses (a lone surrogate, which UTF-8 cannot hold, or
+    nesting past its 255 levels) is written as JSON.stringify writes it: surrogates escaped as `\\udXXX`, any
+    depth."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        from pi_tools.js.json_stringify import stringify_any_depth
+
+        return stringify_any_depth(value)
 
 
 class _Builder:

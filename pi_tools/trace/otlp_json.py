@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from pi_tools.trace.spans import Attributes, SessionTrace, Span
+from pi_tools.trace.spans import Attributes, SessionTrace, Span, well_formed
 
 SCOPE_NAME = "pi-tools.trace"
 SERVICE_NAME = "pi"
@@ -117,6 +117,15 @@ def _encoded_attributes(attributes: Attributes) -> bytes:
     return b",".join(parts)
 
 
+def _span_well_formed(trace_id: bytes, span: Span) -> bytes:
+    """`_span`; a span holding a lone surrogate (orjson refuses it: UTF-8 cannot hold one) is encoded as
+    `spans.well_formed` makes it, its surrogates as U+FFFD, as a JavaScript exporter's UTF-8 encoding would."""
+    try:
+        return _span(trace_id, span)
+    except TypeError:  # orjson.JSONEncodeError
+        return _span(trace_id, well_formed(span))
+
+
 def _span(trace_id: bytes, span: Span) -> bytes:
     """One span as OTLP JSON bytes (ids in hex, enums as numbers, 64-bit integers as strings); `trace_id` the
     encoded head `{"traceId":"..","spanId":"` shared by the trace's spans."""
@@ -156,5 +165,5 @@ def encode_resource_spans(trace: SessionTrace, version: str, service: str = SERV
         _pairs.clear()
         _names.clear()
     head = b'{"traceId":"%s","spanId":"' % trace.trace_id.encode()
-    return b"".join((_resource_head(version, service), b",".join([_span(head, span) for span in trace.spans]),
+    return b"".join((_resource_head(version, service), b",".join([_span_well_formed(head, span) for span in trace.spans]),
                      b"]}]}"))

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pi_tools.trace.otlp_json import SCOPE_NAME
-from pi_tools.trace.spans import KIND_CLIENT, STATUS_ERROR, SessionTrace
+from pi_tools.trace.spans import KIND_CLIENT, STATUS_ERROR, SessionTrace, well_formed
 
 INSTALL_HINT = "sending needs the otel extra: pip install 'pi-tools[otel]' (or write OTLP JSON with -o FILE)"
 TRACES_PATH = "/v1/traces"
@@ -119,7 +119,7 @@ class Sender:
             return SpanContext(trace_number, int(span_hex, 16), is_remote=False, trace_flags=flags)
 
         spans = []
-        for span in trace.spans:
+        for span in map(well_formed, trace.spans):  # protobuf strings are UTF-8: no lone surrogate
             status = (Status(StatusCode.ERROR, span.status_message or None) if span.status == STATUS_ERROR
                       else Status(StatusCode.UNSET))
             spans.append(ReadableSpan(

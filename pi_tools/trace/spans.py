@@ -54,3 +54,31 @@ class SessionTrace:
     session_id: str
     trace_id: str
     spans: list[Span]
+
+
+def _well_formed_text(text: str) -> str:
+    """`text` with each lone surrogate (which JSON.parse lets a session hold but UTF-8, and so OTLP's protobuf
+    strings, cannot) replaced by U+FFFD, as JavaScript's `String.prototype.toWellFormed` does."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _well_formed_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return _well_formed_text(value)
+    if isinstance(value, list):
+        return [_well_formed_value(item) for item in value]
+    return value
+
+
+def _well_formed_attributes(attributes: Attributes) -> Attributes:
+    return {_well_formed_text(key): _well_formed_value(value) for key, value in attributes.items()}
+
+
+def well_formed(span: Span) -> Span:
+    """A copy of `span` whose every string is valid Unicode (lone surrogates as U+FFFD): what an encoder sends
+    when the span as mapped holds text no UTF-8 encoder takes."""
+    return Span(span.span_id, span.parent_id, _well_formed_text(span.name), span.kind, span.start, span.end,
+                _well_formed_attributes(span.attributes),
+                [Event(_well_formed_text(event.name), event.time, _well_formed_attributes(event.attributes))
+                 for event in span.events],
+                span.status, _well_formed_text(span.status_message))

@@ -290,3 +290,22 @@ def test_an_output_that_cannot_be_written_is_exit_2(tmp_path: Path) -> None:
     result = run_cli("trace", str(session), "-o", str(out))
     assert (result.code, result.stderr) == (2, f"pi-tools: -o {out}: cannot write: No such file or directory\n")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["s.jsonl"]
+
+
+@pytest.mark.parametrize("name", ["fixtures/bad/lone_surrogate.jsonl", "fixtures/conformance/cases/edge_crlf_unicode.jsonl",
+                                  "fixtures/fuzz/cases/deep_nesting_1100_levels.jsonl"])
+def test_full_content_that_utf8_cannot_hold_is_sent_well_formed(tmp_path: Path, name: str) -> None:
+    """A lone surrogate (JSON.parse keeps "\\ud83d"; UTF-8 cannot) becomes U+FFFD, and arguments nested past
+    orjson's 255 levels are written as JSON.stringify writes them: the file is still an OTLP export request."""
+    json_format = pytest.importorskip("google.protobuf.json_format")
+    service = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
+    out = tmp_path / "t.json"
+    result = run_cli("trace", str(ROOT / name), "--content", "full", "-o", str(out))
+    assert result.code == 0, result.stderr
+    document = json.loads(out.read_text(encoding="utf-8"))
+    json_format.Parse(json.dumps(_hex_ids_as_base64(document)), service.ExportTraceServiceRequest())
+    if name.endswith("lone_surrogate.jsonl"):  # in a JSON attribute, escaped as JSON.stringify escapes it
+        inputs = [attribute["value"]["stringValue"] for resource in document["resourceSpans"]
+                  for scope in resource["scopeSpans"] for span in scope["spans"] for attribute in span["attributes"]
+                  if attribute["key"] == "gen_ai.input.messages"]
+        assert '"content":"turn \\ud83d zero"' in inputs[0]
