@@ -350,18 +350,40 @@ def _add_pi_prompt(llm_doc: Document, request: PayloadRequest, version: PiVersio
         context["tools"] = tools
 
 
-def _note_pi_prompt(llm_doc: Document, request: PayloadRequest, notes: list[str] | None) -> None:
+PI_PROMPT_KEPT = ("note: the session records its own system prompt and tools (system messages): sent as recorded, "
+                  "--system-prompt pi is not applied")
+"""Said where a Pi 1.x transcript keeps its recorded prompt over --system-prompt pi (pi_prompt_kept)."""
+
+
+def pi_prompt_note(llm_doc: Document, options: Any) -> str:
     """The stderr line saying the request carries Pi's own prompt, and from what it was rebuilt."""
     from pi_tools.providers.pi_prompt import INSTALL_PLACEHOLDER
 
-    options = request.pi_prompt
-    if notes is None or options is None:
-        return
     origin = (f"--cwd {options.cwd}, its context files read" if options.cwd is not None
               else "the session header's cwd, no context files read (--cwd DIR reads a checkout's)")
     install = "" if options.install is not None else f"; its docs named at {INSTALL_PLACEHOLDER} (--pi-install DIR)"
-    notes.append(f"{llm_doc.get('source', '<stdin>')}: system prompt and tools: Pi "
-                 f"{document_version(llm_doc).name}'s own, for {origin}{install}")
+    return (f"{llm_doc.get('source', '<stdin>')}: system prompt and tools: Pi {document_version(llm_doc).name}'s "
+            f"own, for {origin}{install}")
+
+
+def _note_pi_prompt(llm_doc: Document, request: PayloadRequest, notes: list[str] | None) -> None:
+    if notes is not None and request.pi_prompt is not None:
+        notes.append(pi_prompt_note(llm_doc, request.pi_prompt))
+
+
+def pi_prompt_parts(llm_doc: Document, options: Any, given_tools: list[dict[str, Any]] | None,
+                    version: PiVersion) -> tuple[str | None, list[dict[str, Any]] | None, str]:
+    """--system-prompt pi for a document whose messages are a list (render): (prompt, tools, the note), the
+    tools given (--tools-file) replacing Pi's; (None, None, note) where a Pi 1.x transcript keeps its own
+    (pi_prompt_kept). DocumentError when no working directory is known."""
+    from pi_tools.providers.transcript import has_system_messages
+
+    source = llm_doc.get("source", "<stdin>")
+    if version.requests.records_prompt and has_system_messages(llm_doc.get("messages") or []):
+        return None, None, f"{source}: {PI_PROMPT_KEPT}"
+    context: dict[str, Any] = {}
+    _add_pi_prompt(llm_doc, PayloadRequest(api=None, tools=given_tools, pi_prompt=options), version, context)
+    return context["systemPrompt"], given_tools or context.get("tools"), pi_prompt_note(llm_doc, options)
 
 
 def pi_prompt_kept(context: dict[str, Any], request: PayloadRequest, edition: Edition) -> str | None:
@@ -378,8 +400,7 @@ def pi_prompt_kept(context: dict[str, Any], request: PayloadRequest, edition: Ed
         context["tools"] = request.tools
     else:
         context.pop("tools", None)
-    return ("note: the session records its own system prompt and tools (system messages): sent as recorded, "
-            "--system-prompt pi is not applied")
+    return PI_PROMPT_KEPT
 
 
 def _as_recorded(context: dict[str, Any]) -> dict[str, Any]:

@@ -31,6 +31,13 @@ class PreflightRequest:
     enabled: frozenset[str] | None = None
     pi: str | None = None
     """The Pi version's name (None: PI_TOOLS_PI, else the default), resolved where the check runs."""
+    pi_prompt: Any = None
+    """--system-prompt pi: providers.pi_prompt.PiPromptOptions, resolved per session (session.with_pi_prompt)."""
+    given_tools: list[dict[str, Any]] | None = None
+    """With pi_prompt resolved: the tools given (--tools-file), which a Pi 1.x transcript keeping its own prompt
+    keeps too."""
+    pi_prompt_applied: bool = False
+    """Whether system_prompt and tools are Pi's own (a Pi 1.x transcript with system messages then keeps its)."""
 
 
 @dataclass

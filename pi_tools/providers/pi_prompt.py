@@ -103,14 +103,18 @@ def find_context_files(cwd: str) -> list[ContextFile]:
         folder = parent
 
 
+def _fill_item(item: str, file: ContextFile) -> str:
+    """One context file's piece, filled in one pass (a file's text holding a marker stays as it is)."""
+    return _ITEM_MARKERS.sub(lambda match: file.path if match.group(1) == "PATH" else file.content, item)
+
+
 def build_pi_prompt(data_file: str, cwd: str, install: str | None, context_files: list[ContextFile]) -> str:
     """The system prompt the version (its data file) sends from `cwd`, with these context files."""
     data = _data(data_file)
     pieces = data["projectContext"]
     block = ""
     if context_files:
-        items = [_ITEM_MARKERS.sub(lambda m, f=file: f.path if m.group(1) == "PATH" else f.content, pieces["item"])
-                 for file in context_files]
+        items = [_fill_item(str(pieces["item"]), file) for file in context_files]
         block = pieces["head"] + pieces["separator"].join(items) + pieces["tail"]
     values = {"INSTALL": install_folder(install), "CWD": cwd.replace("\\", "/"), "PROJECT_CONTEXT": block}
     return _MARKERS.sub(lambda match: values[match.group(1)], str(data["prompt"]))
