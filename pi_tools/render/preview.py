@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from pi_tools.js.values import UNDEFINED, js_to_string
+from pi_tools.output.words import counted
 from pi_tools.providers.transform_trace import (
     AsStored,
     align_positions,
@@ -253,7 +254,7 @@ def _payload_top(payload: Mapping[str, Any], api: str) -> dict[str, Any]:
     items = payload_items(api, payload)
     if not isinstance(items, list):
         return dict(payload)
-    return with_payload_items(api, dict(payload), f"[{len(items)} items, shown per message below]")
+    return with_payload_items(api, dict(payload), f"[{counted(len(items), 'item')}, shown per message below]")
 
 
 def _cell(state: str, notes: list[annotate.Note], fragments: list[dict[str, Any]],
