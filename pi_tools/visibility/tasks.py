@@ -37,7 +37,8 @@ def visibility_file(item: tuple[str, VisibilityOptions]) -> FileOutput:
         tree = load_session(name, rules=version.context)
         if options.leaf is not None and options.leaf not in tree.by_id:
             return FileOutput(b"", (f"{name}: no entry with id {options.leaf!r} (see `pi-tools tree {name}`)",), 2)
-        api, said = options.api, ()
+        api = options.api
+        said: tuple[str, ...] = ()
         if api is None and options.session_api:
             api, said = _session_api(tree, version)
         leaf = UNDEFINED if options.leaf is None else options.leaf
