@@ -61,12 +61,13 @@ def stored_in_order(llm: Sequence[Any], origins: Sequence[Any]) -> frozenset[Any
             continue
         calls = [block.get("id") for block in content if isinstance(block, dict) and block.get("type") == "toolCall"]
         end = index + 1
-        results = []
+        results: list[Any] = []
         while end < len(llm) and isinstance(llm[end], dict) and llm[end].get("role") == "toolResult":
             results.append(llm[end].get("toolCallId"))
             end += 1
-        if calls and len(results) == len(calls) and all(isinstance(i, str) for i in calls) \
-                and sorted(map(str, results)) == sorted(calls) and len(set(calls)) == len(calls):
+        call_ids = [call for call in calls if isinstance(call, str)]
+        if call_ids and len(call_ids) == len(calls) == len(results) == len(set(call_ids)) \
+                and sorted(map(str, results)) == sorted(call_ids):
             paired.update(origins[position][0] for position in range(index, end) if position < len(origins))
         index = max(end, index + 1)
     paired.discard(None)
