@@ -14,6 +14,7 @@ from pi_tools.cli.common import (
 )
 from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engine, engine_failed
 from pi_tools.cli.options import PATHS_HELP, Pi, chosen_pi, output_option, paths_argument
+from pi_tools.output.words import counted
 
 
 def index_command(
@@ -56,7 +57,7 @@ def index_command(
         fail(f"{exc.filename or out}: {exc.strerror or exc}")
     for message in result.errors:
         report(message)
-    rows = ", ".join(f"{count} {table}" for table, count in result.rows.items())
-    report(f"{out}: {result.files} sessions ({result.parsed} indexed, {result.unchanged} unchanged, "
-           f"{result.removed} removed): {rows}")
+    rows = ", ".join(f"{table} {count}" for table, count in result.rows.items())
+    report(f"{out}: {counted(result.files, 'session')} ({result.parsed} indexed, {result.unchanged} unchanged, "
+           f"{result.removed} removed); rows: {rows}")
     raise SystemExit(EXIT_BAD_INPUT if result.errors else EXIT_OK)

@@ -118,6 +118,29 @@ def reasoning_option(help: str) -> Any:
     return typer.Option("--reasoning", metavar="LEVEL", help=help)
 
 
+SystemPrompt = Annotated[str | None, typer.Option(
+    "--system-prompt", metavar="TEXT|pi",
+    help="System prompt the request carries (default: none); 'pi': Pi's own prompt and default tools as that Pi "
+         "version builds them for the session's working directory (see --cwd, --pi-install).")]
+"""--system-prompt: a text, or `pi` for Pi's own (payload, render, preflight: cli.prompt)."""
+ToolsFile = Annotated[str | None, typer.Option(
+    "--tools-file", metavar="FILE", help="Tools the request declares: a JSON array of {name, description, parameters} "
+                                         "(default: none, or Pi's own with --system-prompt pi).")]
+"""--tools-file: tool definitions from a file (`run --tools` is a list of tool names: another option)."""
+ToolsFileAlias = Annotated[str | None, typer.Option("--tools", metavar="FILE", hidden=True,
+                                                    help="The old name of --tools-file.")]
+"""--tools: the old name of --tools-file, kept hidden."""
+PromptCwd = Annotated[str | None, typer.Option(
+    "--cwd", metavar="DIR", help="With --system-prompt pi: the session's checkout on this machine; its AGENTS.md/CLAUDE.md "
+                                 "files, walking up, go into the prompt, and DIR is its working directory (default: "
+                                 "the session header's cwd, no context files).")]
+"""--cwd of the commands that rebuild Pi's prompt (run's --cwd is its workspace)."""
+PiInstall = Annotated[str | None, typer.Option(
+    "--pi-install", metavar="DIR", help="With --system-prompt pi: where Pi is installed, which the prompt names for "
+                                        "its docs (default: the placeholder <pi-install>).")]
+"""--pi-install: Pi's package folder (PI_PACKAGE_DIR in Pi)."""
+
+
 def rules_option(help: str) -> Any:
     """--rules: rule ids, checked against the command's own rules."""
     return typer.Option("--rules", metavar="ID,...", help=help)

@@ -20,6 +20,11 @@ from pi_tools.cli.engine_options import EngineKind, Jobs, Scheduler, chosen_engi
 from pi_tools.cli.options import (
     PATHS_HELP,
     Pi,
+    PiInstall,
+    PromptCwd,
+    SystemPrompt,
+    ToolsFile,
+    ToolsFileAlias,
     api_option,
     at_option,
     chosen_pi,
@@ -31,32 +36,16 @@ from pi_tools.cli.options import (
 )
 
 
-def _load_tools(path: str) -> list[dict[str, Any]]:
-    from pi_tools.js.errors import JsonSyntaxError
-    from pi_tools.js.json_line import loads_line
-
-    try:
-        with open(path, "rb") as handle:
-            value = loads_line(handle.read())
-    except OSError as exc:
-        fail(f"--tools {path}: cannot read: {exc.strerror or exc}")
-    except (JsonSyntaxError, UnicodeDecodeError) as exc:
-        fail(f"--tools {path}: not JSON: {exc}")
-    if not isinstance(value, list) or not all(
-        isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("parameters"), dict) for t in value
-    ):
-        fail(f"--tools {path}: expected a JSON array of {{name, description, parameters}} objects")
-    return value
-
-
 def payload_command(
     files: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP}; stdin (context/llm documents or a session) when omitted or -.")] = None,
     api: Annotated[str | None, api_option("The provider API to build the request for (default: --model's, else the "
                                           "session's current model's).")] = None,
     model: Annotated[str | None, model_option("Catalog model (default: the session's current model, said on "
                                               "stderr).")] = None,
-    system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt to send (default: none).")] = None,
-    tools: Annotated[str | None, typer.Option("--tools", metavar="FILE", help="JSON array of {name, description, parameters}.")] = None,
+    system_prompt: SystemPrompt = None,
+    tools_file: ToolsFile = None,
+    prompt_cwd: PromptCwd = None,
+    pi_install: PiInstall = None,
     reasoning: Annotated[str | None, reasoning_option("Thinking level (default: the session's), clamped to the model as Pi does.")] = None,
     session_id: Annotated[str | None, typer.Option("--session-id", metavar="ID", help="Prompt-cache session id (default: the session header's id).")] = None,
     wire: Annotated[bool, typer.Option("--wire", help="Also give the HTTP request the SDK would send (credentials redacted).")] = False,
@@ -68,6 +57,7 @@ def payload_command(
     scheduler: Scheduler = None,
     jobs: Jobs = None,
     pi: Pi = None,
+    tools_alias: ToolsFileAlias = None,
 ) -> None:
     """Build, offline and without an API key, the request body Pi would send (--pi): one `payload` document per session.
 
@@ -77,7 +67,12 @@ def payload_command(
     answer or model change), named on stderr. A note on stderr says when the request holds no system prompt or
     no tools (sessions that do not record them).
 
+    --system-prompt pi sends Pi's own system prompt and default tools, rebuilt as that Pi version builds them for
+    the session's working directory (--cwd DIR: a checkout whose AGENTS.md/CLAUDE.md files go in); a Pi 1.x
+    session that records its own (system messages) keeps them, said on stderr.
+
     Examples: pi-tools payload --last s.jsonl (the request behind the session's last answer);
+    pi-tools payload --system-prompt pi --cwd ~/src/project s.jsonl (with Pi's own prompt and tools);
     pi-tools payload --api anthropic-messages --model anthropic/claude-sonnet-4-5 --wire s.jsonl | jq .wire.headers
     """
     version = chosen_pi(pi, builds_requests=True, command="payload")
@@ -103,9 +98,12 @@ def payload_command(
         api = _api_of(model, version)
     if api is not None:
         checked_api_and_model(api, model, version)
+    from pi_tools.cli.prompt import request_prompt
+
+    prompt = request_prompt(system_prompt, tools_file, tools_alias, prompt_cwd, pi_install)
     request = PayloadRequest(
-        api=api, model=model, system_prompt=system_prompt, tools=_load_tools(tools) if tools else None,
-        reasoning=reasoning, session_id=session_id, wire=wire,
+        api=api, model=model, system_prompt=prompt.system_prompt, tools=prompt.tools, reasoning=reasoning,
+        session_id=session_id, wire=wire, pi_prompt=prompt.pi_prompt,
     )
     options = PayloadOptions(request, leaf, split_threshold(), version.name if version is not None else None,
                              at, last)

@@ -23,6 +23,11 @@ from pi_tools.cli.options import (
     AuditFormat,
     FailOn,
     Pi,
+    PiInstall,
+    PromptCwd,
+    SystemPrompt,
+    ToolsFile,
+    ToolsFileAlias,
     chosen_pi,
     format_option,
     leaf_option,
@@ -39,8 +44,10 @@ if TYPE_CHECKING:
 def preflight_command(
     paths: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP} (default: Pi's session folder).")] = None,
     model: Annotated[str | None, model_option("Catalog model to check the next request for (default: the session's current model).")] = None,
-    system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt the request carries (default: none).")] = None,
-    tools: Annotated[str | None, typer.Option("--tools", metavar="FILE", help="JSON array of {name, description, parameters}.")] = None,
+    system_prompt: SystemPrompt = None,
+    tools_file: ToolsFile = None,
+    prompt_cwd: PromptCwd = None,
+    pi_install: PiInstall = None,
     reasoning: Annotated[str | None, reasoning_option("Thinking level (default: the session's), clamped to the model as Pi does.")] = None,
     leaf: Annotated[str | None, leaf_option("The entry id to build the context from (default: the session's leaf).")] = None,
     replay: Annotated[bool, typer.Option("--replay", help="Check every request the session made and compare with the provider's recorded verdict.")] = False,
@@ -55,6 +62,7 @@ def preflight_command(
     scheduler: Scheduler = None,
     jobs: Jobs = None,
     pi: Pi = None,
+    tools_alias: ToolsFileAlias = None,
 ) -> None:
     """Check, offline, the request Pi would send (the --pi version's) against the rules the provider enforces, naming the entry behind
     each problem. `finding` documents as audit writes them, plus api, model and payloadPath.
@@ -118,11 +126,13 @@ def preflight_command(
             find_model(model, resolve(pi_name).requests.catalog)
         except UnknownModelError as exc:
             fail(f"--model {model}: {exc.args[0] if exc.args else exc}")
-    tool_list = None
-    if tools:
-        from pi_tools.cli.payload import _load_tools
+    from pi_tools.cli.prompt import request_prompt
 
-        tool_list = _load_tools(tools)
+    prompt = request_prompt(system_prompt, tools_file, tools_alias, prompt_cwd, pi_install)
+    if replay and prompt.pi_prompt is not None:
+        fail("--system-prompt pi checks the next request; --replay checks the requests the session made with "
+             "what they carried: leave one out")
+    system_prompt, tool_list = prompt.system_prompt, prompt.tools
     from pi_tools.engine import EngineError
     from pi_tools.sources.files import expand
 
@@ -134,7 +144,7 @@ def preflight_command(
                              chosen, pi_name, learn)
         else:
             status = _check(inputs, output_format, fail_on, threshold, enabled, known, model, system_prompt,
-                            tool_list, reasoning, leaf, chosen, helper, pi_name)
+                            tool_list, reasoning, leaf, chosen, helper, pi_name, prompt.pi_prompt)
     except EngineError as exc:
         fail(str(exc))
     from pi_tools.cli.common import exit_without_teardown
@@ -145,7 +155,7 @@ def preflight_command(
 def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: str, threshold: int,
            enabled: frozenset[str] | None, known: set[str] | None, model: str | None, system_prompt: str | None,
            tools: list[dict[str, object]] | None, reasoning: str | None, leaf: str | None, engine: Engine,
-           helper: Any = None, pi: str | None = None) -> int:
+           helper: Any = None, pi: str | None = None, pi_prompt: Any = None) -> int:
     from pi_tools.audit.formats import json_lines, junit, sarif
     from pi_tools.engine.run import map_inputs
     from pi_tools.pipe.documents import dumps_document
@@ -155,7 +165,7 @@ def _check(inputs: list[tuple[str, str | None]], output_format: str, fail_on: st
     from pi_tools.preflight.tasks import preflight_file
 
     request = PreflightRequest(model=model, system_prompt=system_prompt, tools=tools, reasoning=reasoning,  # type: ignore[arg-type]
-                               leaf=leaf, enabled=enabled, pi=pi)
+                               leaf=leaf, enabled=enabled, pi=pi, pi_prompt=pi_prompt)
     results = []
     checked: Any = map_inputs(preflight_file, inputs, request, engine, lambda path, error: PreflightResult(path, error=error))
     if helper is not None and len(inputs) == 1 and inputs[0][1] is None:

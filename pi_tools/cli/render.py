@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -20,7 +19,12 @@ from pi_tools.cli.options import (
     PATHS_HELP,
     REFUSAL_UNKNOWN_FORMAT,
     Pi,
+    PiInstall,
+    PromptCwd,
     RenderFormat,
+    SystemPrompt,
+    ToolsFile,
+    ToolsFileAlias,
     api_option,
     chosen_pi,
     format_option,
@@ -32,34 +36,21 @@ from pi_tools.cli.options import (
 )
 
 
-def _load_tools(path: str) -> list[dict[str, Any]]:
-    import orjson
-
-    try:
-        value = orjson.loads(Path(path).read_bytes())
-    except OSError as exc:
-        fail(f"--tools {path}: cannot read: {exc.strerror or exc}")
-    except orjson.JSONDecodeError as exc:
-        fail(f"--tools {path}: not JSON: {exc}")
-    if not isinstance(value, list) or not all(
-        isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("parameters"), dict) for t in value
-    ):
-        fail(f"--tools {path}: expected a JSON array of {{name, description, parameters}} objects")
-    return value
-
-
 def render_command(
     files: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP}, one page each (default: Pi's session folder).")] = None,
     out: Annotated[str | None, output_option("Output file (- for stdout); a directory when PATH... holds several sessions (required).")] = None,
     api: Annotated[list[str] | None, api_option("Provider API to preview (repeat to compare side by side; default: the session's current model and its API, said on stderr).")] = None,
     model: Annotated[list[str] | None, model_option("Catalog model: pairs with --api by position when given as often, else goes to the --api it speaks.")] = None,
     fmt: Annotated[RenderFormat | None, format_option(RenderFormat, "Output format (default: from OUT's extension, else html).", REFUSAL_UNKNOWN_FORMAT)] = None,
-    system_prompt: Annotated[str | None, typer.Option("--system-prompt", metavar="TEXT", help="System prompt to send (default: none).")] = None,
-    tools: Annotated[str | None, typer.Option("--tools", metavar="FILE", help="JSON array of {name, description, parameters}.")] = None,
+    system_prompt: SystemPrompt = None,
+    tools_file: ToolsFile = None,
+    prompt_cwd: PromptCwd = None,
+    pi_install: PiInstall = None,
     reasoning: Annotated[str | None, reasoning_option("Thinking level (default: the session's), clamped per model as Pi does.")] = None,
     leaf: Annotated[str | None, leaf_option("Entry id to build the context from (default: the session's leaf).", metavar="ID")] = None,
     block_images: Annotated[bool, typer.Option("--block-images", help="Apply Pi's images.blockImages setting after convertToLlm.")] = False,
     pi: Pi = None,
+    tools_alias: ToolsFileAlias = None,
 ) -> None:
     """Render, for each message, the stored AgentMessage, what convertToLlm made of it and what each API's payload
     holds for it, naming every change Pi makes (thinking replayed as text, signatures dropped, failed turns
@@ -89,11 +80,14 @@ def render_command(
             targets = pair_targets(api or [], model or [], version)
         except TargetError as exc:
             fail(str(exc))
-    loaded_tools = _load_tools(tools) if tools else None
+    from pi_tools.cli.prompt import request_prompt
+
+    prompt = request_prompt(system_prompt, tools_file, tools_alias, prompt_cwd, pi_install)
     status = EXIT_OK
     for name, path in zip(files, output_paths(files, out, chosen), strict=True):
-        request = RenderRequest(targets=list(targets), system_prompt=system_prompt, tools=loaded_tools,
-                                reasoning=reasoning, block_images=block_images, leaf=leaf, pi=version.name)
+        request = RenderRequest(targets=list(targets), system_prompt=prompt.system_prompt, tools=prompt.tools,
+                                reasoning=reasoning, block_images=block_images, leaf=leaf, pi=version.name,
+                                pi_prompt=prompt.pi_prompt)
         try:
             tree = load_session(name, rules=version.context)
             if leaf is not None and leaf not in tree.by_id:
@@ -101,6 +95,8 @@ def render_command(
             if from_session:
                 request.targets = [_session_target(tree, name, version)]
             pieces = render_session(tree, request, chosen)
+            for note in request.notes:
+                report(note)
         except MissingTemplateError as exc:
             fail(str(exc))
         except (SessionReadError, ContextError, TargetError, DocumentError) as exc:

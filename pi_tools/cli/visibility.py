@@ -28,8 +28,9 @@ def visibility_command(
     leaf: Annotated[str | None, leaf_option("Entry id of the leaf to look from (default: the session's own leaf).")]
     = None,
     api: Annotated[str | None, api_option(
-        "Also apply this API's transformMessages (e.g. anthropic-messages): errored or aborted assistant turns are "
-        "then not sent.", REFUSAL_VALUE_EXPECTED_ONE_OF)] = None,
+        "The API whose transformMessages the model column applies (errored or aborted assistant turns are then not "
+        "sent; default: the API of the session's current model, said on stderr, as payload takes it).",
+        REFUSAL_VALUE_EXPECTED_ONE_OF)] = None,
     fmt: Annotated[TableOrJson, format_option(TableOrJson, "table (for people) or json (one JSON line per entry).",
                                               REFUSAL_VALUE_EXPECTED)] = "table",
     width: Annotated[int, typer.Option("--width", help="Table width.")] = 120,
@@ -57,7 +58,8 @@ def visibility_command(
     from pi_tools.sources.files import size_of
     from pi_tools.visibility.tasks import VisibilityOptions, visibility_file
 
-    options = VisibilityOptions(leaf, api, fmt, width, version.name if version is not None else None)
+    options = VisibilityOptions(leaf, api, fmt, width, version.name if version is not None else None,
+                                session_api=True)
     headed = fmt == "table" and len(files) > 1
     status = 0
     try:

@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-PAYLOAD_VALUE_OPTIONS = frozenset({"--api", "--model", "--system-prompt", "--tools", "--reasoning", "--session-id",
-                                   "--leaf", "--at"})
+PAYLOAD_VALUE_OPTIONS = frozenset({"--api", "--model", "--system-prompt", "--tools-file", "--tools", "--cwd",
+                                   "--pi-install", "--reasoning", "--session-id", "--leaf", "--at"})
 """The options of `payload` that take a value and leave the early start in place (tests check this against the
 command itself, with ENGINE_OPTIONS)."""
 
-PREFLIGHT_VALUE_OPTIONS = frozenset({"--model", "--system-prompt", "--tools", "--reasoning", "--leaf", "--format",
-                                     "--fail-on", "--rules", "--learn", "--knowledge"})
+PREFLIGHT_VALUE_OPTIONS = frozenset({"--model", "--system-prompt", "--tools-file", "--tools", "--cwd", "--pi-install",
+                                     "--reasoning", "--leaf", "--format", "--fail-on", "--rules", "--learn",
+                                     "--knowledge"})
 """The same for `preflight` (its check of the next request; --replay, --all-branches and --list-rules leave the
 helper out: a replay builds many small payloads, never in parts)."""
 

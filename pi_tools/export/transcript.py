@@ -25,6 +25,7 @@ import orjson
 
 from pi_tools.js.values import js_to_string, js_truthy
 from pi_tools.messages.roles import default_registry
+from pi_tools.output.words import counted
 from pi_tools.session.context import PI_085_RULES, ContextError, ContextRules
 from pi_tools.session.tree import PI_085_VOCABULARY, PathCycleError, SessionTree, Vocabulary
 
@@ -537,10 +538,11 @@ def _stats(entries: list[Any]) -> dict[str, Any]:
             counts["branchSummary"] += 1
         elif kind == "custom_message":
             counts["custom"] += 1
-    names = {"user": "user", "assistant": "assistant", "toolResult": "tool results", "custom": "custom",
-             "compaction": "compactions", "branchSummary": "branch summaries"}
+    names = {"user": ("user", "user"), "assistant": ("assistant", "assistant"),
+             "toolResult": ("tool result", "tool results"), "custom": ("custom", "custom"),
+             "compaction": ("compaction", "compactions"), "branchSummary": ("branch summary", "branch summaries")}
     return {
-        "messages": ", ".join(f"{n} {names[k]}" for k, n in counts.items() if n) or "0",
+        "messages": ", ".join(counted(n, *names[k]) for k, n in counts.items() if n) or "0",
         "toolCalls": tool_calls,
         "tokens": " ".join(f"{mark}{format_tokens(tokens[key])}" for mark, key in
                            (("↑", "input"), ("↓", "output"), ("R", "cacheRead"), ("W", "cacheWrite")) if tokens[key])

@@ -47,6 +47,7 @@ VERSION = PiVersion(
     name="1.6",
     packages="pi-coding-agent 1.6.0, pi-ai 1.6.0",
     requests=Edition(catalog="models-1.6.json", adapter_module="adapter16", records_prompt=True,
+                     prompt="pi-prompt-1.6.json",
                      transform=TRANSFORM_16, estimate=estimate_request_tokens,
                      output_room=output_room),
     context=PI_16_RULES,

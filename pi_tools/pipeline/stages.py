@@ -238,6 +238,9 @@ class PayloadRequest:
     """The model that answered the stored message whose request is rebuilt (--at, --last), used as it is."""
     answered_at: str | None = None
     """Where that message is, for the note naming the model ("entry ID, line N")."""
+    pi_prompt: Any = None
+    """--system-prompt pi: providers.pi_prompt.PiPromptOptions; the request carries the Pi version's own prompt and
+    tools for the session's working directory (a --tools-file still replaces the tools)."""
 
 
 NO_SESSION_MODEL = "the session records no model (no assistant message or model change on its path names one)"
@@ -327,7 +330,77 @@ def _payload_inputs(llm_doc: Document, request: PayloadRequest, notes: list[str]
     context: dict[str, Any] = {"systemPrompt": request.system_prompt}
     if request.tools:
         context["tools"] = request.tools
+    if request.pi_prompt is not None:
+        _add_pi_prompt(llm_doc, request, version, context)
     return request, model, options, context
+
+
+def _add_pi_prompt(llm_doc: Document, request: PayloadRequest, version: PiVersion, context: dict[str, Any]) -> None:
+    """--system-prompt pi: the version's own prompt and default tools (providers.pi_prompt) into `context`."""
+    from pi_tools.providers.pi_prompt import session_pi_prompt
+
+    header = llm_doc.get("header") or {}
+    try:
+        prompt, tools = session_pi_prompt(version.requests.prompt, request.pi_prompt,
+                                          header.get("cwd") if isinstance(header, dict) else None)
+    except ValueError as exc:
+        raise DocumentError(str(exc)) from None
+    context["systemPrompt"] = prompt
+    if not request.tools:
+        context["tools"] = tools
+
+
+PI_PROMPT_KEPT = ("note: the session records its own system prompt and tools (system messages): sent as recorded, "
+                  "--system-prompt pi is not applied")
+"""Said where a Pi 1.x transcript keeps its recorded prompt over --system-prompt pi (pi_prompt_kept)."""
+
+
+def pi_prompt_note(llm_doc: Document, options: Any) -> str:
+    """The stderr line saying the request carries Pi's own prompt, and from what it was rebuilt."""
+    from pi_tools.providers.pi_prompt import INSTALL_PLACEHOLDER
+
+    origin = (f"--cwd {options.cwd}, its context files read" if options.cwd is not None
+              else "the session header's cwd, no context files read (--cwd DIR reads a checkout's)")
+    install = "" if options.install is not None else f"; its docs named at {INSTALL_PLACEHOLDER} (--pi-install DIR)"
+    return (f"{llm_doc.get('source', '<stdin>')}: system prompt and tools: Pi {document_version(llm_doc).name}'s "
+            f"own, for {origin}{install}")
+
+
+def _note_pi_prompt(llm_doc: Document, request: PayloadRequest, notes: list[str] | None) -> None:
+    if notes is not None and request.pi_prompt is not None:
+        notes.append(pi_prompt_note(llm_doc, request.pi_prompt))
+
+
+def pi_prompt_parts(llm_doc: Document, options: Any, given_tools: list[dict[str, Any]] | None,
+                    version: PiVersion) -> tuple[str | None, list[dict[str, Any]] | None, str]:
+    """--system-prompt pi for a document whose messages are a list (render): (prompt, tools, the note), the
+    tools given (--tools-file) replacing Pi's; (None, None, note) where a Pi 1.x transcript keeps its own
+    (pi_prompt_kept). DocumentError when no working directory is known."""
+    from pi_tools.providers.transcript import has_system_messages
+
+    source = llm_doc.get("source", "<stdin>")
+    if version.requests.records_prompt and has_system_messages(llm_doc.get("messages") or []):
+        return None, None, f"{source}: {PI_PROMPT_KEPT}"
+    context: dict[str, Any] = {}
+    _add_pi_prompt(llm_doc, PayloadRequest(api=None, tools=given_tools, pi_prompt=options), version, context)
+    return context["systemPrompt"], given_tools or context.get("tools"), pi_prompt_note(llm_doc, options)
+
+
+def pi_prompt_kept(context: dict[str, Any], request: PayloadRequest, edition: Edition) -> str | None:
+    """Under a version that records its prompt (Pi 1.x), a transcript with system messages keeps them with
+    --system-prompt pi: Pi itself would rebuild its prompt from the user's own install, skills and settings,
+    which the session does not record, so the recorded prompt is the truer one. Drops Pi's rebuilt prompt from
+    `context` and returns the note saying so (None when nothing is dropped)."""
+    from pi_tools.providers.transcript import has_system_messages
+
+    if request.pi_prompt is None or not edition.records_prompt or not has_system_messages(context["messages"]):
+        return None
+    context["systemPrompt"] = request.system_prompt
+    if request.tools:
+        context["tools"] = request.tools
+    else:
+        context.pop("tools", None)
+    return PI_PROMPT_KEPT
 
 
 def _as_recorded(context: dict[str, Any]) -> dict[str, Any]:
@@ -384,6 +457,11 @@ def payload_document(llm_doc: Document, request: PayloadRequest, notes: list[str
     request, model, options, context = _payload_inputs(llm_doc, request, notes)
     context["messages"] = materialized(llm_doc.get("messages"))
     edition = document_version(llm_doc).requests
+    kept = pi_prompt_kept(context, request, edition)
+    if kept is None:
+        _note_pi_prompt(llm_doc, request, notes)
+    elif notes is not None:
+        notes.append(f"{llm_doc.get('source', '<stdin>')}: {kept}")
     context = sent_context(context, edition)
     api = str(request.api)
     document = _payload_result(llm_doc, request, model,
@@ -408,10 +486,11 @@ def missing_parts_note(context: dict[str, Any]) -> str | None:
         return None
     if not prompt and not tools:
         return ("the request holds no system prompt and no tools: the session does not record them; pass "
-                "--system-prompt TEXT and --tools FILE")
+                "--system-prompt pi (Pi's own) or --system-prompt TEXT and --tools-file FILE")
     if not prompt:
-        return "the request holds no system prompt: the session does not record it; pass --system-prompt TEXT"
-    return "the request holds no tools: the session does not record them; pass --tools FILE"
+        return ("the request holds no system prompt: the session does not record it; pass --system-prompt TEXT "
+                "(or pi: Pi's own)")
+    return "the request holds no tools: the session does not record them; pass --tools-file FILE"
 
 
 def _note_missing_parts(llm_doc: Document, context: dict[str, Any], notes: list[str] | None) -> None:
@@ -583,5 +662,6 @@ def payload_document_in_parts(llm_doc: Document, request: PayloadRequest, build_
         return payload_document(llm_doc, replace(request, model=given_model), notes)
     if notes is not None:
         settled_request(llm_doc, replace(request, model=given_model), notes)
+        _note_pi_prompt(llm_doc, request, notes)
         _note_missing_parts(llm_doc, context, notes)  # the bulk index plans no file with system messages
     return _payload_result(llm_doc, request, model, lambda: payload, options)

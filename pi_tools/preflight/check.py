@@ -31,6 +31,13 @@ class PreflightRequest:
     enabled: frozenset[str] | None = None
     pi: str | None = None
     """The Pi version's name (None: PI_TOOLS_PI, else the default), resolved where the check runs."""
+    pi_prompt: Any = None
+    """--system-prompt pi: providers.pi_prompt.PiPromptOptions, resolved per session (session.with_pi_prompt)."""
+    given_tools: list[dict[str, Any]] | None = None
+    """With pi_prompt resolved: the tools given (--tools-file), which a Pi 1.x transcript keeping its own prompt
+    keeps too."""
+    pi_prompt_applied: bool = False
+    """Whether system_prompt and tools are Pi's own (a Pi 1.x transcript with system messages then keeps its)."""
 
 
 @dataclass
@@ -42,7 +49,8 @@ class PreflightResult:
     error: str | None = None
 
 
-def finding(source: str, hit: Hit, api: str, model: str, origin: Origin) -> Finding | None:
+def finding(source: str, hit: Hit, api: str, model: str, origin: Origin,
+            in_order: frozenset[Any] = frozenset()) -> Finding | None:
     """A `finding` document as audit writes them, plus the request's API, model, the payload path and the fix;
     graded by what is known of the model's provider (knowledge.grade): None where the provider is recorded
     accepting the shape."""
@@ -58,7 +66,7 @@ def finding(source: str, hit: Hit, api: str, model: str, origin: Origin) -> Find
         "kind": "finding", "source": source, "rule": hit.rule, "severity": severity,
         "entryId": entry_id if isinstance(entry_id, str) else None, "line": line,
         "message": hit.message if note is None else f"{hit.message} {note}",
-        "api": api, "model": model, "payloadPath": hit.path, "fix": fix_for(hit.rule, source, model, rule.fix),
+        "api": api, "model": model, "payloadPath": hit.path, "fix": fix_for(hit.rule, source, model, rule.fix, entry_id in in_order),
     }
 
 
@@ -125,5 +133,8 @@ def findings_for(source: str, api: str, model: dict[str, Any], payload: dict[str
     last = max((hit.item for hit in hits if hit.item is not None), default=None)
     origins = lazy.get(last) if needs_map else None
     reference = f"{model.get('provider')}/{model.get('id')}"
-    found = (finding(source, hit, api, reference, locate(hit, origins, llm_origins)) for hit in hits)
+    from pi_tools.preflight.fixes import PAIRING_RULES, stored_in_order
+
+    in_order = stored_in_order(llm, llm_origins) if any(hit.rule in PAIRING_RULES for hit in hits) else frozenset()
+    found = (finding(source, hit, api, reference, locate(hit, origins, llm_origins), in_order) for hit in hits)
     return [f for f in found if f is not None]

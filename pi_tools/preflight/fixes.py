@@ -8,6 +8,8 @@ checking again, and the stored-order repairs); for the rest the reason no rewrit
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
+from typing import Any
 
 from pi_tools.audit.fixes import repaired_name
 
@@ -36,14 +38,52 @@ _NO_REPAIR: dict[str, str] = {
 }
 
 
-def fix_for(rule: str, source: str, model: str | None, general: str) -> str:
-    """The fix of one finding of `rule` in `source` for `model` (provider/id); `general`: the rule's own fix.
-    A command writes a new file beside the session (audit.fixes.repaired_name: the same name audit suggests)."""
+STORED_IN_ORDER = ("no repair: the session stores every result of this call turn right after it, so relinking and "
+                   "closing orphans change nothing; the request splits them itself (e.g. an image in a tool result "
+                   "is sent as a turn of its own): remove what splits them, such as that image, or branch from "
+                   "before the turn (--leaf)")
+"""A pairing finding whose call turn is stored complete and in order: its cause is what the API's adapter makes
+of the batch, which no repair of the stored order reaches."""
+
+
+def stored_in_order(llm: Sequence[Any], origins: Sequence[Any]) -> frozenset[Any]:
+    """The entry ids of every call turn (the assistant message and its results) that the context holds complete and
+    in place: an assistant with tool calls followed at once by one result for each call and nothing else. These are
+    the batches `repair --relink --close-orphans` leaves as they are (it moves results to their call and closes
+    calls without one), so a pairing finding there is not cleared by it. `origins[i]` is llm[i]'s (entry id, line)."""
+    paired: set[Any] = set()
+    index = 0
+    while index < len(llm):
+        message = llm[index]
+        content = message.get("content") if isinstance(message, dict) else None
+        if not (isinstance(message, dict) and message.get("role") == "assistant" and isinstance(content, list)):
+            index += 1
+            continue
+        calls = [block.get("id") for block in content if isinstance(block, dict) and block.get("type") == "toolCall"]
+        end = index + 1
+        results: list[Any] = []
+        while end < len(llm) and isinstance(llm[end], dict) and llm[end].get("role") == "toolResult":
+            results.append(llm[end].get("toolCallId"))
+            end += 1
+        call_ids = [call for call in calls if isinstance(call, str)]
+        if call_ids and len(call_ids) == len(calls) == len(results) == len(set(call_ids)) \
+                and sorted(map(str, results)) == sorted(call_ids):
+            paired.update(origins[position][0] for position in range(index, end) if position < len(origins))
+        index = max(end, index + 1)
+    paired.discard(None)
+    return frozenset(paired)
+
+
+def fix_for(rule: str, source: str, model: str | None, general: str, in_order: bool = False) -> str:
+    """The fix of one finding of `rule` in `source` for `model` (provider/id); `general`: the rule's own fix;
+    `in_order`: the finding's entry is in a call turn stored complete and in place (stored_in_order), where the
+    pairing repairs change nothing. A command writes a new file beside the session (audit.fixes.repaired_name:
+    the same name audit suggests)."""
     command = f"pi-tools repair {shlex.quote(source)} -o {shlex.quote(repaired_name(source))}"
     if rule in NEW_TURN_RULES and model:
         return f"{command} --for-model {shlex.quote(model)}"
     if rule in PAIRING_RULES:
-        return f"{command} --relink --close-orphans"
+        return STORED_IN_ORDER if in_order else f"{command} --relink --close-orphans"
     if rule in _NO_REPAIR:
         return _NO_REPAIR[rule]
     return f"no repair: {general}"

@@ -37,6 +37,7 @@ import orjson
 from pi_tools.js.values import UNDEFINED
 from pi_tools.pipe.documents import EncodedItems, LazyMessages
 from pi_tools.preflight.check import PreflightRequest, PreflightResult, finding, locate
+from pi_tools.preflight.fixes import PAIRING_RULES, stored_in_order
 from pi_tools.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, convert_traced, map_origins
 from pi_tools.preflight.rules import Hit, iter_hits, rules_for
 from pi_tools.preflight.scans import PartScanner
@@ -212,11 +213,25 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
                        given_items=items)
     hits = list(iter_hits(rules_for(api, model, enabled=request.enabled), view))
     _note_reach(parts, hits)
-    found = (finding(source, hit, api, reference, _locate(parts, api, model, hit, has_system)) for hit in hits)
+    in_order = _stored_in_order(parts) if any(hit.rule in PAIRING_RULES for hit in hits) else frozenset()
+    found = (finding(source, hit, api, reference, _locate(parts, api, model, hit, has_system), in_order)
+             for hit in hits)
     result.findings = [f for f in found if f is not None]
     if keep is not None:
         keep(built, scans, parts, view, document)
     return result
+
+
+def _stored_in_order(parts: _Parts) -> frozenset[Any]:
+    """fixes.stored_in_order over every part, one part's messages at a time (a call turn never spans two parts:
+    they are cut before user messages); only asked for when a pairing rule was hit."""
+    paired: set[Any] = set()
+    for index, planned in enumerate(parts.planned):
+        messages = list(planned)
+        first = parts.offsets[index]
+        llm, llm_origins = convert_traced(messages, parts.origins[first:first + len(messages)])
+        paired |= stored_in_order(llm, llm_origins)
+    return frozenset(paired)
 
 
 class _Window(Sequence[Origin]):

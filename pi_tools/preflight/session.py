@@ -54,6 +54,8 @@ def preflight_tree(tree: Any, source: str, request: PreflightRequest, release: b
     objects of that check past it."""
     if request.leaf is not None and request.leaf not in tree.by_id:
         raise ContextError(f"Entry {request.leaf} not found")
+    if request.pi_prompt is not None:
+        request = with_pi_prompt(request, source, tree.header)
     if release:
         from pi_tools.preflight.parts import preflight_in_parts
 
@@ -70,6 +72,25 @@ def preflight_tree(tree: Any, source: str, request: PreflightRequest, release: b
     return check_whole(source, request, header, traced.plan, traced.messages, traced.origins)
 
 
+def with_pi_prompt(request: PreflightRequest, source: str, header: Any) -> PreflightRequest:
+    """--system-prompt pi: the request with the version's own prompt and tools for the session's working
+    directory (pipeline.stages.pi_prompt_parts; raises PreflightError when none is known)."""
+    from dataclasses import replace
+
+    from pi_tools.pi import resolve
+    from pi_tools.pipe.documents import DocumentError
+    from pi_tools.pipeline.stages import pi_prompt_parts
+
+    version = resolve(request.pi)
+    try:
+        prompt, tools, _ = pi_prompt_parts({"source": source, "pi": version.name, "header": header, "messages": []},
+                                           request.pi_prompt, request.tools, version)
+    except DocumentError as exc:
+        raise PreflightError(str(exc)) from None
+    return replace(request, system_prompt=prompt, tools=tools, pi_prompt=None, given_tools=request.tools,
+                   pi_prompt_applied=True)
+
+
 def check_whole(source: str, request: PreflightRequest, header: Any, plan: Any, messages: list[Any],
                 origins: list[Any]) -> PreflightResult:
     """The check of a request built whole from its context messages (AgentMessage[]) and their origins; the list
@@ -82,6 +103,10 @@ def check_whole(source: str, request: PreflightRequest, header: Any, plan: Any, 
     edition = version.requests
     llm, llm_origins = convert_traced(messages, origins, version.passed_through)
     messages.clear()
+    if request.pi_prompt_applied and edition.records_prompt and has_system_messages(llm):
+        from dataclasses import replace  # a Pi 1.x transcript keeps its own prompt (as `payload` does)
+
+        request = replace(request, system_prompt=None, tools=request.given_tools, pi_prompt_applied=False)
     model = resolve_target(request.model, plan.model, edition.catalog)
     api = str(model.get("api"))
     reference = f"{model['provider']}/{model['id']}"

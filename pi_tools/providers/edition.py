@@ -26,6 +26,9 @@ class Edition:
     adapter_module: str
     """The module of each API folder that holds this edition's ``ADAPTER``. An API whose folder has none is not
     built for this edition (refused with a message, never built as another version would)."""
+    prompt: str = "pi-prompt.json"
+    """The file under pi_tools/providers/data holding this version's own system prompt and default tools
+    (providers.pi_prompt: `--system-prompt pi`)."""
     records_prompt: bool = False
     """Pi 1.x records the system prompt and tools in the transcript (system messages): a session that has them is
     sent as recorded, and a prompt or tool set given for the request becomes a system message when it differs

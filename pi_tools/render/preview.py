@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from pi_tools.js.values import UNDEFINED, js_to_string
+from pi_tools.output.words import counted
 from pi_tools.providers.transform_trace import (
     AsStored,
     align_positions,
@@ -68,6 +69,11 @@ class RenderRequest:
     pi: str | None = None
     """The Pi version's name (None: PI_TOOLS_PI, else the default): its catalog, adapters and transformMessages
     build the previews (the session must be read by its context rules)."""
+    pi_prompt: Any = None
+    """--system-prompt pi: providers.pi_prompt.PiPromptOptions (the preview carries the version's own prompt and
+    tools, as `payload` does: pipeline.stages.pi_prompt_parts)."""
+    notes: list[str] = field(default_factory=list)
+    """What the preview says on stderr (filled by build_preview)."""
 
     @property
     def version(self) -> PiVersion:
@@ -248,7 +254,7 @@ def _payload_top(payload: Mapping[str, Any], api: str) -> dict[str, Any]:
     items = payload_items(api, payload)
     if not isinstance(items, list):
         return dict(payload)
-    return with_payload_items(api, dict(payload), f"[{len(items)} items, shown per message below]")
+    return with_payload_items(api, dict(payload), f"[{counted(len(items), 'item')}, shown per message below]")
 
 
 def _cell(state: str, notes: list[annotate.Note], fragments: list[dict[str, Any]],
@@ -408,6 +414,20 @@ def _convert(stored: list[Any], block_images: bool, passed_through: frozenset[st
     return converted, notes
 
 
+def _with_pi_prompt(request: RenderRequest, llm_doc: dict[str, Any]) -> RenderRequest:
+    """--system-prompt pi: the request with the version's own prompt and tools, or as it was where the transcript
+    records its own (the note in request.notes says which)."""
+    from dataclasses import replace
+
+    from pi_tools.pipeline.stages import pi_prompt_parts
+
+    prompt, tools, note = pi_prompt_parts(llm_doc, request.pi_prompt, request.tools, request.version)
+    request.notes.append(note)
+    if prompt is None:
+        return request
+    return replace(request, system_prompt=prompt, tools=tools, pi_prompt=None)
+
+
 def build_preview(tree: SessionTree, request: RenderRequest) -> dict[str, Any]:
     """Everything the templates show for one session (raises ContextError, TargetError)."""
     from pi_tools.pipeline.stages import context_document, sent_context
@@ -419,6 +439,8 @@ def build_preview(tree: SessionTree, request: RenderRequest) -> dict[str, Any]:
     llm_rows = [i for i, message in enumerate(converted) if message is not None]
     llm = [converted[i] for i in llm_rows]
     llm_doc = {**context_doc, "kind": "llm", "messages": llm}
+    if request.pi_prompt is not None:
+        request = _with_pi_prompt(request, llm_doc)
     context: dict[str, Any] = {"systemPrompt": request.system_prompt, "messages": llm}
     if request.tools:
         context["tools"] = request.tools

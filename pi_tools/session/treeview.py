@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pi_tools.output.words import counted
 from pi_tools.session.preview import entry_preview, shorten
 from pi_tools.session.tree import PathCycleError, SessionTree
 
@@ -57,7 +58,7 @@ def render_tree(tree: SessionTree, width: int = 100) -> list[str]:
                 stack.append((kid, child_prefix + ("└─ " if last else "├─ "), child_prefix + ("   " if last else "│  ")))
     hidden = [e for e in tree.entries if isinstance(e, dict) and id(e) not in shown]
     if hidden:
-        lines.append(f"! {len(hidden)} entries are not reachable from any root (parentId cycle): "
+        lines.append(f"! {counted(len(hidden), 'entry is', 'entries are')} not reachable from any root (parentId cycle): "
                      + ", ".join(str(e.get("id")) for e in hidden[:10]) + (" …" if len(hidden) > 10 else ""))
     for diag in tree.diagnostics:
         lines.append(f"! line {diag.get('line')}: {diag.get('code')}: {diag.get('message')}")

@@ -29,6 +29,8 @@ def test_value_options_are_the_payload_commands_own() -> None:
     (["--at", "e1", "a.jsonl"], (["a.jsonl"], {"--at"})),
     (["--api", "anthropic-messages", "--", "--odd-name.jsonl"], (["--odd-name.jsonl"], {"--api"})),
     (["--tools", "t.json", "--system-prompt", "be brief", "s.jsonl"], (["s.jsonl"], {"--tools", "--system-prompt"})),
+    (["--system-prompt", "pi", "--cwd", "w", "--pi-install", "/opt/pi", "--tools-file", "t.json", "s.jsonl"],
+     (["s.jsonl"], {"--system-prompt", "--cwd", "--pi-install", "--tools-file"})),
     (["--help"], ([], {"--help"})),
     (["--api"], None),  # a value missing: typer will say so
     (["--verbose", "a.jsonl"], None),  # an option it does not know: typer decides
@@ -49,4 +51,5 @@ def test_the_entry_point_runs_payload_with_and_without_a_helper(cli: Any) -> Non
     assert early.code == plain.code == 0
     assert early.stdout == plain.stdout and early.stderr == plain.stderr == (
         "pi-tools: fixtures/realworld/marcpadz__dexter-v3__pi-session.jsonl: note: the request holds no system prompt "
-        "and no tools: the session does not record them; pass --system-prompt TEXT and --tools FILE\n")
+        "and no tools: the session does not record them; pass --system-prompt pi (Pi's own) or --system-prompt TEXT "
+        "and --tools-file FILE\n")

@@ -10,7 +10,7 @@ from pi_tools.pipeline.stages import missing_parts_note
 SMALL = "fixtures/corpus/small.jsonl"  # a1 and a3 answered by anthropic/claude-sonnet-4-5, a2 by openai/gpt-5
 RECORDED = "tests/data/requests16/gen16_new.jsonl"  # Pi 1.6 wrote it: system messages with prompt and tools
 NO_PROMPT = (f"pi-tools: {SMALL}: note: the request holds no system prompt and no tools: the session does not "
-             "record them; pass --system-prompt TEXT and --tools FILE\n")
+             "record them; pass --system-prompt pi (Pi's own) or --system-prompt TEXT and --tools-file FILE\n")
 
 
 def test_the_sessions_model_and_its_api_when_none_is_given(cli: Any) -> None:
@@ -115,9 +115,10 @@ def test_the_note_names_what_is_missing() -> None:
     tool = {"name": "read", "description": "Read a file", "parameters": {"type": "object"}}
     assert missing_parts_note({"systemPrompt": "Be brief.", "tools": [tool], "messages": []}) is None
     assert missing_parts_note({"systemPrompt": "Be brief.", "messages": []}) == (
-        "the request holds no tools: the session does not record them; pass --tools FILE")
+        "the request holds no tools: the session does not record them; pass --tools-file FILE")
     assert missing_parts_note({"systemPrompt": None, "tools": [tool], "messages": []}) == (
-        "the request holds no system prompt: the session does not record it; pass --system-prompt TEXT")
+        "the request holds no system prompt: the session does not record it; pass --system-prompt TEXT (or pi: "
+        "Pi's own)")
     recorded = [{"role": "system", "content": "Be brief.", "toolsAdded": [tool]}, {"role": "user", "content": "hi"}]
     assert missing_parts_note({"systemPrompt": None, "messages": recorded}) is None
 

@@ -66,8 +66,8 @@ def small_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout == ""
-    assert run.stderr == (f"pi-tools: {out}: 1 sessions (1 indexed, 0 unchanged, 0 removed): 1 sessions, "
-                          "8 entries, 6 messages, 3 tool_calls, 3 usage\n")
+    assert run.stderr == (f"pi-tools: {out}: 1 session (1 indexed, 0 unchanged, 0 removed); rows: sessions 1, "
+                          "entries 8, messages 6, tool_calls 3, usage 3\n")
     return out
 
 

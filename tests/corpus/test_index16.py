@@ -312,8 +312,8 @@ def test_the_command(tmp_path: Path, cli: Any) -> None:
     out = tmp_path / "idx"
     run = cli("index", "--pi", "1.6", E03, E15, "-o", str(out))
     assert (run.code, run.stdout) == (0, "")
-    assert run.stderr == (f"pi-tools: {out}: 2 sessions (2 indexed, 0 unchanged, 0 removed): 2 sessions, "
-                          "16 entries, 8 messages, 1 tool_calls, 3 usage, 2 usage_entries, 5 context_edits, "
-                          "0 system_sections, 1 system_tools\n")
+    assert run.stderr == (f"pi-tools: {out}: 2 sessions (2 indexed, 0 unchanged, 0 removed); rows: sessions 2, "
+                          "entries 16, messages 8, tool_calls 1, usage 3, usage_entries 2, context_edits 5, "
+                          "system_sections 0, system_tools 1\n")
     by_environment = cli("index", E03, E15, "-o", str(tmp_path / "env"), env={"PI_TOOLS_PI": "1.6"})
-    assert by_environment.code == 0 and "2 usage_entries" in by_environment.stderr
+    assert by_environment.code == 0 and "usage_entries 2" in by_environment.stderr

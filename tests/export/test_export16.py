@@ -16,7 +16,7 @@ E06_MD = '''\
 - started: 2026-12-01 00:00:00 UTC
 - directory: `/tmp/x`
 - models: anthropic/claude-sonnet-4-5
-- messages: 9 in the session; on the path shown: 3 user, 2 assistant, 1 compactions
+- messages: 9 in the session; on the path shown: 3 user, 2 assistant, 1 compaction
 - tool calls: 0
 - tokens: ↑2 ↓2
 - cost: $0.0000 for the session, as `pi-tools usage` counts it; stored on the path shown: $0.000
@@ -130,7 +130,7 @@ def test_html_shows_the_same(cli: Any) -> None:
     run = cli("export", "--pi", "1.6", f"{CASES}/e06_comp_sys.jsonl", "-o", "-", "--format", "html")
     assert run.code == 0
     assert '<article class="msg summary system" id="entry-s3">' in run.stdout
-    assert '<details class="json"><summary>Prompt section b (1 lines)</summary><div class="prose">B</div></details>' \
+    assert '<details class="json"><summary>Prompt section b (1 line)</summary><div class="prose">B</div></details>' \
         in run.stdout
     assert "<summary>System prompt sent before the summary</summary>" in run.stdout
 

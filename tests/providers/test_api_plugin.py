@@ -105,7 +105,7 @@ def test_payload_of_a_plugin_api(cli: Any, plugin: tuple[dict[str, str], str]) -
                  "payload": {"model": "gpt-5.1", "messages": TOY_ITEMS}}]
     run = cli("payload", "--api", "toy", "--model", "openai/gpt-5.1", session, env=env)
     note = (f"pi-tools: {session}: note: the request holds no system prompt and no tools: the session does not "
-            "record them; pass --system-prompt TEXT and --tools FILE\n")
+            "record them; pass --system-prompt pi (Pi's own) or --system-prompt TEXT and --tools-file FILE\n")
     assert (run.code, run.stderr, run.documents()) == (0, note, expected)
     run = cli("payload", "--api", "toy", session, env=env)  # the session's model, borrowed
     assert run.documents()[0]["model"] == "anthropic/claude-sonnet-4-5"

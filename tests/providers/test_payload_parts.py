@@ -272,7 +272,7 @@ def test_a_mistyped_split_size_is_said_once_and_builds_whole(cli: Any) -> None:
     mistyped = cli(*args, env={SPLIT_BYTES_VARIABLE: "8MB"})
     assert mistyped.code == 0
     note = ("note: the request holds no system prompt and no tools: the session does not record them; pass "
-            "--system-prompt TEXT and --tools FILE")
+            "--system-prompt pi (Pi's own) or --system-prompt TEXT and --tools-file FILE")
     assert sorted(mistyped.stderr.splitlines()) == sorted([
         "pi-tools: PI_TOOLS_SPLIT_BYTES='8MB' is neither a size in bytes nor 'off'; payloads are built whole",
         *(f"pi-tools: {name}: {note}" for name in args[-2:])])
@@ -723,4 +723,4 @@ def test_azure_cli_in_parts_writes_what_it_writes_whole(cli: Any, split_bytes: s
 def _no_prompt(files: list[str]) -> str:
     """payload's note for each session that records no system prompt or tools (none given)."""
     return "".join(f"pi-tools: {name}: note: the request holds no system prompt and no tools: the session does not "
-                   "record them; pass --system-prompt TEXT and --tools FILE\n" for name in files)
+                   "record them; pass --system-prompt pi (Pi's own) or --system-prompt TEXT and --tools-file FILE\n" for name in files)

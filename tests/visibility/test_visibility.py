@@ -136,12 +136,33 @@ def _types(path: Path) -> dict[str | None, tuple[Any, Any]]:
 
 
 def test_every_reason_json_rows_are_exact(cli: Any, every_reason: Path) -> None:
+    """Without --api the model column goes through the API of the session's current model, as payload builds for
+    it (issue 25): here anthropic-messages, which skips the errored turn a2."""
     result = cli("visibility", str(every_reason), "--format", "json")
     assert result.code == 0, result.stderr
+    assert result.stderr == (f"pi-tools: {every_reason}: model column as sent through anthropic-messages, the API "
+                             "of anthropic/claude-sonnet-4-5, the session's current model; --api chooses another\n")
     types = _types(every_reason)
-    want = [_expected_document(str(every_reason), entry_id, line, reasons, types)
-            for line, (entry_id, *reasons) in enumerate(EVERY_REASON_ROWS, start=2)]
+    rows = [("a2", YES, "errored-turn-skipped", YES) if row[0] == "a2" else row for row in EVERY_REASON_ROWS]
+    want = [_expected_document(str(every_reason), entry_id, line, reasons, types, "anthropic-messages")
+            for line, (entry_id, *reasons) in enumerate(rows, start=2)]
     assert result.documents() == want
+    explicit = cli("visibility", str(every_reason), "--format", "json", "--api", "anthropic-messages")
+    assert (explicit.stdout, explicit.stderr) == (result.stdout, "")
+
+
+def test_a_session_without_a_model_applies_no_api_and_says_so(cli: Any, tmp_path: Path) -> None:
+    session = tmp_path / "s.jsonl"
+    session.write_text('{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}\n'
+                       '{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+                       '"message":{"role":"user","content":"hi","timestamp":1767225601000}}\n', encoding="utf-8")
+    result = cli("visibility", str(session), "--format", "json")
+    assert result.code == 0
+    assert result.stderr == (
+        f"pi-tools: {session}: the session records no model (no assistant message or model change on its path names "
+        "one); pass --api API and --model PROVIDER/ID; the model column applies no API's transformMessages (--api "
+        "API applies one)\n")
+    assert [("api" in doc, doc["model"]) for doc in result.documents()] == [(False, True)]
 
 
 def test_api_skips_errored_turns(cli: Any, every_reason: Path) -> None:
@@ -219,3 +240,17 @@ def test_goldens_context_and_model_counts(name: str) -> None:
     assert len(rows) == len(tree.entries)
     assert sum(row.context is None for row in rows) == len(golden["context"]["messages"])
     assert sum(row.model is None for row in rows) == len(golden["llm"])
+
+
+def test_content_transform_messages_cannot_take_falls_back_or_fails_by_the_option(cli: Any) -> None:
+    """Without --api the session's API is a default: where its transformMessages cannot run (an assistant whose
+    content is not an array), the model column applies none and says so; asked for with --api, the file fails."""
+    case = "fixtures/fuzz/cases/assistant_content_not_an_array.jsonl"
+    failure = ("anthropic-messages's transformMessages cannot run on this session (AttributeError: 'str' object has "
+               "no attribute 'get')")
+    default = cli("visibility", "--format", "json", case)
+    assert (default.code, default.stderr) == (
+        0, f"pi-tools: {case}: {failure}; the model column applies no API's transformMessages\n")
+    assert all("api" not in row for row in default.documents())
+    asked = cli("visibility", "--format", "json", "--api", "anthropic-messages", case)
+    assert (asked.code, asked.stdout, asked.stderr) == (2, "", f"pi-tools: {case}: {failure}\n")
