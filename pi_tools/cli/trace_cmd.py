@@ -111,5 +111,7 @@ def trace_command(
         report(message)
     where = out if out is not None else "the receiver"
     unchanged = f", {summary.unchanged} unchanged" if manifest is not None else ""
-    report(f"{summary.sessions} sessions, {summary.spans} spans to {where}{unchanged}")
+    from pi_tools.output.words import counted
+
+    report(f"{counted(summary.sessions, 'session')}, {counted(summary.spans, 'span')} to {where}{unchanged}")
     raise SystemExit(EXIT_BAD_INPUT if summary.errors else EXIT_OK)

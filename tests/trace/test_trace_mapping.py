@@ -239,12 +239,12 @@ def test_stdout_and_errors(tmp_path: Path) -> None:
     session = _write(tmp_path / "s.jsonl", ENTRIES)
     (tmp_path / "notes.jsonl").write_text("hello\n")
     to_stdout = run_cli("trace", str(session), "-o", "-")
-    assert to_stdout.code == 0 and to_stdout.stderr == "pi-tools: 1 sessions, 4 spans to -\n"
+    assert to_stdout.code == 0 and to_stdout.stderr == "pi-tools: 1 session, 4 spans to -\n"
     assert len(_spans(json.loads(to_stdout.stdout))) == 4
     mixed = run_cli("trace", str(session), str(tmp_path / "notes.jsonl"), "-o", str(tmp_path / "t.json"))
     assert (mixed.code, mixed.stderr) == (2, f"pi-tools: {tmp_path}/notes.jsonl: not a pi session: no line holds a "
                                              "JSON value Pi keeps (no session header)\n"
-                                             f"pi-tools: 1 sessions, 4 spans to {tmp_path}/t.json\n")
+                                             f"pi-tools: 1 session, 4 spans to {tmp_path}/t.json\n")
     assert len(_spans(json.loads((tmp_path / "t.json").read_text()))) == 4
     nowhere = run_cli("trace", str(session), env={"OTEL_EXPORTER_OTLP_ENDPOINT": "",
                                                    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": ""})

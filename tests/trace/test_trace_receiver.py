@@ -129,7 +129,7 @@ def root_of(spans: list[dict[str, Any]]) -> dict[str, Any]:
     return roots[0]
 
 
-SENT = re.compile(r"pi-tools: (\d+) sessions, (\d+) spans to the receiver\n")
+SENT = re.compile(r"pi-tools: (\d+) sessions?, (\d+) spans? to the receiver\n")
 
 
 def send(project: receiver.Project, *args: str) -> int:

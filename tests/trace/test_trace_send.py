@@ -67,7 +67,7 @@ def test_spans_go_to_the_endpoint_with_the_headers(tmp_path: Path, receiver: Any
     session = _write(tmp_path / "s.jsonl", ENTRIES)
     result = run_cli("trace", str(session), "--endpoint", url, "--header", "X-Key=secret-value",
                      env={"OTEL_EXPORTER_OTLP_HEADERS": "x-team=pi,x-key=from-env"})
-    assert (result.code, result.stderr) == (0, "pi-tools: 1 sessions, 4 spans to the receiver\n")
+    assert (result.code, result.stderr) == (0, "pi-tools: 1 session, 4 spans to the receiver\n")
     (request,) = received
     assert request["path"] == "/v1/traces"
     assert (request["headers"]["x-key"], request["headers"]["x-team"]) == ("secret-value", "pi")
@@ -105,13 +105,13 @@ def test_the_manifest_sends_only_what_is_new(tmp_path: Path, receiver: Any) -> N
     session = _write(tmp_path / "s.jsonl", ENTRIES[:6])  # up to a1: its tool call has no result yet
     manifest = tmp_path / "sent.json"
     first = run_cli("trace", str(session), "--endpoint", url, "--manifest", str(manifest))
-    assert (first.code, first.stderr) == (0, "pi-tools: 1 sessions, 3 spans to the receiver, 0 unchanged\n")
+    assert (first.code, first.stderr) == (0, "pi-tools: 1 session, 3 spans to the receiver, 0 unchanged\n")
     again = run_cli("trace", str(session), "--endpoint", url, "--manifest", str(manifest))
     assert (again.code, again.stderr) == (0, "pi-tools: 0 sessions, 0 spans to the receiver, 1 unchanged\n")
     assert len(received) == 1
     _write(session, ENTRIES)  # the session went on: a tool result, a compaction, an answer
     grown = run_cli("trace", str(session), "--endpoint", url, "--manifest", str(manifest))
-    assert (grown.code, grown.stderr) == (0, "pi-tools: 1 sessions, 2 spans to the receiver, 0 unchanged\n")
+    assert (grown.code, grown.stderr) == (0, "pi-tools: 1 session, 2 spans to the receiver, 0 unchanged\n")
     # The tool call that waited for its result is sent again, finished; the new answer joins the same trace.
     assert [span.name for span in received[1]["spans"]] == ["execute_tool bash", "chat claude-sonnet-4-5"]
     waiting, finished = received[0]["spans"][2], received[1]["spans"][0]
@@ -125,7 +125,7 @@ def test_the_manifest_sends_only_what_is_new(tmp_path: Path, receiver: Any) -> N
     assert len(recorded["files"][str(session)]["spans"]) == 4
     # Other settings are another trace of the file: sent whole.
     other = run_cli("trace", str(session), "--endpoint", url, "--manifest", str(manifest), "--content", "full")
-    assert (other.code, other.stderr) == (0, "pi-tools: 1 sessions, 4 spans to the receiver, 0 unchanged\n")
+    assert (other.code, other.stderr) == (0, "pi-tools: 1 session, 4 spans to the receiver, 0 unchanged\n")
 
 
 def test_a_bad_manifest_is_exit_2(tmp_path: Path) -> None:
