@@ -34,6 +34,8 @@ BODY = "fixtures/streams/cases/anthropic-messages/rec_vercel_text.sse"
 CAPTURE = "fixtures/captures/curl_i_raw_gzip.txt"
 REFUSED = "fixtures/conformance/cases/c017_crossprovider.jsonl"  # a GIF Gemini refuses
 ERROR_BODY = "fixtures/streams/cases/anthropic-messages/syn_http_529_overloaded.body"
+CLAUDE = "tests/importers/data/claude-code/real/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+CODEX = "tests/importers/data/codex/real/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 
 
 class CheckFailed(Exception):
@@ -105,7 +107,7 @@ def build_and_install(scratch: Path) -> Installed:
                     str(wheel)], check=True, cwd=scratch)
     for folder in ("work", "home", "agent/sessions/--work--"):
         (scratch / folder).mkdir(parents=True, exist_ok=True)
-    for name in (SESSION, CROSS, DAMAGED, FAUX, BODY, CAPTURE, ERROR_BODY, REFUSED):
+    for name in (SESSION, CROSS, DAMAGED, FAUX, BODY, CAPTURE, ERROR_BODY, REFUSED, CLAUDE, CODEX):
         shutil.copy2(ROOT / name, installed.work / Path(name).name)
     shutil.copy2(ROOT / SESSION, scratch / "agent" / "sessions" / "--work--" / Path(SESSION).name)
     return installed
@@ -211,6 +213,20 @@ def check_second_wave(pi: Installed) -> None:
     pi.check("export html", (pi.work / "transcript.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>"))
 
 
+def check_third_wave(pi: Installed) -> None:
+    """import (both kinds, into Pi's layout, loaded back), trace to a file, and Pi's own prompt in a payload."""
+    pi.run("import", Path(CLAUDE).name, Path(CODEX).name, "-o", "imported")
+    written = sorted((pi.work / "imported").rglob("*.jsonl"))
+    pi.check("import (Claude Code and Codex)", len(written) >= 2 and all(
+        _is_json_kind(pi.run("context", str(path)).documents(), "context") for path in written), str(written))
+    pi.run("trace", Path(SESSION).name, "-o", "trace.json")
+    spans = json.loads((pi.work / "trace.json").read_text(encoding="utf-8"))["resourceSpans"][0]["scopeSpans"][0]
+    pi.check("trace -o", spans["spans"][0]["name"] == "invoke_agent pi" and len(spans["spans"]) > 1)
+    prompted = pi.run("payload", "--system-prompt", "pi", "--cwd", str(pi.work), "--api", "anthropic-messages",
+                      "--model", "anthropic/claude-sonnet-4-5", Path(SESSION).name).documents()[0]["payload"]
+    pi.check("payload --system-prompt pi", bool(prompted.get("system")) and bool(prompted.get("tools")))
+
+
 def check_decode(pi: Installed) -> None:
     body = pi.run("decode", "--api", "anthropic-messages", Path(BODY).name)
     message = body.documents()[0]
@@ -259,7 +275,8 @@ def check_broken_install(pi: Installed) -> None:
             f"pi-tools: template {name} is missing from this installation (looked in {templates})"), result.stderr)
 
 
-CHECKS: tuple[Callable[[Installed], None], ...] = (check_package, check_stages, check_second_wave, check_decode,
+CHECKS: tuple[Callable[[Installed], None], ...] = (check_package, check_stages, check_second_wave, check_third_wave,
+                                                   check_decode,
                                                    check_session_folder, check_broken_install)
 
 
