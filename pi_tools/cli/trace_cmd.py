@@ -75,7 +75,6 @@ def trace_command(
     """
     version = chosen_pi(pi)
     from pi_tools.pi import resolve
-    from pi_tools.trace.content import Content
     from pi_tools.trace.mapping import TraceOptions
     from pi_tools.trace.send import has_endpoint, parse_headers
 
@@ -94,7 +93,6 @@ def trace_command(
     files = session_files(paths)
     resolved = version or resolve()
     options = TraceOptions(content=content, branches=branches, spending=resolved.spending)
-    Content(content)  # the redacted mode's detectors load here, once, before the workers fork
     from pi_tools.engine import EngineError
     from pi_tools.trace.manifest import ManifestError
     from pi_tools.trace.run import TraceError, TraceRun, run_trace

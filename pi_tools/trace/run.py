@@ -53,9 +53,11 @@ def run_trace(run: TraceRun, engine: Engine) -> TraceSummary:
     """Trace the files (see the module's docstring); per-file problems are collected, not raised."""
     from pi_tools.engine import map_ordered
     from pi_tools.sources.files import size_of
+    from pi_tools.trace.content import Content
     from pi_tools.trace.manifest import Manifest
     from pi_tools.trace.otlp_json import service_name
 
+    Content(run.options.content)  # the redacted mode's detectors load here, once, before the engine's workers start
     manifest = Manifest.load(run.manifest) if run.manifest else None
     encode = run.out is not None
     sender = None
