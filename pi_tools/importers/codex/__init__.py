@@ -1,7 +1,7 @@
 """Codex rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, and the older layouts) as Pi sessions.
 
 `detect` recognises a rollout of any layout from its first lines; `convert` reads one into one Pi session. What
-maps to what: docs/import-codex.md.
+maps to what: docs/import.md (Codex rollouts).
 """
 
 from __future__ import annotations

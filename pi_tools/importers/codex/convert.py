@@ -1,6 +1,6 @@
 """One Codex rollout as one Pi session: the walk over its records, in order, onto the session builder.
 
-What each record becomes (docs/import-codex.md has the table):
+What each record becomes (docs/import.md (Codex rollouts) has the table):
 - the output items of one model response (reasoning, assistant messages, function / custom-tool / local-shell
   calls) become one assistant message, closed by the response's `token_count` (its usage) or by the next input;
 - tool outputs become tool results named after their call; user input becomes user messages, except the context
