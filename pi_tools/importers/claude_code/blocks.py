@@ -36,8 +36,9 @@ def _image(block: dict[str, Any], mapped: Mapped) -> None:
                            "Pi stores images as base64 data; this one has none"))
 
 
-def user_blocks(content: list[Any]) -> Mapped:
-    """A user message's non-tool-result blocks: text and images."""
+def _text_and_images(content: list[Any], place: str, holder: str) -> Mapped:
+    """Text and image blocks as Pi keeps them; any other block dropped with why (`place` follows the block's kind
+    in the drop's label, `holder` names what Pi keeps such blocks in)."""
     mapped = Mapped()
     for block in content:
         if not isinstance(block, dict):
@@ -49,8 +50,13 @@ def user_blocks(content: list[Any]) -> Mapped:
         elif kind == "image":
             _image(block, mapped)
         else:
-            mapped.dropped.append((f"{kind} block", f"Pi's user messages hold text and images, not {kind}"))
+            mapped.dropped.append((f"{kind} block{place}", f"{holder} hold text and images, not {kind}"))
     return mapped
+
+
+def user_blocks(content: list[Any]) -> Mapped:
+    """A user message's non-tool-result blocks: text and images."""
+    return _text_and_images(content, "", "Pi's user messages")
 
 
 def tool_result_content(content: Any) -> Mapped:
@@ -63,19 +69,7 @@ def tool_result_content(content: Any) -> Mapped:
         return Mapped([{"type": "text", "text": str(content)}],
                       [("tool result content", "a tool result whose content is neither text nor blocks was kept "
                                                "as its text")])
-    mapped = Mapped()
-    for block in content:
-        if not isinstance(block, dict):
-            mapped.dropped.append(("malformed block", "a content block that is not an object"))
-        elif block.get("type") == "text":
-            mapped.blocks.append({"type": "text", "text": str(block.get("text") or "")})
-        elif block.get("type") == "image":
-            _image(block, mapped)
-        else:
-            kind = block.get("type")
-            mapped.dropped.append((f"{kind} block in a tool result",
-                                   f"Pi's tool results hold text and images, not {kind}"))
-    return mapped
+    return _text_and_images(content, " in a tool result", "Pi's tool results")
 
 
 def assistant_blocks(content: Any) -> Mapped:
