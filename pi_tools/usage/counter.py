@@ -249,7 +249,7 @@ def message_usage(counter: UsageCounter, entry: Any, readable: bool = True) -> M
     kind of message (`usage_of`) or usage entry (`usage_entry_of`, per the counter's spending rules) or has no
     calendar day, else its MessageUsage (`readable`: see `counts`)."""
     found = usage_of(entry)
-    kind = MESSAGE_KIND
+    kind = None
     if found is not None:
         message, usage = found
         provider, model = message.get("provider"), message.get("model")
@@ -258,10 +258,19 @@ def message_usage(counter: UsageCounter, entry: Any, readable: bool = True) -> M
         if spent is None:
             return None
         kind, provider, model, usage = spent
+    counted = spent_usage(counter, entry["timestamp"], kind, provider, model, usage, readable)
+    return None if counted is None else MessageUsage(*counted)
+
+
+def spent_usage(counter: UsageCounter, stamp: str, kind: str | None, provider: Any, model: Any,
+                usage: dict[str, Any], readable: bool = True) -> tuple[int, int, int, int, int, float, str, bool, str] | None:
+    """`message_usage`'s answer as a tuple of MessageUsage's fields, for a message (`kind` None) or a usage entry
+    of that kind already found to count (`usage_of`, `usage_entry_of`) with its entry `stamp`: what a caller
+    that reads entries its own way (trace's direct path) shares with the others."""
     input_tokens, output_tokens, cache_read, cache_write, cache_write_1h, total = usage_counts(usage)
-    stamp = entry["timestamp"]
-    if found is not None:
+    if kind is None:
         counted = counter.counts(stamp, total, readable)
+        kind = MESSAGE_KIND
     else:
         counted = counter.counts_entry(kind, stamp, total, readable)
     if counter.day_of(stamp) is None:
@@ -269,8 +278,8 @@ def message_usage(counter: UsageCounter, entry: Any, readable: bool = True) -> M
     stored, recomputed, source = counter.cost(
         stored_cost(usage), provider if type(provider) is str else None, model if type(model) is str else None,
         input_tokens, output_tokens, cache_read, cache_write, cache_write_1h, counter.billed(usage))
-    return MessageUsage(input_tokens, output_tokens, cache_read, cache_write, total, stored + recomputed, source,
-                        counted, kind)
+    return (input_tokens, output_tokens, cache_read, cache_write, total, stored + recomputed, source, counted,
+            kind)
 
 
 def message_usages(entries: Iterable[Any], cost: str = "auto",
