@@ -74,21 +74,24 @@ _MINUTES: dict[str, int] = {}
 """Unix seconds per timestamp minute and zone: a session's entries share a few minutes, and parsing a date is
 most of what reading a timestamp costs."""
 _MINUTES_LIMIT = 100_000
+UTC_MINUTES: dict[str, int] = {}
+"""Unix nanoseconds per `YYYY-MM-DDTHH:MM` of the UTC stamps Pi writes (filled by the general reading)."""
 
 
 def iso_nanos(stamp: Any) -> int | None:
     """Unix nanoseconds of an ISO 8601 timestamp as Pi writes entries' (None for anything else)."""
-    if type(stamp) is not str or len(stamp) < 20 or stamp[16] != ":":
+    if type(stamp) is not str:
         return None
-    if len(stamp) == 24 and stamp[19] == "." and stamp[23] == "Z":
+    if len(stamp) == 24 and stamp[23] == "Z" and stamp[19] == ".":
         # Pi's own form (`2026-01-01T00:00:00.000Z`), most of a session's stamps: the general reading below,
-        # unrolled.
-        seconds, millis = stamp[17:19], stamp[20:23]
-        if seconds.isascii() and seconds.isdigit() and seconds <= "59" and millis.isascii() and millis.isdigit():
-            key = stamp[:16] + "Z"
-            minute = _MINUTES.get(key)
-            if minute is not None:
-                return (minute + int(seconds)) * 1_000_000_000 + int(millis) * 1_000_000
+        # unrolled (seconds and milliseconds read as one number: `digits < "60000"` is seconds <= 59).
+        minute = UTC_MINUTES.get(stamp[:16])
+        if minute is not None and stamp[16] == ":":
+            digits = stamp[17:19] + stamp[20:23]
+            if digits.isdigit() and digits.isascii() and digits < "60000":
+                return minute + int(digits) * 1_000_000
+    if len(stamp) < 20 or stamp[16] != ":":
+        return None
     seconds = stamp[17:19]
     if not (seconds.isascii() and seconds.isdigit()) or seconds > "59":
         return None
@@ -114,7 +117,10 @@ def iso_nanos(stamp: Any) -> int | None:
             return None
         if len(_MINUTES) > _MINUTES_LIMIT:
             _MINUTES.clear()  # (a worker's run over a long corpus: some 350 minutes per generated session)
+            UTC_MINUTES.clear()
         minute = _MINUTES[key] = int(moment.timestamp())
+        if rest == "Z":
+            UTC_MINUTES[stamp[:16]] = minute * 1_000_000_000
     return (minute + int(seconds)) * 1_000_000_000 + fraction
 
 
