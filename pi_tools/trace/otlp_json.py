@@ -117,7 +117,7 @@ def _encoded_attributes(attributes: Attributes) -> bytes:
     return b",".join(parts)
 
 
-def _span_well_formed(trace_id: bytes, span: Span) -> bytes:
+def encode_span(trace_id: bytes, span: Span) -> bytes:
     """`_span`; a span holding a lone surrogate (orjson refuses it: UTF-8 cannot hold one) is encoded as
     `spans.well_formed` makes it, its surrogates as U+FFFD, as a JavaScript exporter's UTF-8 encoding would."""
     try:
@@ -153,7 +153,8 @@ def _span(trace_id: bytes, span: Span) -> bytes:
     return b"".join(parts)
 
 
-def _resource_head(version: str, service: str) -> bytes:
+def resource_head(version: str, service: str) -> bytes:
+    """The start of a session's `resourceSpans` element, up to its first span."""
     return b'{"resource":%s,"scopeSpans":[{"scope":%s,"spans":[' % (
         orjson.dumps({"attributes": _attributes({"service.name": service})}),
         orjson.dumps({"name": SCOPE_NAME, "version": version}))
@@ -165,5 +166,5 @@ def encode_resource_spans(trace: SessionTrace, version: str, service: str = SERV
         _pairs.clear()
         _names.clear()
     head = b'{"traceId":"%s","spanId":"' % trace.trace_id.encode()
-    return b"".join((_resource_head(version, service), b",".join([_span_well_formed(head, span) for span in trace.spans]),
+    return b"".join((resource_head(version, service), b",".join([encode_span(head, span) for span in trace.spans]),
                      b"]}]}"))

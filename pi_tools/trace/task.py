@@ -25,6 +25,10 @@ class TraceJob:
     version: str
     service: str
     sent: frozenset[str] = frozenset()
+    parts: str | None = None
+    """A folder this machine's workers share with the run (the engine is local): the encoded element is written
+    there as a file of its own and its name handed back, not its bytes (some 2 MB per generated 1 MB session,
+    which a pool would otherwise pickle, pipe and unpickle)."""
 
 
 @dataclass
@@ -35,14 +39,17 @@ class TraceResult:
     path: str
     trace: SessionTrace | None = None
     encoded: bytes | None = None
+    part: str | None = None
+    """The file holding `encoded` (TraceJob.parts), to be appended to the output and removed."""
     span_ids: tuple[str, ...] = ()
     spans: int = 0
     error: str | None = None
 
 
-def load_tree(path: str, pi: str, fast: bool = False):  # type: ignore[no-untyped-def]
+def load_tree(path: str, pi: str, fast: bool = False, data: bytes | None = None):  # type: ignore[no-untyped-def]
     """The session's tree as the Pi version reads it (with `fast`, the fast reading where the file allows it:
-    fast.py); SessionReadError (naming the file and line) when Pi would not open it as a session."""
+    fast.py); SessionReadError (naming the file and line) when Pi would not open it as a session. `data`: the
+    file's bytes, when already read."""
     from pi_tools.pi import resolve
     from pi_tools.session.header_check import header_problem
     from pi_tools.session.load import tree_from_raw
@@ -53,7 +60,8 @@ def load_tree(path: str, pi: str, fast: bool = False):  # type: ignore[no-untype
         validate_header,
     )
 
-    data = read_session_bytes(path)
+    if data is None:
+        data = read_session_bytes(path)
     problem = header_problem(data)
     if problem is not None:
         raise SessionReadError(f"{path}: {problem}")
@@ -69,12 +77,37 @@ def load_tree(path: str, pi: str, fast: bool = False):  # type: ignore[no-untype
 
 def trace_file(job: TraceJob) -> TraceResult:
     """Worker entry: one session file traced (see the module's docstring)."""
-    from pi_tools.session.reader import SessionReadError
+    result = _traced(job)
+    if job.parts is not None and result.encoded is not None:
+        result.part = _parked(job.parts, result.encoded)
+        result.encoded = None
+    return result
+
+
+def _parked(folder: str, encoded: bytes) -> str:
+    """`encoded` in a new file in `folder`; its name."""
+    import os
+    import tempfile
+
+    handle, name = tempfile.mkstemp(dir=folder, suffix=".json")
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(encoded)
+    return name
+
+
+def _traced(job: TraceJob) -> TraceResult:
+    from pi_tools.session.reader import SessionReadError, read_session_bytes
     from pi_tools.session.tree import PathCycleError
     from pi_tools.trace.otlp_json import encode_resource_spans
 
+    data: bytes | None = None
     try:
-        tree = load_tree(job.path, job.pi, fast=job.options.content == "none")
+        if job.encode and job.options.content == "none":
+            data = read_session_bytes(job.path)
+            direct = _direct(job, data)
+            if direct is not None:
+                return direct
+        tree = load_tree(job.path, job.pi, fast=job.options.content == "none", data=data)
         trace = session_trace(tree, job.options)
     except (SessionReadError, PathCycleError) as exc:
         text = str(exc)
@@ -91,3 +124,18 @@ def trace_file(job: TraceJob) -> TraceResult:
     else:
         result.trace = trace
     return result
+
+
+def _direct(job: TraceJob, data: bytes) -> TraceResult | None:
+    """The file's answer by direct.py's path (the usual one for `-o` without content), or None when that path
+    does not take it (then the general path reads it, and says what is wrong with it, if anything)."""
+    from pi_tools.session.header_check import header_problem
+    from pi_tools.trace.direct import direct_resource_spans
+
+    if header_problem(data) is not None:
+        return None
+    done = direct_resource_spans(data, job.options, job.version, job.service, job.sent)
+    if done is None:
+        return None
+    encoded, ids, spans = done
+    return TraceResult(job.path, encoded=encoded, span_ids=ids, spans=spans)
