@@ -66,29 +66,34 @@ def run_trace(run: TraceRun, engine: Engine) -> TraceSummary:
 
         sender = Sender(run.endpoint, run.headers, _version())
     summary = TraceSummary()
-    jobs: list[TraceJob] = []
-    weights: list[int] = []
-    for path in run.files:
-        if manifest is not None and manifest.unchanged(path, run.options, run.pi):
-            summary.unchanged += 1
-            continue
-        sent = manifest.sent(path, run.options, run.pi) if manifest is not None else frozenset()
-        jobs.append(TraceJob(path, run.options, run.pi, encode, _version(), service_name(), sent))
-        try:
-            weights.append(size_of(path))
-        except OSError:
-            weights.append(0)
     results: list[TraceResult] = []
-    writer = _Writer(run.out) if run.out is not None else None
+    writer = _Writer(run.out, parts=engine.kind == "local") if run.out is not None else None
     try:
+        jobs: list[TraceJob] = []
+        weights: list[int] = []
+        for path in run.files:
+            if manifest is not None and manifest.unchanged(path, run.options, run.pi):
+                summary.unchanged += 1
+                continue
+            sent = manifest.sent(path, run.options, run.pi) if manifest is not None else frozenset()
+            jobs.append(TraceJob(path, run.options, run.pi, encode, _version(), service_name(), sent,
+                                 writer.parts if writer is not None else None))
+            try:
+                weights.append(size_of(path))
+            except OSError:
+                weights.append(0)
         for result in map_ordered(trace_file, jobs, engine, weights=weights):
             if result.error is not None:
                 summary.errors.append(result.error)
                 continue
             summary.sessions += 1
             summary.spans += result.spans
-            results.append(result)
-            if result.encoded is not None and writer is not None:
+            if manifest is not None:
+                results.append(result)
+            if writer is not None and result.part is not None:
+                writer.add_part(result.part)
+                result.part = None
+            elif writer is not None and result.encoded is not None:
                 writer.add(result.encoded)  # written as it comes: a corpus's JSON is never held whole
                 result.encoded = None
             elif result.trace is not None and sender is not None:
@@ -112,31 +117,52 @@ def run_trace(run: TraceRun, engine: Engine) -> TraceSummary:
 
 class _Writer:
     """The OTLP JSON document written piece by piece: to stdout for `-`, else to a temporary file beside `out`
-    that replaces it only once complete (a reader never sees half of it)."""
+    that replaces it only once complete (a reader never sees half of it). With `parts`, a folder beside it
+    (or, for stdout, in the temporary folder) where workers on this machine leave their pieces as files
+    (TraceJob.parts), copied in by the kernel (copy_file_range) rather than through this process."""
 
-    def __init__(self, out: str) -> None:
+    def __init__(self, out: str, parts: bool = False) -> None:
         import sys
+        import tempfile
 
         self.out = out
         self.temporary: str | None = None
+        self.parts: str | None = None
         self.first = True
         try:
             if out == "-":
+                sys.stdout.flush()
                 self.handle = sys.stdout.buffer
+                folder = None
             else:
-                self.temporary = os.path.join(os.path.dirname(out) or ".",
-                                              f".{os.path.basename(out)}.{os.getpid()}.tmp")
-                self.handle = open(self.temporary, "wb")  # closed by finish or discard
+                folder = os.path.dirname(out) or "."
+                self.temporary = os.path.join(folder, f".{os.path.basename(out)}.{os.getpid()}.tmp")
+                self.handle = open(self.temporary, "wb", buffering=0)  # closed by finish or discard
             self.handle.write(b'{"resourceSpans":[')
+            if parts:
+                self.parts = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.", suffix=".parts", dir=folder)
         except OSError as exc:
             raise TraceError(f"-o {out}: cannot write: {exc.strerror or exc}") from None
 
+    def _separate(self) -> None:
+        if not self.first:
+            self.handle.write(b",")
+        self.first = False
+
     def add(self, piece: bytes) -> None:
         try:
-            if not self.first:
-                self.handle.write(b",")
-            self.first = False
+            self._separate()
             self.handle.write(piece)
+        except OSError as exc:
+            raise TraceError(f"-o {self.out}: cannot write: {exc.strerror or exc}") from None
+
+    def add_part(self, part: str) -> None:
+        """A worker's piece, from its file (removed once copied)."""
+        try:
+            self._separate()
+            with open(part, "rb") as source:
+                _copy(source, self.handle)
+            os.unlink(part)
         except OSError as exc:
             raise TraceError(f"-o {self.out}: cannot write: {exc.strerror or exc}") from None
 
@@ -152,9 +178,37 @@ class _Writer:
             raise TraceError(f"-o {self.out}: cannot write: {exc.strerror or exc}") from None
 
     def discard(self) -> None:
-        """Remove the temporary file of a document that was not finished."""
+        """Remove the temporary file of a document that was not finished, and the workers' pieces."""
         if self.temporary is not None:
             self.handle.close()
             if os.path.exists(self.temporary):
                 os.unlink(self.temporary)
             self.temporary = None
+        if self.parts is not None:
+            import shutil
+
+            shutil.rmtree(self.parts, ignore_errors=True)
+            self.parts = None
+
+
+def _copy(source, target) -> None:  # type: ignore[no-untyped-def]
+    """All of `source` appended to `target` (both binary files; `target` unbuffered or flushed): in the kernel
+    where it can (copy_file_range between regular files), else through a buffer."""
+    size = os.fstat(source.fileno()).st_size
+    copied = 0
+    if hasattr(os, "copy_file_range"):
+        target.flush()
+        try:
+            while copied < size:
+                step = os.copy_file_range(source.fileno(), target.fileno(), size - copied)
+                if step == 0:
+                    break
+                copied += step
+        except OSError:
+            pass  # (a pipe, an older kernel: the rest goes through a buffer)
+        if copied == size:
+            return
+        source.seek(copied)
+    import shutil
+
+    shutil.copyfileobj(source, target)
