@@ -51,6 +51,11 @@ def trace_command(
         REFUSAL_VALUE_EXPECTED)] = "active",
     out: Annotated[str | None, output_option("Write OTLP JSON (an ExportTraceServiceRequest) to this file "
                                              "instead of sending (- for stdout).", metavar="FILE")] = None,
+    since: Annotated[str | None, typer.Option(
+        "--since", metavar="DAY",
+        help="Only what happened from this day on (midnight, local time; the forms usage takes: YYYY-MM-DD, "
+             "YYYY-MM, today, yesterday, Nd, Nw, this-month, last-month): spans that start then or later, under "
+             "their session's span; sessions with nothing since are left out.")] = None,
     manifest: Annotated[str | None, typer.Option(
         "--manifest", metavar="FILE",
         help="Incremental runs: FILE records what was delivered; unchanged sessions are skipped and grown ones "
@@ -87,12 +92,18 @@ def trace_command(
         headers = parse_headers(header or [])
     except ValueError as exc:
         fail(str(exc))
+    from pi_tools.trace.since import SinceError, since_moment
+
+    try:
+        moment = since_moment(since) if since is not None else None
+    except SinceError as exc:
+        fail(str(exc))
     chosen = chosen_engine(engine, scheduler, jobs, progress="trace")
     paths = paths or [default_session_folder()]
     check_session_folders(paths)
     files = session_files(paths)
     resolved = version or resolve()
-    options = TraceOptions(content=content, branches=branches, spending=resolved.spending)
+    options = TraceOptions(content=content, branches=branches, spending=resolved.spending, since=moment)
     from pi_tools.engine import EngineError
     from pi_tools.trace.manifest import ManifestError
     from pi_tools.trace.run import TraceError, TraceRun, run_trace
@@ -107,9 +118,11 @@ def trace_command(
         engine_failed(exc)
     for message in summary.errors:
         report(message)
-    where = out if out is not None else "the receiver"
-    unchanged = f", {summary.unchanged} unchanged" if manifest is not None else ""
     from pi_tools.output.words import counted
 
+    where = out if out is not None else "the receiver"
+    unchanged = f", {summary.unchanged} unchanged" if manifest is not None else ""
+    if since is not None:
+        unchanged += f", {counted(summary.quiet, 'session')} with nothing since {since}"
     report(f"{counted(summary.sessions, 'session')}, {counted(summary.spans, 'span')} to {where}{unchanged}")
     raise SystemExit(EXIT_BAD_INPUT if summary.errors else EXIT_OK)

@@ -602,7 +602,7 @@ def direct_resource_spans(data: bytes, options: TraceOptions, version: str, serv
                           sent: Collection[str] = ()) -> tuple[bytes | None, tuple[str, ...], int] | None:
     """(the session's `resourceSpans` element, None when no span is new; the ids of its spans, tool calls without
     a result left out; how many spans the element holds), or None when this path does not take the file."""
-    if options.content != "none":
+    if options.content != "none" or options.since is not None:
         return None
     if max(len(_pairs), len(_names), len(_chat_heads), len(_chat_tails), len(_tools)) > _CACHE_LIMIT:
         for cache in (_pairs, _names, _chat_heads, _chat_tails, _tools):

@@ -4,8 +4,8 @@ traced, the options it was traced with, and the ids of the spans already deliver
 An unchanged file is not read again; a grown one is traced whole but only its new spans leave (ids are derived
 from entry ids, so the old spans have the ids recorded). A tool call still waiting for its result is not
 recorded, so that it is sent again once finished (a back end that keeps the first copy of an id keeps the
-unfinished one). The session's own span is sent once: its end is that of the first run. Another `--content`, `--branches` or Pi version traces
-a file afresh. The manifest is written only after the spans were delivered, atomically, so a failed send is
+unfinished one). The session's own span is sent once: its end is that of the first run. Another `--content`, `--branches`, `--since` or Pi version
+traces a file afresh. The manifest is written only after the spans were delivered, atomically, so a failed send is
 retried whole by the next run.
 """
 
@@ -34,7 +34,8 @@ def _stat(path: str) -> tuple[int, int] | None:
 
 
 def _settings(options: TraceOptions, pi: str) -> str:
-    return f"{options.content}/{options.branches}/{options.cost}/{pi}"
+    settings = f"{options.content}/{options.branches}/{options.cost}/{pi}"
+    return settings if options.since is None else f"{settings}/since {options.since}"
 
 
 class Manifest:

@@ -61,13 +61,16 @@ FAILED_STOPS = ("error", "aborted")
 
 @dataclass(frozen=True)
 class TraceOptions:
-    """What one run exports: `content` (none, redacted, full), `branches` (active, all), the cost mode and the
-    Pi version's spending rules (usage's), travelling with each file's job to the workers."""
+    """What one run exports: `content` (none, redacted, full), `branches` (active, all), the cost mode, the Pi
+    version's spending rules (usage's) and `since`, travelling with each file's job to the workers."""
 
     content: str = "none"
     branches: str = "active"
     cost: str = "auto"
     spending: SpendingRules | None = None
+    since: int | None = None
+    """`--since`: Unix nanoseconds; only spans that start then or later (and events then or later) are exported,
+    under their session's span (`since_then`)."""
 
 
 _MINUTES: dict[str, int] = {}
@@ -487,3 +490,4 @@ def session_trace(tree: SessionTree, options: TraceOptions, content: Content | N
     if options.branches not in BRANCHES:
         raise ValueError(f"--branches: expected one of {', '.join(BRANCHES)}, got {options.branches!r}")
     return _Builder(tree, options, content or Content(options.content)).run()
+

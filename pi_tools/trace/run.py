@@ -35,11 +35,14 @@ class TraceRun:
 
 @dataclass
 class TraceSummary:
-    """What a run did: sessions traced, spans delivered, files unchanged since the manifest, errors per file."""
+    """What a run did: sessions traced, spans delivered, files unchanged since the manifest, sessions with nothing
+    since `--since`, errors per file."""
 
     sessions: int = 0
     spans: int = 0
     unchanged: int = 0
+    quiet: int = 0
+    """Sessions with nothing since `--since` (left out)."""
     errors: list[str] = field(default_factory=list)
 
 
@@ -86,10 +89,13 @@ def run_trace(run: TraceRun, engine: Engine) -> TraceSummary:
             if result.error is not None:
                 summary.errors.append(result.error)
                 continue
-            summary.sessions += 1
-            summary.spans += result.spans
             if manifest is not None:
                 results.append(result)
+            if run.options.since is not None and not result.spans and not result.span_ids:
+                summary.quiet += 1  # (recorded in the manifest all the same: nothing to send until it grows)
+                continue
+            summary.sessions += 1
+            summary.spans += result.spans
             if writer is not None and result.part is not None:
                 writer.add_part(result.part)
                 result.part = None

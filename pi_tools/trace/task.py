@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pi_tools.trace.mapping import TraceOptions, session_trace
+from pi_tools.trace.since import since_then
 from pi_tools.trace.spans import SessionTrace
 
 
@@ -102,7 +103,7 @@ def _traced(job: TraceJob) -> TraceResult:
 
     data: bytes | None = None
     try:
-        if job.encode and job.options.content == "none":
+        if job.encode and job.options.content == "none" and job.options.since is None:
             data = read_session_bytes(job.path)
             direct = _direct(job, data)
             if direct is not None:
@@ -112,6 +113,8 @@ def _traced(job: TraceJob) -> TraceResult:
     except (SessionReadError, PathCycleError) as exc:
         text = str(exc)
         return TraceResult(job.path, error=text if job.path in text else f"{job.path}: {text}")
+    if job.options.since is not None:
+        trace = since_then(trace, job.options.since)
     # A tool call still waiting for its result is not recorded as delivered: the next run sends it finished.
     ids = tuple(span.span_id for span in trace.spans if span.attributes.get("pi.tool.result") != "missing")
     if job.sent:
