@@ -6,23 +6,16 @@ Whole processes, interleaved round by round so that load from other work hits bo
 round and the median held to the target (wall and CPU, with the cost per file, are printed). Runnable on its own:
 `.venv/bin/python -m pytest benchmarks/test_trace_speed.py -s`.
 
-Figures (trace-core branch, first session; 2 cores shared with seven other helpers' runs, load 7-9, so only the
-ratios mean anything): 40 x 1 MB (PI_TOOLS_BENCH_CORPUS_DIR), before the fast reading: usage 3.1-3.4 s, trace
-16.7-18.5 s (about 5.5x); the per-file parts in one process, same load: usage's scan 21-37 ms, trace 240-300 ms
-(reading 70, mapping 120, encoding 110). After the fast reading (trace/fast.py) and the cached encoding, same
-load, 40 x 1 MB, 2 rounds: usage 1.23-2.26 s (12-19 ms CPU per file), trace 8.7-10.7 s (87-101 ms CPU per
-file, 2.02 MB of OTLP JSON per session), trace / usage 4.74-7.08 (median 5.91; CPU 5.35-7.11). Not measured
-on the 2,000-session corpus (generating it takes about 17 minutes on this machine).
-trace-speed branch (same machine, load 6-7): before it, 40 x 1 MB, 2 rounds: usage 2.01-2.39 s (21-22 ms CPU per
-file), trace 11.6-22.0 s (126 ms CPU per file), trace / usage 5.79-9.19 (median 7.49; CPU 5.65-5.90). After it
-(the span's head in one format, cached pairs and int heads looked up inline, ids kept out of the encoder's cache,
-Pi's usual timestamp form read without the general parse), 3 rounds: usage 2.46-2.53 s (24 ms CPU per file),
-trace 10.8-11.5 s (113-121 ms CPU per file), trace / usage 4.39-4.61 (median 4.47; CPU 4.74-4.95). In one
-process, best of 7 over 4 sessions, the parts are now about: reading 13 ms, mapping 30-40, encoding 19-28 per file
-(the spread is the load). Keeping ids out of the cache also stopped a worker's memory growing by some 13 MB per
-session traced (563 MiB after 40 sessions, 35 MiB now). The target is not met:
-usage's scan never parses a line (it jumps between `"assistant"` keys), while a trace must read every entry's
-ids, parents and times, build some 1,700 spans per 1 MB session and write about 2 MB of OTLP JSON for it.
+Figures on the 2,000-session corpus (2 GB; 2-core machine, otherwise idle, 2026-12-03). Before trace/direct.py
+and the workers' part files, one round: usage 17.4 s (16 ms CPU per file), trace 119 s (106 ms CPU per file,
+4.06 GB of OTLP JSON): 6.8x. After them, 3 rounds: usage 14.2-23.1 s (12.8-13.4 ms CPU per file), trace 59-61 s
+(51-52 ms CPU per file, the same 4.06 GB, byte for byte): trace / usage median 3.77 (2.55-4.31; CPU 3.80-4.05).
+The target is not met. Where the time goes, per session in one process: decoding the lines into structs 5-9 ms,
+the walk 15-30 ms (1,900 entries, 770 requests, 920 tool calls: a SHA-256, a few dictionary lookups and one
+bytes format per span, usage's counting per request), the tool spans' closing and the join 4-5 ms. `usage`
+reads no line it need not: it jumps between `"assistant"` keys with two regular expressions and writes a few
+rows per file, while a trace must read every entry's ids, parents and times and write some 1,700 spans (2 MB)
+per session; in Python, without compiled code of our own, that is the floor this design reaches.
 """
 
 from __future__ import annotations
