@@ -16,6 +16,7 @@ that both write the same bytes for every session it takes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection
 from hashlib import sha256
 from typing import Any, Union
@@ -30,9 +31,10 @@ from pi_tools.trace.mapping import (
     PROVIDER_NAMES,
     UTC_MINUTES,
     TraceOptions,
+    as_double,
     iso_nanos,
 )
-from pi_tools.trace.otlp_json import encode_span, resource_head
+from pi_tools.trace.otlp_json import double_json, encode_span, resource_head
 from pi_tools.trace.spans import KIND_INTERNAL, Event, Span
 from pi_tools.usage.counter import (
     ENTRY_TIMESTAMP,
@@ -235,7 +237,7 @@ def _usage_attributes(input_tokens: int, output_tokens: int, cache_read: int, ca
     if not counted:
         tail += b"," + _NOT_COUNTED
     return _USAGE % (input_tokens + cache_read + cache_write, output_tokens, cache_read, cache_write, input_tokens,
-                     output_tokens, cache_read, cache_write, total, orjson.dumps(float(cost)), tail)
+                     output_tokens, cache_read, cache_write, total, double_json(as_double(cost)), tail)
 
 
 _chat_heads: dict[tuple[Any, ...], tuple[bytes, bytes]] = {}
@@ -487,7 +489,7 @@ class _Walk:
         elif kind is _Compaction:
             attributes = {"pi.compaction.first_kept_entry_id": str(entry.firstKeptEntryId)}  # type: ignore[attr-defined]
             tokens = entry.tokensBefore  # type: ignore[attr-defined]
-            if type(tokens) in (int, float):
+            if type(tokens) is int or (type(tokens) is float and math.isfinite(tokens)):
                 attributes["pi.compaction.tokens_before"] = int(tokens)
             self.event("pi.compaction", entry, now, attributes)
         elif kind is _BranchSummary:

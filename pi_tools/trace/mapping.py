@@ -11,6 +11,7 @@ active`). The mapping table is docs/trace.md's.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -125,6 +126,14 @@ def iso_nanos(stamp: Any) -> int | None:
         if rest == "Z":
             UTC_MINUTES[stamp[:16]] = minute * 1_000_000_000
     return (minute + int(seconds)) * 1_000_000_000 + fraction
+
+
+def as_double(value: int | float) -> float:
+    """A cost as a double attribute: an integer too large for a double is infinite, as JSON.parse reads it."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 def _millis_nanos(value: Any) -> int | None:
@@ -306,8 +315,9 @@ class _Builder:
             self.event("pi.thinking_level_change", entry, now, {"pi.thinking_level": str(level)})
         elif kind == "compaction":
             attributes = {"pi.compaction.first_kept_entry_id": str(entry.get("firstKeptEntryId"))}
-            if type(entry.get("tokensBefore")) in (int, float):
-                attributes["pi.compaction.tokens_before"] = int(entry["tokensBefore"])
+            tokens = entry.get("tokensBefore")
+            if type(tokens) is int or (type(tokens) is float and math.isfinite(tokens)):
+                attributes["pi.compaction.tokens_before"] = int(tokens)  # (1e400 reads as infinity: left out)
             summary = self.content.text(entry.get("summary"))
             if summary is not None:
                 attributes["pi.compaction.summary"] = summary
@@ -341,7 +351,7 @@ class _Builder:
         attributes["pi.usage.cache_read"] = counted.cacheRead
         attributes["pi.usage.cache_write"] = counted.cacheWrite
         attributes["pi.usage.total_tokens"] = counted.totalTokens
-        attributes["pi.cost.usd"] = float(counted.cost)
+        attributes["pi.cost.usd"] = as_double(counted.cost)
         attributes["pi.cost.source"] = counted.costSource
         if not counted.counted:
             attributes["pi.usage.counted"] = False

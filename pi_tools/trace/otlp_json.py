@@ -7,6 +7,7 @@ so that each session is encoded on its own (by the worker that read it) and the 
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -23,13 +24,22 @@ def service_name() -> str:
     return os.environ.get("OTEL_SERVICE_NAME") or SERVICE_NAME
 
 
+_NOT_FINITE = {"inf": "Infinity", "-inf": "-Infinity", "nan": "NaN"}
+"""Protobuf's JSON mapping spells a double that is no number as a string (orjson would write null)."""
+
+
+def double_json(value: float) -> bytes:
+    """A double as protobuf's JSON mapping writes it (`"Infinity"` for an infinite cost)."""
+    return orjson.dumps(value if math.isfinite(value) else _NOT_FINITE[str(value)])
+
+
 def _value(value: Any) -> dict[str, Any]:
     if isinstance(value, bool):
         return {"boolValue": value}
     if isinstance(value, int):
         return {"intValue": str(value)}
     if isinstance(value, float):
-        return {"doubleValue": value}
+        return {"doubleValue": value if math.isfinite(value) else _NOT_FINITE[str(value)]}
     if isinstance(value, list):
         return {"arrayValue": {"values": [_value(item) for item in value]}}
     return {"stringValue": str(value)}

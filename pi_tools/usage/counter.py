@@ -17,6 +17,7 @@ This module imports nothing heavy at load time: the scan's worker processes impo
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -278,8 +279,11 @@ def spent_usage(counter: UsageCounter, stamp: str, kind: str | None, provider: A
     stored, recomputed, source = counter.cost(
         stored_cost(usage), provider if type(provider) is str else None, model if type(model) is str else None,
         input_tokens, output_tokens, cache_read, cache_write, cache_write_1h, counter.billed(usage))
-    return (input_tokens, output_tokens, cache_read, cache_write, total, stored + recomputed, source, counted,
-            kind)
+    try:
+        cost = stored + recomputed
+    except OverflowError:  # an integer cost past a double's range: JSON.parse reads it as Infinity
+        cost = math.inf
+    return input_tokens, output_tokens, cache_read, cache_write, total, cost, source, counted, kind
 
 
 def message_usages(entries: Iterable[Any], cost: str = "auto",

@@ -166,3 +166,21 @@ def test_workers_hand_their_pieces_over_as_files(tmp_path: Path) -> None:
     assert sorted(path.name for path in out.iterdir()) == ["one.json", "two.json"]
     document = orjson.loads((out / "two.json").read_bytes())
     assert len(document["resourceSpans"]) == one.sessions
+
+
+def test_numbers_past_a_double_are_traced(tmp_path: Path) -> None:
+    """A compaction's `tokensBefore` of 1e400 and a cost of 400 digits (JSON.parse reads both as Infinity): the
+    first is left out, the second is the double "Infinity" as protobuf's JSON mapping spells it; no traceback."""
+    data = HEADER + ASSISTANT.replace(b'"total":0.5', b'"total":1' + b"0" * 400) + (
+        b'{"type":"compaction","id":"c1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","summary":"s",'
+        b'"firstKeptEntryId":"a1","tokensBefore":1e400}\n')
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    options = TraceOptions(spending=resolve("1.6").spending)
+    answer = trace_file(TraceJob(str(path), options, "1.6", True, "9.9.9", "svc"))
+    assert answer.error is None and answer.encoded is not None
+    spans = orjson.loads(answer.encoded)["scopeSpans"][0]["spans"]
+    (compaction,) = spans[0]["events"]
+    assert [item["key"] for item in compaction["attributes"]] == ["pi.compaction.first_kept_entry_id", "pi.entry.id"]
+    cost = next(item for item in spans[1]["attributes"] if item["key"] == "pi.cost.usd")
+    assert cost == {"key": "pi.cost.usd", "value": {"doubleValue": "Infinity"}}
