@@ -36,8 +36,8 @@ from pi_tools.cli.visibility import visibility_command
 app = typer.Typer(
     name="pi-tools",
     help=(
-        "Audit, transform and replay Pi coding-agent sessions: rebuild the context Pi 0.85 builds, convert it, "
-        "and see exactly what each provider would receive.\n\n"
+        "Audit, transform and replay Pi coding-agent sessions: rebuild the context Pi builds (1.6, or 0.85 with "
+        "--pi 0.85), convert it, and see exactly what each provider would receive.\n\n"
         "Stages read session files or the JSON Lines documents of the stage before them:\n\n"
         "  pi-tools context s.jsonl | pi-tools convert | pi-tools payload --api anthropic-messages\n\n"
         "Exit codes: 0 success, 1 findings or failed checks, 2 bad usage or unreadable input."

@@ -17,7 +17,7 @@ def context_command(
     jobs: Jobs = None,
     pi: Pi = None,
 ) -> None:
-    """Rebuild the context Pi (0.85, or --pi 1.6) would give its agent: one `context` document per session.
+    """Rebuild the context Pi (1.6, or --pi 0.85) would give its agent: one `context` document per session.
 
     The document holds the session header, leafId, thinkingLevel, model, the AgentMessage[] (after compaction,
     for the active branch) and diagnostics for everything Pi silently skipped or repairs.

@@ -51,7 +51,7 @@ def export_command(
     files: Annotated[list[str] | None, paths_argument(f"Session {PATHS_HELP}, one output each (default: Pi's session folder).")] = None,
     out: Annotated[str | None, output_option("Output file (- for stdout); a directory when PATH... holds several sessions (required).")] = None,
     fmt: Annotated[ExportFormat | None, format_option(ExportFormat, "Output format (default: from OUT's extension: .md, .jsonl, else html).", REFUSAL_UNKNOWN_FORMAT)] = None,
-    leaf: Annotated[str | None, leaf_option("Entry id whose path to show (default: the session's leaf).", metavar="ID")] = None,
+    leaf: Annotated[str | None, leaf_option("Entry id whose path to show (default: the session's leaf).")] = None,
     branches: Annotated[ExportBranches, choice_option("--branches", ExportBranches, "The active path only, or the whole tree (abandoned branches marked; md and html).", REFUSAL_UNKNOWN_VALUE)] = "active",
     no_tools: Annotated[bool, typer.Option("--no-tools", help="Leave out tool calls and tool results.")] = False,
     no_thinking: Annotated[bool, typer.Option("--no-thinking", help="Leave out thinking.")] = False,

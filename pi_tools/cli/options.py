@@ -88,7 +88,7 @@ def file_argument(help: str) -> Any:
     return typer.Argument(metavar="FILE", help=help)
 
 
-def leaf_option(help: str, metavar: str | None = None) -> Any:
+def leaf_option(help: str, metavar: str = "ID") -> Any:
     """--leaf: the entry whose path to the root is the conversation (default: the session's own leaf)."""
     return typer.Option("--leaf", metavar=metavar, help=help)
 

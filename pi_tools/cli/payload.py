@@ -1,4 +1,4 @@
-"""`pi-tools payload`: the exact request body (and HTTP request) Pi 0.85 would send for a session."""
+"""`pi-tools payload`: the exact request body (and HTTP request) Pi (the --pi version) would send for a session."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ def render_command(
     prompt_cwd: PromptCwd = None,
     pi_install: PiInstall = None,
     reasoning: Annotated[str | None, reasoning_option("Thinking level (default: the session's), clamped per model as Pi does.")] = None,
-    leaf: Annotated[str | None, leaf_option("Entry id to build the context from (default: the session's leaf).", metavar="ID")] = None,
+    leaf: Annotated[str | None, leaf_option("Entry id to build the context from (default: the session's leaf).")] = None,
     block_images: Annotated[bool, typer.Option("--block-images", help="Apply Pi's images.blockImages setting after convertToLlm.")] = False,
     pi: Pi = None,
     tools_alias: ToolsFileAlias = None,
