@@ -458,7 +458,8 @@ class _Builder:
             self.tools[call_id] = span
 
     def tool_result(self, entry: dict[str, Any], message: dict[str, Any], now: int) -> None:
-        span = self.tools.get(message.get("toolCallId"))  # type: ignore[arg-type]
+        call_id = message.get("toolCallId")
+        span = self.tools.get(call_id) if isinstance(call_id, str) else None  # (an id that is an object: no call)
         if span is None or "pi.tool.result.entry_id" in span.attributes:
             return  # a result without its call (or a second one) is no span of its own
         entry_id = entry.get("id")

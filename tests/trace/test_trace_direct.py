@@ -184,3 +184,18 @@ def test_numbers_past_a_double_are_traced(tmp_path: Path) -> None:
     assert [item["key"] for item in compaction["attributes"]] == ["pi.compaction.first_kept_entry_id", "pi.entry.id"]
     cost = next(item for item in spans[1]["attributes"] if item["key"] == "pi.cost.usd")
     assert cost == {"key": "pi.cost.usd", "value": {"doubleValue": "Infinity"}}
+
+
+@pytest.mark.parametrize("content", ["none", "full"])
+def test_a_result_whose_call_id_is_an_object_answers_no_call(tmp_path: Path, content: str) -> None:
+    data = HEADER + ASSISTANT + (
+        b'{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":'
+        b'{"role":"toolResult","toolCallId":{"id":"c1"},"toolName":"read","content":[],"isError":false}}\n')
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    options = TraceOptions(content=content, spending=resolve("1.6").spending)
+    answer = trace_file(TraceJob(str(path), options, "1.6", True, "9.9.9", "svc"))
+    assert answer.error is None and answer.encoded is not None
+    (tool,) = [span for span in orjson.loads(answer.encoded)["scopeSpans"][0]["spans"]
+               if span["name"] == "execute_tool read"]
+    assert {"key": "pi.tool.result", "value": {"stringValue": "missing"}} in tool["attributes"]
