@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection
-from hashlib import sha256
 from typing import Any, Union
 
 import msgspec
 import orjson
 
-from pi_tools.trace.ids import trace_id
+from pi_tools.trace.fast import CURRENT_VERSION
+from pi_tools.trace.ids import labelled_span_id, trace_id
 from pi_tools.trace.mapping import (
     AGENT_NAME,
     FAILED_STOPS,
@@ -44,10 +44,6 @@ from pi_tools.usage.counter import (
     message_usage,
     spent_usage,
 )
-
-CURRENT_VERSION = 3
-_NAMESPACE = b"pi-tools trace\x00"
-"""ids.py's namespace: span ids are computed inline here (a call per span was a tenth of the work)."""
 
 
 class _Block(msgspec.Struct, gc=False):
@@ -226,7 +222,6 @@ def _name(name: str) -> bytes:
 
 
 _NUMBERS = (int, float)
-_ZERO_ID = b"\x00" * 8
 _ENTRY_TIMESTAMP = ENTRY_TIMESTAMP.fullmatch
 
 
@@ -279,7 +274,7 @@ class _Walk:
         self.session_id = session_id
         self.trace_id = trace_id(session_id)
         self.head = b'{"traceId":"%s","spanId":"' % self.trace_id.encode()
-        self.label = _NAMESPACE + session_id.encode("utf-8", "surrogatepass")
+        self.label = session_id.encode("utf-8", "surrogatepass")
         self.root_id = self.span_id(b"\x00session")
         self.root_bytes = self.root_id.encode()
         self.conversation = _unique(b'{"key":"gen_ai.conversation.id","value":{"stringValue":', session_id)
@@ -296,9 +291,7 @@ class _Walk:
         self.active = {id(entry) for entry in path}
 
     def span_id(self, label: bytes) -> str:
-        raw = sha256(self.label + label).digest()[:8]
-        text = raw.hex()
-        return text if raw != b"\x00" * 8 else text[:-1] + "1"
+        return labelled_span_id(self.label + label)
 
     def spanned(self, start: int, end: int) -> None:
         if self.start is None or start < self.start:
@@ -430,8 +423,7 @@ class _Walk:
             if high is None or now > high:
                 high = now
             entry_label = label + b"\x00entry\x00" + entry_id.encode("utf-8", "surrogatepass")
-            raw = sha256(entry_label).digest()[:8]
-            span_id = raw.hex() if raw != _ZERO_ID else raw.hex()[:-1] + "1"
+            span_id = labelled_span_id(entry_label)
             append((span_id, _SPAN % (head, span_id.encode(), chat[1], 3, start, now, b",".join(pieces), root,
                                       status)))
             content = message.content
@@ -450,13 +442,12 @@ class _Walk:
                 if type(call_id) is str:
                     pieces = [_OP_TOOL, conversation, tool[0], b'%s%s}}' % (_CALL_ID, dumps(call_id)),
                               encoded_entry]
-                    raw = sha256(tool_label + call_id.encode("utf-8", "surrogatepass")).digest()[:8]
+                    span_id = labelled_span_id(tool_label + call_id.encode("utf-8", "surrogatepass"))
                 else:
                     pieces = [_OP_TOOL, conversation, tool[0], encoded_entry]
-                    raw = sha256(tool_label + f"#{position}".encode()).digest()[:8]
+                    span_id = labelled_span_id(tool_label + f"#{position}".encode())
                 if abandoned:
                     pieces.append(_ABANDONED)
-                span_id = raw.hex() if raw != _ZERO_ID else raw.hex()[:-1] + "1"
                 # An open tool span: [id, name, start, end, attribute pieces, result entry id, failed,
                 # awaited]; only the first call of an id awaits a result (mapping.py: the others, and calls
                 # without an id, are left without the mark of a missing result).

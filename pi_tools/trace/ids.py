@@ -20,7 +20,12 @@ def trace_id(session_id: str) -> str:
 def span_id(session_id: str, *parts: str) -> str:
     """The 8-byte id of the span named by `parts` (the root, an entry, a tool call) in a session, as 16 hex
     digits."""
-    label = "\x00".join((session_id, *parts)).encode("utf-8", "surrogatepass")
+    return labelled_span_id("\x00".join((session_id, *parts)).encode("utf-8", "surrogatepass"))
+
+
+def labelled_span_id(label: bytes) -> str:
+    """`span_id` of a label already encoded (the session id and the parts, NUL-separated, in UTF-8 with lone
+    surrogates passed): what trace/direct.py builds once per session and extends per span."""
     return _hex(sha256(_NAMESPACE + label).digest()[:8])
 
 
