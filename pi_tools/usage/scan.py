@@ -173,7 +173,9 @@ class _Accumulator(UsageCounter):
 _SOURCE_COUNTS = {source: [int(source == name) for name in ALL_COST_SOURCES] for source in ALL_COST_SOURCES}
 
 
-_INT = rb"(0|[1-9][0-9]*)"
+_INT = rb"(0|[1-9][0-9]{0,18})"
+"""A token count the inlined path may sum: at most 19 digits, so never past 2^64 - 1 (WIDE), beyond which the
+counter reads a count as 0; a longer one sends the line to the full parse and the counter's rules."""
 _NUMBER = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
 # Pi's ordinary assistant line, read in two anchored pieces so that the (large) content array between them is
 # skipped by a C-level search instead of being matched character by character: the entry head up to the

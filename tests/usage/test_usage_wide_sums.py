@@ -52,3 +52,22 @@ def test_js_number_text() -> None:
         "18446744073709551616", "36000000000000000000", "1e+21", "3.6e+21", "-18446744073709551616"]
     assert dumps({"b": "\u0000wide0\u0000", "a": [2**64, 1], "c": 2**64 - 1}) == (
         b'{"b":"\\u0000wide0\\u0000","a":[18446744073709551616,1],"c":18446744073709551615}')
+
+
+def test_a_count_past_64_bits_is_0_in_both_scopes(cli: Any, tmp_path: Path) -> None:
+    """A stored count beyond 2^64 - 1 reads as 0 (the counter's rule: JSON.parse and orjson read it as a float):
+    the whole-file scan's regular expressions used to sum it as it stood, unlike the active scope's reading."""
+    path = write(tmp_path / "s.jsonl", [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"},
+        user("u1", "2026-01-01T00:00:01.000Z", None),
+        assistant("a1", "2026-01-01T00:00:02.000Z", tokens=(2**64, 2**64 - 1, 0, 0), cost=0.5, parent="u1"),
+        assistant("a2", "2026-01-01T00:00:03.000Z", tokens=(10**19, 7, 10**20, 0), cost=0.5, parent="a1"),
+    ])
+    for scope in ("all", "active"):
+        run = cli("usage", "--format", "json", "--scope", scope, str(path))
+        assert (run.code, run.stderr) == (0, ""), scope
+        totals = json.loads(run.stdout)["totals"]
+        # (2^64 - 1) + 7 written as JavaScript writes it: the double 18446744073709551616.
+        assert (totals["input"], totals["output"], totals["cacheRead"], totals["messages"]) == (
+            10**19, 18_446_744_073_709_551_616, 0, 2), scope
+        assert '"input":10000000000000000000,"output":18446744073709551616,"cacheRead":0,' in run.stdout
