@@ -14,6 +14,7 @@ from pi_tools.providers.table import payload_items
 
 if TYPE_CHECKING:
     from pi_tools.providers.edition import Edition
+    from pi_tools.session.context import ContextRules
 
 Finding = dict[str, Any]
 
@@ -50,7 +51,7 @@ class PreflightResult:
 
 
 def finding(source: str, hit: Hit, api: str, model: str, origin: Origin,
-            in_order: frozenset[Any] = frozenset()) -> Finding | None:
+            in_order: frozenset[Any] = frozenset(), interleaved: frozenset[Any] = frozenset()) -> Finding | None:
     """A `finding` document as audit writes them, plus the request's API, model, the payload path and the fix;
     graded by what is known of the model's provider (knowledge.grade): None where the provider is recorded
     accepting the shape."""
@@ -66,7 +67,8 @@ def finding(source: str, hit: Hit, api: str, model: str, origin: Origin,
         "kind": "finding", "source": source, "rule": hit.rule, "severity": severity,
         "entryId": entry_id if isinstance(entry_id, str) else None, "line": line,
         "message": hit.message if note is None else f"{hit.message} {note}",
-        "api": api, "model": model, "payloadPath": hit.path, "fix": fix_for(hit.rule, source, model, rule.fix, entry_id in in_order),
+        "api": api, "model": model, "payloadPath": hit.path,
+        "fix": fix_for(hit.rule, source, model, rule.fix, entry_id in in_order, entry_id in interleaved),
     }
 
 
@@ -116,6 +118,15 @@ class LazyOrigins:
 _WHOLE = 1 << 62
 
 
+def results_relink_moves(source: str, hits: Sequence[Hit], context_rules: ContextRules | None) -> frozenset[Any]:
+    """fixes.interleaved_results of `source`, read only where a hit is a result sent without its call."""
+    from pi_tools.preflight.fixes import RESULT_WITHOUT_CALL_RULES, interleaved_results
+
+    if context_rules is None or not any(hit.rule in RESULT_WITHOUT_CALL_RULES for hit in hits):
+        return frozenset()
+    return interleaved_results(source, context_rules)
+
+
 def view_items(api: str, payload: dict[str, Any]) -> list[Any]:
     items = payload_items(api, payload)
     return items if isinstance(items, list) else []
@@ -123,8 +134,10 @@ def view_items(api: str, payload: dict[str, Any]) -> list[Any]:
 
 def findings_for(source: str, api: str, model: dict[str, Any], payload: dict[str, Any], hits: Sequence[Hit],
                  llm: Sequence[Any], llm_origins: Sequence[Origin], has_system_prompt: bool,
-                 lazy: LazyOrigins | None = None) -> list[Finding]:
-    """Hits as finding documents, each traced to its entry (the payload is mapped only when something was hit)."""
+                 lazy: LazyOrigins | None = None, context_rules: ContextRules | None = None) -> list[Finding]:
+    """Hits as finding documents, each traced to its entry (the payload is mapped only when something was hit);
+    `context_rules`: the version's, to read `source` again where a result without its call may be one that
+    `repair --relink` moves back (fixes.interleaved_results)."""
     if not hits:
         return []
     needs_map = any(hit.item is not None for hit in hits)
@@ -136,5 +149,7 @@ def findings_for(source: str, api: str, model: dict[str, Any], payload: dict[str
     from pi_tools.preflight.fixes import PAIRING_RULES, stored_in_order
 
     in_order = stored_in_order(llm, llm_origins) if any(hit.rule in PAIRING_RULES for hit in hits) else frozenset()
-    found = (finding(source, hit, api, reference, locate(hit, origins, llm_origins), in_order) for hit in hits)
+    interleaved = results_relink_moves(source, hits, context_rules)
+    found = (finding(source, hit, api, reference, locate(hit, origins, llm_origins), in_order, interleaved)
+             for hit in hits)
     return [f for f in found if f is not None]

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tools.audit.fixes import repaired_name
+
+if TYPE_CHECKING:
+    from pi_tools.session.context import ContextRules
 
 NEW_TURN_RULES = frozenset({"google-thought-signature", "anthropic-thinking-tool-loop", "bedrock-thinking-tool-loop"})
 """Cleared by `repair --for-model`: a new turn appended at the leaf (see pi_tools.rewrite.for_model)."""
@@ -21,6 +24,14 @@ PAIRING_RULES = frozenset({
     "google-function-response-count", "mistral-tool-results", "bedrock-tool-results"})
 """Calls without results or results stored out of place: `repair --relink --close-orphans` stores them as Pi
 sends them."""
+
+RESULT_WITHOUT_CALL_RULES = frozenset({
+    "anthropic-tool-result-without-use", "completions-tool-message-without-call", "responses-output-without-call"})
+"""A result sent without its call. No repair brings back a call that is gone; but where the call is stored and a
+message Pi defers (a bash execution, a steering or custom message) stands between it and this result, Pi sends
+`No result provided` for the call and this result apart from it (audit's `tool-result-interleaved`), and
+`repair --relink` moves that message behind the batch (see `interleaved_results`)."""
+INTERLEAVED_RULE = "tool-result-interleaved"
 
 _NO_REPAIR: dict[str, str] = {
     "anthropic-tool-result-without-use": "no repair: a result whose call is gone cannot be paired again; remove the "
@@ -74,16 +85,35 @@ def stored_in_order(llm: Sequence[Any], origins: Sequence[Any]) -> frozenset[Any
     return frozenset(paired)
 
 
-def fix_for(rule: str, source: str, model: str | None, general: str, in_order: bool = False) -> str:
+def interleaved_results(source: str, rules: ContextRules) -> frozenset[Any]:
+    """The entry ids of the results audit finds stored after a message that `repair --relink` moves behind their
+    batch (`tool-result-interleaved`: relink's own measure of what it clears), read again from `source` as the
+    version reads it; empty when `source` is no file that can be read (a document on standard input)."""
+    from pi_tools.audit.checks import audit_bytes
+    from pi_tools.session.reader import SessionReadError, read_session_bytes
+
+    try:
+        data = read_session_bytes(source)
+    except (OSError, SessionReadError):
+        return frozenset()
+    found = audit_bytes(data, source, frozenset({INTERLEAVED_RULE}), rules)
+    return frozenset(f.get("entryId") for f in found if f.get("rule") == INTERLEAVED_RULE and f.get("entryId"))
+
+
+def fix_for(rule: str, source: str, model: str | None, general: str, in_order: bool = False,
+            interleaved: bool = False) -> str:
     """The fix of one finding of `rule` in `source` for `model` (provider/id); `general`: the rule's own fix;
     `in_order`: the finding's entry is in a call turn stored complete and in place (stored_in_order), where the
-    pairing repairs change nothing. A command writes a new file beside the session (audit.fixes.repaired_name:
-    the same name audit suggests)."""
+    pairing repairs change nothing; `interleaved`: the finding's entry is a result `repair --relink` moves back
+    to its call (interleaved_results). A command writes a new file beside the session
+    (audit.fixes.repaired_name: the same name audit suggests)."""
     command = f"pi-tools repair {shlex.quote(source)} -o {shlex.quote(repaired_name(source))}"
     if rule in NEW_TURN_RULES and model:
         return f"{command} --for-model {shlex.quote(model)}"
     if rule in PAIRING_RULES:
         return STORED_IN_ORDER if in_order else f"{command} --relink --close-orphans"
+    if rule in RESULT_WITHOUT_CALL_RULES and interleaved:
+        return f"{command} --relink"
     if rule in _NO_REPAIR:
         return _NO_REPAIR[rule]
     return f"no repair: {general}"

@@ -36,7 +36,7 @@ import orjson
 
 from pi_tools.js.values import UNDEFINED
 from pi_tools.pipe.documents import EncodedItems, LazyMessages
-from pi_tools.preflight.check import PreflightRequest, PreflightResult, finding, locate
+from pi_tools.preflight.check import PreflightRequest, PreflightResult, finding, locate, results_relink_moves
 from pi_tools.preflight.fixes import PAIRING_RULES, stored_in_order
 from pi_tools.preflight.provenance import NO_ORIGIN, Origin, PayloadOrigins, convert_traced, map_origins
 from pi_tools.preflight.rules import Hit, iter_hits, rules_for
@@ -214,8 +214,9 @@ def preflight_in_parts(tree: Any, source: str, request: PreflightRequest, min_te
     hits = list(iter_hits(rules_for(api, model, enabled=request.enabled), view))
     _note_reach(parts, hits)
     in_order = _stored_in_order(parts) if any(hit.rule in PAIRING_RULES for hit in hits) else frozenset()
-    found = (finding(source, hit, api, reference, _locate(parts, api, model, hit, has_system), in_order)
-             for hit in hits)
+    interleaved = results_relink_moves(source, hits, version.context)
+    found = (finding(source, hit, api, reference, _locate(parts, api, model, hit, has_system), in_order,
+                     interleaved) for hit in hits)
     result.findings = [f for f in found if f is not None]
     if keep is not None:
         keep(built, scans, parts, view, document)

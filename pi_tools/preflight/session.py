@@ -132,7 +132,8 @@ def check_whole(source: str, request: PreflightRequest, header: Any, plan: Any, 
     has_system = bool(request.system_prompt) or has_system_messages(llm)
     lazy = LazyOrigins(api, model, llm, payload, has_system, edition)
     hits = check_payload(api, model, payload, estimate, request.enabled, lazy.source)
-    result.findings = findings_for(source, api, model, payload, hits, llm, llm_origins, has_system, lazy)
+    result.findings = findings_for(source, api, model, payload, hits, llm, llm_origins, has_system, lazy,
+                                   version.context)
     return result
 
 
