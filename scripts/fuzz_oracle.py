@@ -37,6 +37,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from damage import Session, damage  # noqa: E402
 from damage import parse_line as parse_damaged_line  # noqa: E402
 
+# The oracle is Pi 0.85: pi-tools reproduces that version here, whatever its default (the newest), as the
+# test suite does (tests/conftest.py); the workers inherit it.
+os.environ.setdefault("PI_TOOLS_PI", "0.85")
 DEFAULT_ORACLE = os.environ.get("PI_TOOLS_ORACLE", "/tmp/oracle/oracle")
 if os.path.isdir(DEFAULT_ORACLE):  # the folder or its `oracle` script, as the tests and benchmarks take it
     DEFAULT_ORACLE = os.path.join(DEFAULT_ORACLE, "oracle")
