@@ -64,7 +64,13 @@ def run_trace(run: TraceRun, engine: Engine) -> TraceSummary:
     manifest = Manifest.load(run.manifest) if run.manifest else None
     encode = run.out is not None
     sender = None
-    if not encode:
+    target = None
+    if not encode and engine.kind == "local":  # each process sends what it traced (send.deliver)
+        from pi_tools.trace.send import SendTarget, ensure_otel
+
+        ensure_otel()
+        target = SendTarget(run.endpoint, tuple(sorted(run.headers.items())), _version())
+    elif not encode:
         from pi_tools.trace.send import Sender
 
         sender = Sender(run.endpoint, run.headers, _version())
@@ -80,12 +86,16 @@ def run_trace(run: TraceRun, engine: Engine) -> TraceSummary:
                 continue
             sent = manifest.sent(path, run.options, run.pi) if manifest is not None else frozenset()
             jobs.append(TraceJob(path, run.options, run.pi, encode, _version(), service_name(), sent,
-                                 writer.parts if writer is not None else None))
+                                 writer.parts if writer is not None else None, target))
             try:
                 weights.append(size_of(path))
             except OSError:
                 weights.append(0)
         for result in map_ordered(trace_file, jobs, engine, weights=weights):
+            if result.undelivered is not None:
+                from pi_tools.trace.send import SendError
+
+                raise SendError(result.undelivered)
             if result.error is not None:
                 summary.errors.append(result.error)
                 continue
@@ -112,6 +122,10 @@ def run_trace(run: TraceRun, engine: Engine) -> TraceSummary:
     finally:
         if sender is not None:
             sender.close()
+        if target is not None:
+            from pi_tools.trace.send import forget_senders
+
+            forget_senders()  # (this process's, where it traced files itself)
         if writer is not None:
             writer.discard()
     if manifest is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from pi_tools.trace.otlp_json import SCOPE_NAME
@@ -60,6 +61,58 @@ def parse_headers(pairs: Iterable[str]) -> dict[str, str]:
             raise ValueError(f"--header {pair!r}: expected KEY=VALUE")
         headers[key.strip().lower()] = value.strip()
     return headers
+
+
+def ensure_otel() -> None:
+    """OtelMissing (with the install hint) where the `otel` extra is not installed: asked once, before the
+    run's workers start sending."""
+    try:
+        import opentelemetry.exporter.otlp.proto.http.trace_exporter  # noqa: F401
+        import opentelemetry.sdk.trace  # noqa: F401
+    except ImportError:
+        raise OtelMissing(INSTALL_HINT) from None
+
+
+@dataclass(frozen=True)
+class SendTarget:
+    """Where a run's spans go, as a job carries it to the process that sends them (see `deliver`)."""
+
+    endpoint: str | None
+    headers: tuple[tuple[str, str], ...]
+    version: str
+
+
+_senders: dict[SendTarget, Sender] = {}
+_failures: dict[SendTarget, str] = {}
+"""This process's exporter per target, and the first refusal it met: later sessions fail at once rather than
+each waiting out the exporter's timeout and retries."""
+
+
+def deliver(target: SendTarget, trace: SessionTrace) -> None:
+    """Send one session's spans from this process (a local pool's worker: the SDK's encoding, most of what
+    sending costs, then runs on every core instead of in the main process alone); SendError when the receiver
+    does not take them, or did not take an earlier session's."""
+    failed = _failures.get(target)
+    if failed is not None:
+        raise SendError(failed)
+    sender = _senders.get(target)
+    if sender is None:
+        sender = _senders[target] = Sender(target.endpoint, dict(target.headers), target.version)
+    try:
+        sender.add(trace)
+        sender.flush()
+    except SendError as exc:
+        sender.pending = []
+        _failures[target] = str(exc)
+        raise
+
+
+def forget_senders() -> None:
+    """Close this process's exporters and forget their refusals (the end of a run in the main process)."""
+    for sender in _senders.values():
+        sender.close()
+    _senders.clear()
+    _failures.clear()
 
 
 class Sender:

@@ -8,10 +8,14 @@ that cannot be traced comes back as its error message, never as an exception tha
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pi_tools.trace.mapping import TraceOptions, session_trace
 from pi_tools.trace.since import since_then
 from pi_tools.trace.spans import SessionTrace
+
+if TYPE_CHECKING:
+    from pi_tools.trace.send import SendTarget
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,9 @@ class TraceJob:
     """A folder this machine's workers share with the run (the engine is local): the encoded element is written
     there as a file of its own and its name handed back, not its bytes (some 2 MB per generated 1 MB session,
     which a pool would otherwise pickle, pipe and unpickle)."""
+    send: SendTarget | None = None
+    """Where the process running the job sends the file's spans itself (the engine is local), rather than handing
+    them back to be sent from the run's process."""
 
 
 @dataclass
@@ -45,6 +52,8 @@ class TraceResult:
     span_ids: tuple[str, ...] = ()
     spans: int = 0
     error: str | None = None
+    undelivered: str | None = None
+    """Why the receiver did not take the spans the job sent (TraceJob.send): the run stops there."""
 
 
 def load_tree(path: str, pi: str, fast: bool = False, data: bytes | None = None):  # type: ignore[no-untyped-def]
@@ -124,6 +133,13 @@ def _traced(job: TraceJob) -> TraceResult:
         return result
     if job.encode:
         result.encoded = encode_resource_spans(trace, job.version, job.service)
+    elif job.send is not None:
+        from pi_tools.trace.send import SendError, deliver
+
+        try:
+            deliver(job.send, trace)
+        except SendError as exc:
+            result.undelivered = str(exc)
     else:
         result.trace = trace
     return result

@@ -453,3 +453,52 @@ def test_cli_index_on_the_cluster_writes_the_local_tables(corpus: Path, cluster:
         ours = pl.read_parquet(tmp_path / "dask" / table / "*.parquet")
         theirs = pl.read_parquet(tmp_path / "local" / table / "*.parquet")
         assert theirs.height > 0 and ours.equals(theirs), table
+
+
+def test_trace_sends_from_the_cluster_what_local_workers_send(corpus: Path, cluster: DaskCluster) -> None:
+    """A local pool's workers send the sessions they traced themselves; on Dask the spans come back to this process
+    and leave from here: the receiver gets the same spans either way."""
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+    import http.server
+    import threading
+
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    received: list[bytes] = []
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            received.append(self.rfile.read(int(self.headers["Content-Length"])))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    def spans() -> dict[bytes, bytes]:
+        found: dict[bytes, bytes] = {}
+        for body in received:
+            request = ExportTraceServiceRequest()
+            request.ParseFromString(body)
+            for resource in request.resource_spans:
+                for scope in resource.scope_spans:
+                    found.update((span.span_id, span.SerializeToString(deterministic=True)) for span in scope.spans)
+        return found
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        local = pi_tools("trace", str(corpus), "--endpoint", url, "--engine", "local", "--jobs", "2")
+        from_workers = spans()
+        received.clear()
+        dask = pi_tools("trace", str(corpus), "--endpoint", url, "--engine", "dask", "--scheduler", cluster.address)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert (dask.returncode, dask.stderr) == (local.returncode, local.stderr)
+    assert b"spans to the receiver" in local.stderr and len(from_workers) > 500  # (top.jsonl repeats a fixture)
+    assert spans() == from_workers

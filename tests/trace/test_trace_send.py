@@ -165,3 +165,70 @@ def test_without_the_otel_extra_the_command_says_how_to_install_it(tmp_path: Pat
                      env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"})
     assert (result.code, result.stderr) == (2, "pi-tools: sending needs the otel extra: pip install "
                                                "'pi-tools[otel]' (or write OTLP JSON with -o FILE)\n")
+
+
+def _sessions(folder: Path, count: int) -> Path:
+    """`count` sessions of ENTRIES under their own ids (their own traces)."""
+    folder.mkdir()
+    for number in range(count):
+        _write(folder / f"s{number:02}.jsonl", [{**ENTRIES[0], "id": f"sess-{number}"}, *ENTRIES[1:]])
+    return folder
+
+
+def _spans_by_id(received: list[dict[str, Any]]) -> dict[bytes, bytes]:
+    return {span.span_id: span.SerializeToString(deterministic=True)
+            for request in received for span in request["spans"]}
+
+
+def test_a_pool_sends_from_its_workers_what_one_process_sends(tmp_path: Path, receiver: Any) -> None:
+    """With a local pool, each worker sends the sessions it traced (one request per session here), so that the
+    SDK's encoding runs on every core: the receiver gets the very spans one process sends."""
+    url, received = receiver
+    folder = _sessions(tmp_path / "corpus", 12)
+    pooled = run_cli("trace", str(folder), "--endpoint", url, "--jobs", "2")
+    assert (pooled.code, pooled.stderr) == (0, "pi-tools: 12 sessions, 48 spans to the receiver\n")
+    assert len(received) == 12
+    by_workers = _spans_by_id(received)
+    received.clear()
+    alone = run_cli("trace", str(folder), "--endpoint", url, "--jobs", "1")
+    assert (alone.code, alone.stderr) == (0, "pi-tools: 12 sessions, 48 spans to the receiver\n")
+    assert len(received) == 12 and _spans_by_id(received) == by_workers
+    assert len({span.trace_id for request in received for span in request["spans"]}) == 12
+
+
+class _Refusing(http.server.BaseHTTPRequestHandler):
+    """Answers every export with 400 (which the exporter does not retry), counting them."""
+
+    received: list[int]
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.received.append(1)
+        self.send_response(400)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_refusing_receiver_stops_a_pool_after_a_request_per_worker(tmp_path: Path) -> None:
+    received: list[int] = []
+    server = http.server.HTTPServer(("127.0.0.1", 0), type("Handler", (_Refusing,), {"received": received}))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        folder = _sessions(tmp_path / "corpus", 12)
+        manifest = tmp_path / "m.json"
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        result = run_cli("trace", str(folder), "--endpoint", url, "--jobs", "2", "--manifest", str(manifest))
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert result.code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"pi-tools: {url}/v1/traces: the OTLP receiver did not accept 4 spans (unreachable, or it answered with an "
+        "error; see the warning above)")
+    assert 1 <= len(received) <= 2  # a worker that met the refusal sends nothing more
+    assert not manifest.exists()
