@@ -316,8 +316,11 @@ def _library(name: str, pi: dict[str, Any], out: list[Difference]) -> list[str] 
     def as_json(value: Any) -> Any:
         return loads(dumps_document(value))
 
+    from pi_tools.pi import resolve
+
+    version = resolve()  # (the version the run reproduces: PI_TOOLS_PI, as the stages take it)
     try:
-        tree = load_session(name)
+        tree = load_session(name, rules=version.context)
     except SessionReadError as exc:
         if "error" not in pi:
             out.append(Difference("library", "pi-tools-failed", ours=str(exc)[:300]))
@@ -328,12 +331,12 @@ def _library(name: str, pi: dict[str, Any], out: list[Difference]) -> list[str] 
         out.append(Difference("library", "internal-error", ours=f"{type(exc).__name__}: {exc}"[:300]))
         return None
     try:
-        context = build_session_context(tree)
+        context = build_session_context(tree, rules=version.context)
         document = {"messages": context.messages, "thinkingLevel": context.thinking_level, "model": context.model}
         if context.thinking_level is UNDEFINED:  # JSON.stringify leaves an undefined member out
             del document["thinkingLevel"]
         ours_context = as_json(document)
-        ours_llm = as_json(convert_to_llm(context.messages))
+        ours_llm = as_json(convert_to_llm(context.messages, passed_through=version.passed_through))
         ours_entries = as_json([tree.materialize(entry) for entry in tree.entries])
         ours_header = as_json(tree.header)
     except ContextError as exc:
