@@ -49,7 +49,7 @@ VERSION = PiVersion(
     requests=Edition(catalog="models-1.6.json", adapter_module="adapter16", records_prompt=True,
                      prompt="pi-prompt-1.6.json",
                      transform=TRANSFORM_16, estimate=estimate_request_tokens,
-                     output_room=output_room),
+                     output_room=output_room, estimates_stored_messages=True),
     context=PI_16_RULES,
     passed_through=PASSED_THROUGH_WITH_SYSTEM,
     spending=SPENDING_16,

@@ -75,6 +75,9 @@ class ApiAdapter:
     user_content_failure: str = USER_CONTENT_DEFAULT
     """The TypeError V8 throws where this API's user-message conversion first touches a user content that is a
     number or an object (providers.junk_blocks)."""
+    user_text_by_length: bool = False
+    """Whether this API's user-message conversion keeps only the text parts whose `text.length > 0` before it
+    sanitizes them (providers.junk_blocks.js_failure)."""
 
     # --- building ---------------------------------------------------------------------------------------------
 

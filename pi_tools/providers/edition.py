@@ -43,6 +43,11 @@ class Edition:
     output_room: Callable[[Any, Any], Any] = output_room
     """The output tokens Pi's budget leaves in a context window (first argument) after an input estimate (second):
     the most a request's max tokens may be (render's notes explain a clamp with it)."""
+    estimates_stored_messages: bool = False
+    """Every API fits max tokens to the context window before converting (Pi 1.6's streamSimple: buildBaseOptions'
+    clampMaxTokensToContext), estimating the messages as stored: a content item the estimate cannot measure (an
+    assistant's string, number or array item) fails the request there, before anything else can
+    (registry.build_payload; Pi 0.85's estimate reads them where it runs, options.estimate_context_tokens)."""
 
 
 BASE = Edition(catalog=DEFAULT_CATALOG, adapter_module="adapter")

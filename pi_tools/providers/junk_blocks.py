@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pi_tools.js.errors import JsTypeError
+from pi_tools.js.values import js_to_number
+
 _ROLES = ("user", "assistant", "toolResult")
 AS_STORED = "_messagesAsStored"
 """Context key under which the registry keeps the messages as they were before `objects_for_junk_items`
@@ -52,12 +55,16 @@ USER_CONTENT_DEFAULT = "msg.content.map is not a function"
 calls `map` on it); an adapter names its own (`ApiAdapter.user_content_failure`)."""
 
 
-def js_failure(messages: Any, user_content_failure: str = USER_CONTENT_DEFAULT) -> str | None:
+def js_failure(messages: Any, user_content_failure: str = USER_CONTENT_DEFAULT,
+               user_text_by_length: bool = False) -> str | None:
     """The TypeError V8 throws for these messages' malformed content, where pi-ai's code meets it whatever the
     API: an assistant content that is neither an array nor missing (transformMessages flatMaps it); then, in
     message order, a user content that is neither text nor an array, a null item, or a user text block whose
     `text` is not a string (sanitizeSurrogates calls `text.replace`). `user_content_failure` is what the API's
-    user-message conversion throws on such a user content."""
+    user-message conversion throws on such a user content; `user_text_by_length`: the conversion first keeps
+    only the text parts whose `text.length > 0` (Pi 1.6's Chat Completions), so a `text` that is null or missing
+    fails on `length`, and one whose length is not above 0 (a number, `[]`, an object without `length`) is
+    dropped, never sanitized."""
     if not isinstance(messages, list):
         return None
     for message in messages:
@@ -78,7 +85,16 @@ def js_failure(messages: Any, user_content_failure: str = USER_CONTENT_DEFAULT) 
                 return NULL_ITEM
             if role == "user" and type(block) is dict and block.get("type") == "text":
                 text = block.get("text", _MISSING)
-                if type(text) is not str:
+                if type(text) is not str and user_text_by_length:
+                    if text is None or text is _MISSING:
+                        return f"Cannot read properties of {'null' if text is None else 'undefined'} (reading 'length')"
+                    try:
+                        kept = js_length_above_zero(text)
+                    except JsTypeError as exc:
+                        return str(exc)
+                    if kept:
+                        return "text.replace is not a function"
+                elif type(text) is not str:
                     if text is None or text is _MISSING:
                         return f"Cannot read properties of {'null' if text is None else 'undefined'} (reading 'replace')"
                     return "text.replace is not a function"
@@ -86,3 +102,14 @@ def js_failure(messages: Any, user_content_failure: str = USER_CONTENT_DEFAULT) 
 
 
 _MISSING = object()
+
+
+def js_length_above_zero(value: Any) -> bool:
+    """JavaScript's `value.length > 0` for a JSON value other than null: an array's length; an object's own
+    `length` member compared as JavaScript compares it with 0; a number's or a boolean's `length` is undefined,
+    and `undefined > 0` is false."""
+    if isinstance(value, list):
+        return len(value) > 0
+    if isinstance(value, dict) and "length" in value:
+        return js_to_number(value["length"]) > 0  # (NaN > 0 is false)
+    return False

@@ -115,24 +115,30 @@ def build_payload(api: str, model: Model, context: dict[str, Any], options: dict
     messages = context.get("messages")
     cleaned = objects_for_junk_items(messages)
     if cleaned is not messages:
+        if edition.estimates_stored_messages and (model.get("contextWindow") or 0) > 0:
+            try:  # the builder's own estimate sees the items made objects: Pi's sees them as stored, first
+                edition.estimate({**context, "messages": messages})
+            except JS_FAILURES as error:
+                raise PayloadError(str(error)) from None
         context = {**context, "messages": cleaned, AS_STORED: messages}
     user_failure = api_adapter.user_content_failure
+    by_length = api_adapter.user_text_by_length
     try:
         payload: dict[str, Any] = api_adapter.build_payload(model, context, options)
     except JS_FAILURES as error:
         raise PayloadError(str(error)) from None
     except PayloadError as error:
         # Builders guarded by malformed_input_guard report a Python TypeError as "TypeError: ...".
-        failure = js_failure(cleaned, user_failure) if str(error).startswith("TypeError: ") else None
+        failure = js_failure(cleaned, user_failure, by_length) if str(error).startswith("TypeError: ") else None
         if failure is None:
             raise
         raise PayloadError(failure) from None
     except (AttributeError, TypeError, KeyError):
-        failure = js_failure(cleaned, user_failure)  # a Python error that JavaScript's would have preceded
+        failure = js_failure(cleaned, user_failure, by_length)  # a Python error JavaScript's would have preceded
         if failure is None:
             raise
         raise PayloadError(failure) from None
-    failure = js_failure(cleaned, user_failure)  # transformMessages and every encoder throw on these first
+    failure = js_failure(cleaned, user_failure, by_length)  # transformMessages and every encoder throw on these first
     if failure is not None:
         raise PayloadError(failure)
     return payload

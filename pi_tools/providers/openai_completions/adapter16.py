@@ -15,6 +15,10 @@ from pi_tools.providers.openai_completions.adapter import OpenAICompletions
 class OpenAICompletions16(OpenAICompletions):
     payload_module = "pi_tools.providers.openai_completions.payload16"
     wire_module = "pi_tools.providers.openai_completions.wire16"
+    # 1.6 filters a user message's parts (`item.type !== "text" || item.text.length > 0`) before it maps them.
+    user_content_failure = "msg.content.filter is not a function"
+    user_text_by_length = True
+
     def build_history(self, model: Model, context: dict[str, Any], options: dict[str, Any]) -> Any:
         from pi_tools.providers.openai_completions.payload16 import build_history
 

@@ -23,6 +23,7 @@ from pi_tools.js.access import block_field, block_type, content_array, copy_defi
 from pi_tools.js.strings import js_is_blank
 from pi_tools.js.values import js_truthy
 from pi_tools.providers.data_url import image_data_url
+from pi_tools.providers.junk_blocks import js_length_above_zero
 from pi_tools.providers.sanitize import sanitize_surrogates
 
 from ..catalog import Model
@@ -100,8 +101,11 @@ def _user_message(message: dict[str, Any]) -> dict[str, Any] | None:
     for item in content or []:
         if item.get("type") == "text":
             text = item["text"]
-            if len(text) > 0:
-                parts.append({"type": "text", "text": sanitize_surrogates(text)})
+            if type(text) is str:
+                if len(text) > 0:
+                    parts.append({"type": "text", "text": sanitize_surrogates(text)})
+            elif js_length_above_zero(text):  # kept, then sanitizeSurrogates throws: registry.js_failure says how
+                raise TypeError("text.replace is not a function")
         else:
             parts.append({"type": "image_url", "image_url": {"url": image_data_url(item)}})
     if not parts:
