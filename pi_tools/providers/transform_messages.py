@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_tools.js.access import block_field, for_of
+from pi_tools.js.errors import JsTypeError
 from pi_tools.js.strings import js_is_blank
 from pi_tools.js.values import UNDEFINED, js_map_key, js_to_string, js_truthy
 from pi_tools.providers.catalog import Model
@@ -263,8 +264,13 @@ def split_error_tool_result_images(message: Mapping[str, Any]) -> tuple[list[Any
     call, and the images to send after every tool result of the turn; None when the result needs no split."""
     if not js_truthy(message.get("isError")):
         return None
-    content = message.get("content")
-    images = [block for block in for_of(content, "content") if block_field(block, "type") == "image"]
+    content = message.get("content", UNDEFINED)
+    if type(content) is not list:  # `msg.content.filter(...)`: only an array has it
+        if content is None or content is UNDEFINED:
+            raise JsTypeError(f"Cannot read properties of {'null' if content is None else 'undefined'} "
+                              "(reading 'filter')")
+        raise JsTypeError("msg.content.filter is not a function")
+    images = [block for block in content if block_field(block, "type") == "image"]
     if not images:
         return None
     caption = (f"Images from the error result of tool call {_js_text(message.get('toolCallId', UNDEFINED))} "
