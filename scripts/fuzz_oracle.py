@@ -7,7 +7,7 @@ its CLI runs (tests/support/differential.py), with a time limit per session. Eve
 with --minimise, one case per class is shrunk (lines, then JSON members, then long strings) while that class
 of difference persists, and written with Pi's document beside it.
 
-usage: python scripts/fuzz_oracle.py --seed 1 --count 400 --out /tmp/fuzz-1 [--jobs 2] [--minimise]
+usage: python scripts/fuzz_oracle.py --seed 1 --count 400 --out /tmp/fuzz-1 [--jobs 2] [--minimise] [--pi 1.6]
        python scripts/fuzz_oracle.py --cases DIR --out OUT        (existing sessions instead of generated ones)
        python scripts/fuzz_oracle.py --goldens fixtures/fuzz      (Pi's documents for the test suite's sample)
 Writes OUT/cases/*.jsonl, OUT/oracle/*.json, OUT/results.jsonl, OUT/report.json, OUT/minimised/ and prints a
@@ -491,13 +491,21 @@ def main() -> None:
     parser.add_argument("--failing", action="store_true", help="with --recheck: only the cases that had problems")
     parser.add_argument("--goldens", type=Path, metavar="DIR",
                         help="only write Pi's documents for DIR/cases/*.jsonl to DIR/expected (fixtures/fuzz)")
-    parser.add_argument("--oracle", default=DEFAULT_ORACLE)
+    parser.add_argument("--pi", choices=("0.85", "1.6"),
+                        help="the Pi version to reproduce (default PI_TOOLS_PI, else 0.85); 1.6 takes "
+                             "PI_TOOLS_ORACLE16 or /tmp/oracle16/oracle as its oracle unless --oracle names one")
+    parser.add_argument("--oracle", default=None)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=60, help="seconds pi-tools may take per session")
     parser.add_argument("--minimise", action="store_true", help="shrink one case per class of difference")
     parser.add_argument("--minimise-budget", type=float, default=120, help="seconds per minimised case")
     parser.add_argument("--minimise-max", type=int, default=40, help="at most this many classes")
     args = parser.parse_args()
+    if args.pi is not None:
+        os.environ["PI_TOOLS_PI"] = args.pi  # (the workers inherit it)
+    if args.oracle is None:
+        args.oracle = (os.environ.get("PI_TOOLS_ORACLE16", "/tmp/oracle16/oracle")
+                       if os.environ["PI_TOOLS_PI"] == "1.6" else DEFAULT_ORACLE)
     if args.goldens:
         write_goldens(args.goldens, args.oracle)
         return

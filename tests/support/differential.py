@@ -298,12 +298,29 @@ def _compare_payload(where: str, run: StageRun, entry: dict[str, Any], out: list
     if "error" in wire or "error" in pi_wire:
         _error_against(f"{where}/wire", wire.get("error"), pi_wire.get("error"), out)
         return
-    ours_line = {"method": wire.get("method"), "url": wire.get("url"),
-                 "headers": comparable_headers(wire.get("headers") or {})}
-    pi_line = {"method": pi_wire.get("method"), "url": pi_wire.get("url"),
-               "headers": comparable_headers(pi_wire.get("headers") or {})}
+    ours_headers = comparable_headers(wire.get("headers") or {})
+    pi_headers = comparable_headers(pi_wire.get("headers") or {})
+    if ours_headers.get("chatgpt-account-id") == OFFLINE_ACCOUNT and "chatgpt-account-id" in pi_headers:
+        pi_headers["chatgpt-account-id"] = OFFLINE_ACCOUNT  # (Codex: the oracle's dummy sign-in names an account)
+    ours_line = {"method": wire.get("method"), "url": wire.get("url"), "headers": ours_headers}
+    pi_line = {"method": pi_wire.get("method"), "url": pi_wire.get("url"), "headers": pi_headers}
     compare(f"{where}/wire", ours_line, pi_line, out)
-    compare(f"{where}/wire.body", wire.get("body"), pi_wire.get("body"), out, order=True)
+    compare(f"{where}/wire.body", wire.get("body"), _wire_body(pi_wire), out, order=True)
+
+
+OFFLINE_ACCOUNT = "<account-id>"
+"""The ChatGPT account pi-tools names offline, where the oracle signed in with a dummy token."""
+
+
+def _wire_body(wire: dict[str, Any]) -> Any:
+    """The oracle's body as JSON: recorded as is, or (Codex) only as the zstd-compressed bytes Pi sent."""
+    if "body" in wire or "bodyBase64" not in wire:
+        return wire.get("body")
+    import base64
+
+    import zstandard
+
+    return loads(zstandard.ZstdDecompressor().decompress(base64.b64decode(wire["bodyBase64"])))
 
 
 def _library(name: str, pi: dict[str, Any], out: list[Difference]) -> list[str] | None:
