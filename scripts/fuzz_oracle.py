@@ -54,8 +54,14 @@ ORACLE_CHUNK = 60  # sessions per oracle process: one bad file must not cost a w
 
 
 def seed_sessions() -> list[tuple[str, bytes]]:
-    """The material: every conformance case, and every real-world session (cut into windows later)."""
+    """The material: every conformance case (Pi 1.6's too, when reproducing 1.6), and every real-world session
+    (cut into windows later)."""
     seeds = [(f"conformance/{p.name}", p.read_bytes()) for p in sorted(CONFORMANCE.glob("*.jsonl"))]
+    if os.environ.get("PI_TOOLS_PI") == "1.6":  # and the Pi 1.6 cases: system messages, usage entries, edits
+        from support.oracle_path import CONFORMANCE16
+
+        for folder in (CONFORMANCE16 / "cases", ROOT / "tests" / "data" / "pi16" / "cases"):
+            seeds += [(f"conformance/pi16/{p.name}", p.read_bytes()) for p in sorted(folder.glob("*.jsonl"))]
     seeds += [(f"realworld/{p.name}", p.read_bytes()) for p in sorted(REALWORLD.glob("*.jsonl"))]
     return seeds
 
