@@ -12,7 +12,7 @@ from itertools import count
 from typing import Any
 
 from pi_tools.js.errors import JsTypeError
-from pi_tools.js.values import js_to_number, js_truthy
+from pi_tools.js.values import js_number_to_string, js_to_number, js_truthy
 
 CURRENT_SESSION_VERSION = 3
 
@@ -75,6 +75,16 @@ def migrate_to_current(file_entries: list[Any], new_id: Callable[[], str] | None
     return True
 
 
+def _primitive(value: Any) -> str:
+    """A primitive as V8 names it in "Cannot create property": its type and its string form (`boolean 'true'`,
+    `number '1e+21'`)."""
+    if isinstance(value, bool):
+        return f"boolean '{'true' if value else 'false'}'"
+    if isinstance(value, (int, float)):
+        return f"number '{js_number_to_string(value)}'"
+    return f"string '{value}'"
+
+
 def _migrate_v1_to_v2(entries: list[Any], new_id: Callable[[], str]) -> None:
     previous_id: Any = None
     for position, entry in enumerate(entries):
@@ -88,8 +98,7 @@ def _migrate_v1_to_v2(entries: list[Any], new_id: Callable[[], str]) -> None:
                 entries[position] = JsArrayEntry(entry, new_id(), previous_id)
                 previous_id = entries[position]["id"]
                 continue
-            kind = "string" if isinstance(entry, str) else "number" if isinstance(entry, (int, float)) else "boolean"
-            raise MigrationError(f"Cannot create property 'id' on {kind} '{entry}'")
+            raise MigrationError(f"Cannot create property 'id' on {_primitive(entry)}")
         entry_id = new_id()
         entry["id"] = entry_id
         entry["parentId"] = previous_id
