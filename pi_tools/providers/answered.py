@@ -35,7 +35,17 @@ def request_model(message: dict[str, Any], catalog: str | None = None) -> tuple[
     reference = row.replay_model if row is not None else None
     if reference is None:
         return None, False
-    stand_in = find_model(reference, catalog)
+    try:
+        stand_in = find_model(reference, catalog)
+    except UnknownModelError:  # a version whose catalog dropped it (Pi 1.6's has no openai-codex/gpt-5.5)
+        from pi_tools.providers.catalog import all_models
+        from pi_tools.providers.table import model_speaking
+
+        speaking = (model_speaking(str(api), model) for model in all_models(catalog=catalog))
+        found = next((model for model in speaking if model is not None), None)
+        if found is None:
+            return None, False
+        stand_in = found
     # The stand-in's own context window says nothing about this model: unknown (0) unless the catalog knows it.
     stand_in.update({"id": model_id, "name": model_id, "provider": provider, "api": api, "contextWindow": 0})
     if known is not None:
