@@ -479,7 +479,12 @@ def missing_parts_note(context: dict[str, Any]) -> str | None:
     prompt: Any
     tools: Any
     if has_system_messages(messages):
-        prompt, tools = current_system_prompt(messages), current_tools(messages)
+        from pi_tools.providers.errors import JS_FAILURES
+
+        try:
+            prompt, tools = current_system_prompt(messages), current_tools(messages)
+        except JS_FAILURES:
+            return None  # a system message Pi cannot read: the request fails on it, and says so
     else:
         prompt, tools = context.get("systemPrompt"), context.get("tools")
     if prompt and tools:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from pi_tools.js.errors import JsTypeError
 from pi_tools.js.values import UNDEFINED
 
 Message = dict[str, Any]
@@ -33,16 +34,28 @@ def _join(parts: Sequence[Any], separator: str) -> str:
 
 
 def content_text(content: Any, separator: str = "\n") -> str:
-    """The text blocks of a content, joined (a string content is itself)."""
+    """The text blocks of a content, joined (a string content is itself); V8's TypeError where pi-ai's contentText
+    meets what it cannot walk: a content that is no array (`content.filter`; UNDEFINED stands for a missing one),
+    a null block (`block.type`)."""
     if isinstance(content, str):
         return content
-    return _join([block.get("text") for block in content or () if isinstance(block, Mapping)
-                  and block.get("type") == "text"], separator)
+    if not isinstance(content, list):
+        if content is None or content is UNDEFINED:
+            raise JsTypeError(f"Cannot read properties of {'null' if content is None else 'undefined'} "
+                              "(reading 'filter')")
+        raise JsTypeError("content.filter is not a function")
+    texts = []
+    for block in content:
+        if block is None:
+            raise JsTypeError("Cannot read properties of null (reading 'type')")
+        if isinstance(block, Mapping) and block.get("type") == "text":
+            texts.append(block.get("text", UNDEFINED))
+    return _join(texts, separator)
 
 
 def system_message_text(message: Mapping[str, Any]) -> str:
     """A system message as a whole prompt: its content, then its sections' texts, blank-line separated."""
-    parts = [content_text(message.get("content"))]
+    parts = [content_text(message.get("content", UNDEFINED))]
     for text in (message.get("sections") or {}).values():
         if text is not None:
             parts.append(text)
@@ -53,7 +66,7 @@ def render_system_message_update(message: Mapping[str, Any]) -> str:
     """A later system message as an API that takes system messages mid-conversation receives it: its text, then
     each section change framed by name."""
     parts: list[str] = []
-    text = content_text(message.get("content"))
+    text = content_text(message.get("content", UNDEFINED))
     if len(text) > 0:
         parts.append(text)
     for name, value in (message.get("sections") or {}).items():
@@ -129,7 +142,7 @@ def current_system_message(messages: Sequence[Any]) -> Message | None:
             continue
         if timestamp is None or timestamp is UNDEFINED:  # ??=
             timestamp = message.get("timestamp", UNDEFINED)
-        text = content_text(message.get("content"))
+        text = content_text(message.get("content", UNDEFINED))
         if len(text) > 0:
             content.append(text)
         for name, value in (message.get("sections") or {}).items():
