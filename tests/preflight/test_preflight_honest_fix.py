@@ -11,6 +11,8 @@ import pytest
 
 from pi_tools.preflight.fixes import STORED_IN_ORDER
 
+from support.message_sessions import USAGE, write_messages
+
 C016 = "fixtures/conformance/cases/c016_compaction.jsonl"
 
 
@@ -62,9 +64,7 @@ def test_a_result_stored_out_of_place_names_the_repair_that_clears_it(cli: Any, 
 def _session_with(tmp_path: Path, between: dict[str, Any], answered: str = "c2", rounds: int = 0) -> Path:
     """An assistant calling c1 and c2, c1's result, `between`, then a result for `answered`; after `rounds` turns
     of long text (for the parts path)."""
-    header = {"type": "session", "version": 3, "id": "s2", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
-    usage = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
-             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+    usage = USAGE
     long = [{"role": "user", "content": "words " * 300, "timestamp": 1},
             {"role": "assistant", "content": [{"type": "text", "text": "ok " * 300}], "provider": "anthropic",
              "model": "claude-sonnet-4-5", "api": "anthropic-messages", "stopReason": "stop", "timestamp": 1,
@@ -83,15 +83,7 @@ def _session_with(tmp_path: Path, between: dict[str, Any], answered: str = "c2",
          "content": [{"type": "text", "text": "b"}], "isError": False, "timestamp": 5},
         {"role": "user", "content": "next", "timestamp": 6},
     ]
-    lines: list[Any] = [header]
-    parent = None
-    for number, message in enumerate(messages, 1):
-        lines.append({"type": "message", "id": f"e{number}", "parentId": parent,
-                      "timestamp": "2026-01-01T00:00:01.000Z", "message": message})
-        parent = f"e{number}"
-    session = tmp_path / "s.jsonl"
-    session.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return session
+    return write_messages(tmp_path / "s.jsonl", messages, session_id="s2")
 
 
 BASH = {"role": "bashExecution", "command": "ls", "output": "x", "exitCode": 0, "cancelled": False,

@@ -5,14 +5,12 @@ command over damaged sessions found it); it now takes the first 1.6 catalog mode
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
-         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+from support.message_sessions import USAGE, write_messages
 
 
 def _session(tmp_path: Path) -> Path:
@@ -22,13 +20,7 @@ def _session(tmp_path: Path) -> Path:
          "provider": "openai-codex", "model": "gpt-5.4-unlisted", "stopReason": "stop", "usage": USAGE,
          "timestamp": 2},
     ]
-    lines = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}]
-    for number, message in enumerate(messages, 1):
-        lines.append({"type": "message", "id": f"e{number}", "parentId": f"e{number - 1}" if number > 1 else None,
-                      "timestamp": f"2026-01-01T00:00:0{number}.000Z", "message": message})
-    path = tmp_path / "s.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
+    return write_messages(tmp_path / "s.jsonl", messages)
 
 
 @pytest.mark.parametrize("pi", ["0.85", "1.6"])

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
-         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+from support.message_sessions import USAGE, write_messages
+
 COMPLETIONS = ("openai-completions", "groq/openai/gpt-oss-120b")
 ANTHROPIC = ("anthropic-messages", "anthropic/claude-sonnet-4-5")
 NEXT = {"role": "user", "content": [{"type": "text", "text": "next"}]}
@@ -39,13 +39,7 @@ def _session(tmp_path: Path, user: Any, assistant: list[Any] | None = None, befo
     first, last = (user, "next") if before_anchor else ("hi", user)
     messages = [{"role": "user", "content": first, "timestamp": 1}, answer,
                 {"role": "user", "content": last, "timestamp": 3}]
-    lines = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}]
-    for number, message in enumerate(messages, 1):
-        lines.append({"type": "message", "id": f"e{number}", "parentId": f"e{number - 1}" if number > 1 else None,
-                      "timestamp": f"2026-01-01T00:00:0{number}.000Z", "message": message})
-    path = tmp_path / "s.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
+    return write_messages(tmp_path / "s.jsonl", messages)
 
 
 def _answer(cli: Any, path: Path, target: tuple[str, str]) -> Any:

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from support.message_sessions import write_messages
+
 MODELS = {"anthropic-messages": "anthropic/claude-sonnet-4-5", "openai-completions": "groq/openai/gpt-oss-120b",
           "openai-responses": "openai/gpt-5.1", "google-generative-ai": "google/gemini-2.5-flash",
           "mistral-conversations": "mistral/mistral-medium-latest",
@@ -24,16 +26,8 @@ CASES = {
 
 
 def _session(tmp_path: Path, content: Any) -> Path:
-    lines = [
-        {"type": "session", "version": 3, "id": "edge-1", "timestamp": "2026-12-01T00:00:00.000Z", "cwd": "/tmp/x"},
-        {"type": "message", "id": "s1", "parentId": None, "timestamp": "2026-12-01T00:00:26.000Z",
-         "message": {"role": "system", "content": content, "timestamp": 1}},
-        {"type": "message", "id": "u1", "parentId": "s1", "timestamp": "2026-12-01T00:00:27.000Z",
-         "message": {"role": "user", "content": "q1", "timestamp": 1086}},
-    ]
-    path = tmp_path / "s.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
+    return write_messages(tmp_path / "s.jsonl", [{"role": "system", "content": content, "timestamp": 1},
+                                                 {"role": "user", "content": "q1", "timestamp": 1086}])
 
 
 @pytest.mark.parametrize("case", list(CASES))
