@@ -123,6 +123,16 @@ def js_field_text(record: Mapping[str, Any], key: str) -> str:
     return js_to_string(record[key]) if isinstance(record, dict) and key in record else "undefined"
 
 
+def array_receiver(value: Any, name: str, method: str) -> list[Any]:
+    """``value`` where JavaScript calls ``name.method(...)`` on it, an array method: a list, else V8's TypeError
+    (null and undefined have no properties; anything else lacks the method)."""
+    if type(value) is list:
+        return value
+    if value is None or value is UNDEFINED:
+        raise JsTypeError(f"Cannot read properties of {'null' if value is None else 'undefined'} (reading '{method}')")
+    raise JsTypeError(f"{name}.{method} is not a function")
+
+
 def string_receiver(value: Any, name: str, method: str) -> str:
     """``value`` where JavaScript calls ``name.method(...)`` on it: a string, else V8's TypeError (null and
     undefined have no properties; anything else lacks the string method)."""

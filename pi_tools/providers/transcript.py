@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pi_tools.js.errors import JsTypeError
+from pi_tools.js.access import array_receiver, block_field
 from pi_tools.js.values import UNDEFINED
 
 Message = dict[str, Any]
@@ -39,16 +39,9 @@ def content_text(content: Any, separator: str = "\n") -> str:
     a null block (`block.type`)."""
     if isinstance(content, str):
         return content
-    if not isinstance(content, list):
-        if content is None or content is UNDEFINED:
-            raise JsTypeError(f"Cannot read properties of {'null' if content is None else 'undefined'} "
-                              "(reading 'filter')")
-        raise JsTypeError("content.filter is not a function")
     texts = []
-    for block in content:
-        if block is None:
-            raise JsTypeError("Cannot read properties of null (reading 'type')")
-        if isinstance(block, Mapping) and block.get("type") == "text":
+    for block in array_receiver(content, "content", "filter"):
+        if block_field(block, "type") == "text":
             texts.append(block.get("text", UNDEFINED))
     return _join(texts, separator)
 

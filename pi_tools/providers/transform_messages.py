@@ -12,8 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_tools.js.access import block_field, for_of
-from pi_tools.js.errors import JsTypeError
+from pi_tools.js.access import array_receiver, block_field, for_of
 from pi_tools.js.strings import js_is_blank
 from pi_tools.js.values import UNDEFINED, js_map_key, js_to_string, js_truthy
 from pi_tools.providers.catalog import Model
@@ -264,12 +263,7 @@ def split_error_tool_result_images(message: Mapping[str, Any]) -> tuple[list[Any
     call, and the images to send after every tool result of the turn; None when the result needs no split."""
     if not js_truthy(message.get("isError")):
         return None
-    content = message.get("content", UNDEFINED)
-    if type(content) is not list:  # `msg.content.filter(...)`: only an array has it
-        if content is None or content is UNDEFINED:
-            raise JsTypeError(f"Cannot read properties of {'null' if content is None else 'undefined'} "
-                              "(reading 'filter')")
-        raise JsTypeError("msg.content.filter is not a function")
+    content = array_receiver(message.get("content", UNDEFINED), "msg.content", "filter")
     images = [block for block in content if block_field(block, "type") == "image"]
     if not images:
         return None
